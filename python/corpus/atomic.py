@@ -1,0 +1,95 @@
+"""Atomic file writes, checksums and publish-by-rename: nothing half-written is ever visible."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator
+
+CHUNK = 1 << 20
+
+
+def sha256_file(path: str | os.PathLike) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(CHUNK):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def fsync_dir(path: str | os.PathLike) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def atomic_open(path: str | os.PathLike, mode: str = "wb") -> Iterator[Any]:
+    """Write to a temp file beside `path`, fsync, then rename over it; on error the temp goes away."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8", "newline": "\n"})) as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    with atomic_open(path, "wb") as f:
+        f.write(data)
+
+
+def canonical_json(obj: Any) -> str:
+    """The hashing form: sorted keys, no spaces, UTF-8 (DESIGN §3)."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def dump_json(obj: Any) -> bytes:
+    """The on-disk form of every manifest: stable key order, 2-space indent, trailing newline."""
+    return (json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def write_json(path: str | os.PathLike, obj: Any) -> None:
+    write_bytes(path, dump_json(obj))
+
+
+def remove_tree(path: str | os.PathLike) -> None:
+    shutil.rmtree(path, ignore_errors=False)
+
+
+def publish_dir(staging: Path, final: Path, *, replace: bool) -> None:
+    """Move a finished staging directory to its final name in one rename.
+
+    With `replace`, an existing `final` is first renamed aside and deleted only after the new
+    one is in place, so a crash leaves either the old or the new output, never neither."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    old = None
+    if final.exists():
+        if not replace:
+            raise FileExistsError(final)
+        old = final.with_name(final.name + ".old")
+        if old.exists():
+            shutil.rmtree(old)
+        os.replace(final, old)
+    os.replace(staging, final)
+    fsync_dir(final.parent)
+    if old is not None:
+        shutil.rmtree(old)

@@ -1,0 +1,172 @@
+"""The `corpus` command: one subcommand per stage, plus ledger tools. Errors are one line and exit non-zero."""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from . import __version__
+from .config import Config, load_config
+from .errors import CorpusError
+
+log = logging.getLogger("corpus")
+
+
+def _setup_logging(verbose: int, quiet: bool) -> None:
+    level = logging.WARNING if quiet else (logging.DEBUG if verbose else logging.INFO)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)-7s %(message)s", "%H:%M:%S"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+
+
+class Ctx:
+    def __init__(self, config_path: str | None, artifacts: str | None):
+        self.config_path, self.artifacts = config_path, artifacts
+        self._config: Config | None = None
+
+    @property
+    def config(self) -> Config:
+        if self._config is None:
+            self._config = load_config(self.config_path, artifacts=self.artifacts)
+        return self._config
+
+    def workers(self, workers: int | None) -> int:
+        return workers if workers is not None else self.config["run"]["workers"]
+
+
+pass_ctx = click.make_pass_decorator(Ctx)
+workers_option = click.option("--workers", "-j", type=click.IntRange(min=1), default=None,
+                              help="Worker processes (default [run].workers). Never changes output bytes.")
+force_option = click.option("--force", is_flag=True, help="Rebuild even if the output is already published.")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--config", "config_path", envvar="CORPUS_CONFIG", default=None, metavar="PATH",
+              help="Corpus config (TOML). Env CORPUS_CONFIG; default configs/demo.toml.")
+@click.option("--artifacts", envvar="CORPUS_ARTIFACTS", default=None, metavar="DIR",
+              help="Artifacts root. Env CORPUS_ARTIFACTS; else [paths].artifacts; else /artifacts.")
+@click.option("-v", "--verbose", count=True, help="More log output (debug).")
+@click.option("-q", "--quiet", is_flag=True, help="Only warnings and errors.")
+@click.version_option(__version__, prog_name="corpus")
+@click.pass_context
+def cli(ctx: click.Context, config_path, artifacts, verbose, quiet):
+    """Prepare LLM pretraining data: fetch → normalize → filter → dedup → pii → shard → tokenize.
+
+    Every stage reads the previous stage's published output, checks it against its manifest and
+    checksums, and publishes its own output atomically with a _STAGE.json manifest."""
+    _setup_logging(verbose, quiet)
+    ctx.obj = Ctx(config_path, artifacts)
+
+
+# ---------------------------------------------------------------- 01 fetch
+
+@cli.command()
+@workers_option
+@force_option
+@click.option("--source", "sources", multiple=True, metavar="ID",
+              help="Fetch only this ledger source (repeatable). Default: the dataset's sources and evals.")
+@pass_ctx
+def fetch(c: Ctx, workers, force, sources):
+    """Stage 01: read ledger sources into corpus/raw/<source_id>/<yyyymmdd>/part-*.jsonl.zst.
+
+    Files come from the mirror (CORPUS_MIRROR), the download cache or their URL, and are checked
+    against the ledger's sha256 and size before use. A source already fetched with the same ledger
+    facts is left untouched (its parts are verified, nothing is read or rewritten)."""
+    from .stages.fetch import run_fetch
+
+    cfg = c.config
+    t0 = time.monotonic()
+    results = run_fetch(cfg, workers=c.workers(workers), executor=cfg["run"]["executor"], force=force,
+                        only=sources)
+    wall = time.monotonic() - t0
+    click.echo(f"{'source':<28} {'status':<8} {'found in':<10} {'docs':>8} {'MB':>7} {'s':>6}")
+    for r in results:
+        click.echo(f"{r['source_id']:<28} {r['status']:<8} {r['how']:<10} {r['docs']:>8} "
+                   f"{r['bytes'] / 1e6:>7.2f} {r['seconds']:>6.2f}")
+    fetched = [r for r in results if r["status"] == "fetched"]
+    docs, mb = sum(r["docs"] for r in fetched), sum(r["bytes"] for r in fetched) / 1e6
+    click.echo(f"fetched {len(fetched)} of {len(results)} sources: {docs} docs, {mb:.2f} MB in {wall:.2f}s"
+               + (f" ({docs / wall:,.0f} docs/s, {mb / wall:.2f} MB/s)" if fetched and wall > 0 else ""))
+
+
+# ---------------------------------------------------------------- ledger
+
+@cli.group()
+def ledger():
+    """Inspect and extend the data ledger (corpus/LEDGER.jsonl)."""
+
+
+@ledger.command("add")
+@click.argument("url")
+@click.option("--source-id", required=True, help="Unique id, ^[a-z0-9][a-z0-9_.-]*$.")
+@click.option("--license", "license_spdx", required=True, help="SPDX id or LicenseRef-….")
+@click.option("--role", type=click.Choice(["corpus", "eval"]), default="corpus", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "jsonl", "json", "parquet"]), default="text",
+              show_default=True)
+@click.option("--split", type=click.Choice(["file", "line", "paragraph", "delimiter", "regex"]), default=None,
+              help="For text: how to cut documents (default file).")
+@click.option("--delimiter", default=None, help="For --split delimiter.")
+@click.option("--pattern", default=None, help="For --split regex.")
+@click.option("--members", default=None, help="For archives: glob of member paths.")
+@click.option("--text-field", "text_fields", multiple=True, help="For jsonl/json/parquet (repeatable; name[] for a list).")
+@click.option("--encoding", default=None, help="Text encoding (default utf-8).")
+@click.option("--sha256", "sha256", default=None, help="Expected sha256: also finds the file in the mirror.")
+@click.option("--notes", default=None)
+@click.option("--no-check", is_flag=True, help="Do not read the file to count its documents.")
+@pass_ctx
+def ledger_add(c: Ctx, url, source_id, license_spdx, role, fmt, split, delimiter, pattern, members, text_fields,
+               encoding, sha256, notes, no_check):
+    """Hash URL (downloading it, or finding it in the mirror by --sha256), validate and append a row."""
+    from .ledger_ops import add_source
+
+    row, docs = add_source(c.config, url, source_id=source_id, license_spdx=license_spdx, role=role, fmt=fmt,
+                           split=split, delimiter=delimiter, pattern=pattern, members=members,
+                           text_fields=list(text_fields), encoding=encoding, sha256=sha256, notes=notes,
+                           check=not no_check)
+    click.echo(f"added '{row['source_id']}' to {c.config.ledger_path}: sha256 {row['sha256']}, "
+               f"{row['bytes']} bytes" + (f", {docs} documents" if docs is not None else ""))
+
+
+@ledger.command("verify")
+@pass_ctx
+def ledger_verify(c: Ctx):
+    """Check every row: schema, unique ids, and the sha256/size of every file that is on this machine
+    (mirror, download cache or local path). Never downloads."""
+    from .ledger_ops import verify_ledger
+
+    results = verify_ledger(c.config)
+    bad = 0
+    for sid, status, detail in results:
+        bad += status == "FAIL"
+        click.echo(f"{sid:<28} {status:<6} {detail}")
+    click.echo(f"{len(results)} rows, {bad} failed")
+    if bad:
+        raise CorpusError(f"{c.config.ledger_path}: {bad} row(s) failed verification")
+
+
+def main() -> None:
+    try:
+        rc = cli.main(standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as e:
+        e.show()
+        sys.exit(e.exit_code)
+    except CorpusError as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(e.exit_code)
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    sys.exit(rc if isinstance(rc, int) else 0)
+
+
+if __name__ == "__main__":
+    main()

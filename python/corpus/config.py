@@ -1,0 +1,89 @@
+"""The corpus config: TOML, validated against schemas/corpus-config.schema.json, defaults filled in."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .atomic import canonical_json
+from .errors import CorpusError
+from .schemas import load_schema, validate, with_defaults
+
+DEFAULT_CONFIG = "configs/demo.toml"
+DEFAULT_ARTIFACTS = "/artifacts"
+SCHEMA = "corpus-config.schema.json"
+# Tables that say where and how to run, not what to compute: they never change config_sha256.
+UNHASHED_TABLES = ("paths", "run")
+
+
+@dataclass(frozen=True)
+class Config:
+    path: Path
+    data: dict[str, Any]                      # validated, defaults filled in
+    artifacts: Path
+    overrides: dict[str, Any] = field(default_factory=dict)
+
+    def __getitem__(self, key: str) -> Any:
+        return self.data[key]
+
+    @property
+    def sha256(self) -> str:
+        return config_sha256(self.data)
+
+    @property
+    def dataset(self) -> str:
+        return self.data["dataset"]["name"]
+
+    @property
+    def version(self) -> str:
+        return self.data["dataset"]["version"]
+
+    @property
+    def ledger_path(self) -> Path:
+        return Path(self.data["paths"]["ledger"])
+
+    @property
+    def mirror(self) -> Path | None:
+        m = os.environ.get("CORPUS_MIRROR") or self.data["paths"].get("mirror", "")
+        return Path(m) if m else None
+
+    @property
+    def dataset_dir(self) -> Path:
+        """corpus/<dataset>/<version> under the artifacts root."""
+        return self.artifacts / "corpus" / self.dataset / self.version
+
+    def stage_dir(self, stage: str) -> Path:
+        return self.dataset_dir / "stages" / stage
+
+    @property
+    def raw_dir(self) -> Path:
+        return self.artifacts / "corpus" / "raw"
+
+    @property
+    def downloads_dir(self) -> Path:
+        return self.artifacts / "corpus" / "downloads"
+
+
+def config_sha256(data: dict[str, Any]) -> str:
+    hashed = {k: v for k, v in data.items() if k not in UNHASHED_TABLES}
+    return hashlib.sha256(canonical_json(hashed).encode("utf-8")).hexdigest()
+
+
+def load_config(path: str | os.PathLike | None = None, *, artifacts: str | None = None) -> Config:
+    """Read, validate and complete a config. Artifacts root: argument > CORPUS_ARTIFACTS > [paths].artifacts > /artifacts."""
+    path = Path(path or os.environ.get("CORPUS_CONFIG") or DEFAULT_CONFIG)
+    try:
+        with open(path, "rb") as f:
+            raw = tomllib.load(f)
+    except FileNotFoundError:
+        raise CorpusError(f"{path}: config file not found") from None
+    except tomllib.TOMLDecodeError as e:
+        raise CorpusError(f"{path}: invalid TOML: {e}") from None
+    validate(raw, SCHEMA, what=str(path))
+    data = with_defaults(raw, load_schema(SCHEMA))
+    root = artifacts or os.environ.get("CORPUS_ARTIFACTS") or data["paths"].get("artifacts") or DEFAULT_ARTIFACTS
+    return Config(path=path, data=data, artifacts=Path(root))

@@ -1,0 +1,80 @@
+"""Map a function over independent work units: in-process, a local process pool, or Ray tasks.
+
+Results come back in unit order whatever the worker count, so callers stay deterministic. Work that
+needs a model loads it through a cached function in the worker, once per worker process."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
+from typing import Any, Callable, Sequence
+
+from .errors import CorpusError
+from .progress import Progress
+
+
+def map_units(fn: Callable[[Any], Any], units: Sequence[Any], *, workers: int = 1, executor: str = "local",
+              desc: str = "work", unit: str = "units") -> list[Any]:
+    units = list(units)
+    with Progress(len(units), desc, unit) as progress:
+        if executor == "ray":
+            return _map_ray(fn, units, workers, progress)
+        if executor != "local":
+            raise CorpusError(f"unknown executor '{executor}' (local or ray)")
+        if workers <= 1 or len(units) <= 1:
+            out = []
+            for u in units:
+                out.append(fn(u))
+                progress.update()
+            return out
+        return _map_pool(fn, units, workers, progress)
+
+
+def _map_pool(fn, units, workers, progress) -> list[Any]:
+    # forkserver: workers start from a clean process, never from a parent holding threads or models.
+    ctx = mp.get_context("forkserver")
+    results: list[Any] = [None] * len(units)
+    with ProcessPoolExecutor(max_workers=min(workers, len(units)), mp_context=ctx) as pool:
+        futures = {pool.submit(fn, u): i for i, u in enumerate(units)}
+        pending = set(futures)
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_EXCEPTION)
+            for fut in done:
+                exc = fut.exception()
+                if exc is not None:
+                    for p in pending:
+                        p.cancel()
+                    raise exc
+                results[futures[fut]] = fut.result()
+                progress.update()
+    return results
+
+
+def _map_ray(fn, units, workers, progress) -> list[Any]:
+    try:
+        import ray
+    except ImportError:
+        raise CorpusError("executor 'ray' needs Ray: pip install -e '.[ray]'") from None
+    if not ray.is_initialized():
+        address = os.environ.get("RAY_ADDRESS")
+        kwargs = {} if address else {"num_cpus": workers, "include_dashboard": False}
+        ray.init(address=address, log_to_driver=False, configure_logging=False, **kwargs)
+    remote = ray.remote(max_retries=0)(fn)
+    results: list[Any] = [None] * len(units)
+    pending: dict[Any, int] = {}
+    queue = list(enumerate(units))
+    while queue or pending:
+        while queue and len(pending) < workers:
+            i, u = queue.pop(0)
+            pending[remote.remote(u)] = i
+        ready, _ = ray.wait(list(pending), num_returns=1)
+        for ref in ready:
+            i = pending.pop(ref)
+            try:
+                results[i] = ray.get(ref)
+            except ray.exceptions.RayTaskError as e:
+                cause = e.as_instanceof_cause()
+                raise (cause if isinstance(cause, CorpusError) else CorpusError(str(e).splitlines()[0])) from None
+            progress.update()
+    return results
