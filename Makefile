@@ -1,0 +1,44 @@
+# corpus — every target runs the `corpus` CLI from .venv (created on first use).
+#   make demo     set up, run every stage on configs/demo.toml, print a summary
+#   make test     set up, run the test suite
+# Set CORPUS_MIRROR=<dir of sha256-named files> to fetch without internet.
+
+VENV    ?= .venv
+PY      := $(VENV)/bin/python
+CORPUS  := $(VENV)/bin/corpus
+CONFIG  ?= configs/demo.toml
+WORKERS ?=
+ARGS    ?=
+RUN     := $(CORPUS) --config $(CONFIG)
+STAGE_ARGS := $(if $(WORKERS),--workers $(WORKERS)) $(ARGS)
+STAMP   := $(VENV)/.installed
+
+.PHONY: setup demo test fetch ledger-verify clean help
+
+help:            ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 16
+
+setup: $(STAMP)  ## create .venv and install corpus with every stage's dependencies
+
+# torch==2.13.0 first: the CPU build (a bare `torch` would pull a multi-GB CUDA build).
+$(STAMP): pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e '.[all,test]'
+	touch $@
+
+demo: $(STAMP)   ## run every stage on configs/demo.toml and print a summary
+	$(RUN) fetch $(STAGE_ARGS)
+
+test: $(STAMP)   ## run the test suite
+	$(PY) -m pytest
+
+fetch: $(STAMP)  ## stage 01: ledger sources -> corpus/raw/
+	$(RUN) fetch $(STAGE_ARGS)
+
+ledger-verify: $(STAMP)  ## check every ledger row (schema, ids, checksums of local files)
+	$(RUN) ledger verify
+
+clean:           ## remove the demo artifacts (not .venv)
+	rm -rf artifacts

@@ -1,0 +1,1 @@
+"""Dedup building blocks: shingles, MinHash signatures, LSH bands, union-find, n-gram decontamination."""

@@ -1,0 +1,1 @@
+"""Quality filter rules: plain functions over one text, free of I/O."""

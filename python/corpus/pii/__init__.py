@@ -1,0 +1,1 @@
+"""PII detection and scrubbing with presidio-analyzer."""

@@ -1,0 +1,1 @@
+"""Token file formats: Megatron .bin/.idx, nanoGPT, llm.c and datatrove exports."""

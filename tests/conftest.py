@@ -1,0 +1,103 @@
+"""Shared fixtures: the real-data mirror, a config writer, and a CLI runner that runs `corpus` as users do."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+LEDGER = REPO / "corpus" / "LEDGER.jsonl"
+
+
+def mirror_dir() -> Path | None:
+    m = os.environ.get("CORPUS_MIRROR") or str(REPO.parent / "shared" / "data" / "mirror")
+    return Path(m) if Path(m).is_dir() else None
+
+
+@pytest.fixture(scope="session")
+def mirror() -> Path:
+    m = mirror_dir()
+    if m is None:
+        pytest.skip("real-data mirror not available (set CORPUS_MIRROR)")
+    return m
+
+
+def ledger_rows() -> dict[str, dict]:
+    return {r["source_id"]: r for r in map(json.loads, LEDGER.read_text().splitlines()) if r}
+
+
+@pytest.fixture(scope="session")
+def demo_ledger() -> dict[str, dict]:
+    return ledger_rows()
+
+
+def mirror_file(source_id: str) -> Path:
+    m = mirror_dir()
+    if m is None:
+        pytest.skip("real-data mirror not available (set CORPUS_MIRROR)")
+    return m / ledger_rows()[source_id]["sha256"]
+
+
+def toml_value(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(toml_value(x) for x in v) + "]"
+    raise TypeError(v)
+
+
+def write_config(path: Path, *, ledger: Path, sources, artifacts: Path, **tables) -> Path:
+    """A TOML config; `tables` maps 'fetch' or 'filters.lang' to a dict of keys."""
+    lines = ["[paths]", f"ledger = {toml_value(str(ledger))}", f"artifacts = {toml_value(str(artifacts))}", "",
+             "[dataset]", 'name = "t"', 'version = "v1"', f"sources = {toml_value(list(sources))}", ""]
+    for name, keys in tables.items():
+        lines.append(f"[{name}]")
+        lines += [f"{k} = {toml_value(v)}" for k, v in keys.items()]
+        lines.append("")
+    path.write_text("\n".join(lines))
+    return path
+
+
+def write_ledger(path: Path, rows) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def run_corpus(*args, env=None, cwd=None, check=False) -> subprocess.CompletedProcess:
+    """Run the CLI in a subprocess, exactly as a user would."""
+    full_env = dict(os.environ, **(env or {}))
+    proc = subprocess.run([sys.executable, "-m", "corpus.cli", *map(str, args)], capture_output=True, text=True,
+                          env=full_env, cwd=cwd or REPO)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"corpus {' '.join(map(str, args))} failed ({proc.returncode}):\n{proc.stderr}")
+    return proc
+
+
+def error_line(proc: subprocess.CompletedProcess) -> str:
+    """The single error line of a failed run (log lines may precede it)."""
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1, proc.stderr
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return errors[0]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _mirror_env():
+    """Configs in tests find real data the way users' do: through CORPUS_MIRROR."""
+    m = mirror_dir()
+    old = os.environ.get("CORPUS_MIRROR")
+    if m is not None:
+        os.environ["CORPUS_MIRROR"] = str(m)
+    yield
+    if old is None:
+        os.environ.pop("CORPUS_MIRROR", None)

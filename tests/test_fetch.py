@@ -1,0 +1,145 @@
+"""Stage 01 fetch on real data: counts checked against independent counts from each source's own format."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from corpus.config import load_config
+from corpus.jsonl import read_zst_jsonl
+from corpus.stages.fetch import latest_raw, run_fetch
+from conftest import LEDGER, error_line, ledger_rows, mirror_file, run_corpus, write_config
+
+SOURCES = ["tinystories-train-head", "wikitext2-test", "state-union", "inaugural", "webtext", "udhr", "genesis",
+           "minhash-articles-1000", "presidio-pii-sentences", "gsm8k-train"]
+EVALS = ["gsm8k-test", "lambada", "piqa", "arc-easy", "boolq", "hellaswag"]
+
+
+@pytest.fixture(scope="module")
+def fetched(tmp_path_factory, mirror):
+    root = tmp_path_factory.mktemp("fetch")
+    cfg_path = write_config(root / "c.toml", ledger=LEDGER, sources=SOURCES, artifacts=root / "art",
+                            fetch={"part_docs": 1000}, decontam={"evals": EVALS})
+    config = load_config(cfg_path)
+    results = run_fetch(config, workers=2, executor="local")
+    return config, {r["source_id"]: r for r in results}
+
+
+def raw_docs(config, source_id) -> list[dict]:
+    d = latest_raw(config, ledger_rows()[source_id])
+    return [r for p in sorted(d.glob("part-*.jsonl.zst")) for r in read_zst_jsonl(p)]
+
+
+# ---- independent counts, written from each source's published format, not from fetch's code
+
+def count_tinystories(path: Path) -> int:
+    """A story starts at a non-empty line whose previous line is non-empty (or at the top)."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    return sum(1 for i, line in enumerate(lines) if line.strip() and (i == 0 or lines[i - 1] != ""))
+
+
+def count_zip_files(path: Path, prefix: str, encoding: str) -> int:
+    with zipfile.ZipFile(path) as z:
+        return sum(1 for n in z.namelist() if n.startswith(prefix) and n.endswith(".txt")
+                   and z.read(n).decode(encoding).strip())
+
+
+def count_zip_lines(path: Path, prefix: str, encoding: str) -> int:
+    with zipfile.ZipFile(path) as z:
+        return sum(1 for n in z.namelist() if n.startswith(prefix) and n.endswith(".txt")
+                   for line in io.StringIO(z.read(n).decode(encoding)) if line.strip())
+
+
+def count_jsonl(path: Path) -> int:
+    return sum(1 for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+
+
+def test_counts_match_independent_counts(fetched):
+    config, results = fetched
+    expected = {
+        "tinystories-train-head": count_tinystories(mirror_file("tinystories-train-head")),
+        "wikitext2-test": len(re.findall(r"(?m)^ = [^=].* = \r?$",
+                                         mirror_file("wikitext2-test").read_text(encoding="utf-8"))),
+        "state-union": count_zip_files(mirror_file("state-union"), "state_union/", "latin-1"),
+        "inaugural": count_zip_files(mirror_file("inaugural"), "inaugural/", "latin-1"),
+        "webtext": count_zip_lines(mirror_file("webtext"), "webtext/", "latin-1"),
+        "udhr": count_zip_files(mirror_file("udhr"), "udhr2/", "utf-8"),
+        "genesis": count_zip_files(mirror_file("genesis"), "genesis/", "latin-1"),
+        "minhash-articles-1000": count_jsonl(mirror_file("minhash-articles-1000")),
+        "presidio-pii-sentences": len(json.loads(mirror_file("presidio-pii-sentences").read_text())),
+        **{s: count_jsonl(mirror_file(s)) for s in ["gsm8k-train"] + EVALS},
+    }
+    assert expected["tinystories-train-head"] == 1097 and expected["wikitext2-test"] == 62
+    got = {s: len(raw_docs(config, s)) for s in expected}
+    assert got == expected
+    assert {s: r["docs"] for s, r in results.items()} == expected
+
+
+def test_raw_records_and_locators(fetched):
+    config, _ = fetched
+    row = ledger_rows()["tinystories-train-head"]
+    docs = raw_docs(config, "tinystories-train-head")
+    assert set(docs[0]) == {"url", "fetched_at", "license_spdx", "text"}
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", docs[0]["fetched_at"])
+    assert docs[0]["license_spdx"] == "CDLA-Sharing-1.0"
+    lines = mirror_file("tinystories-train-head").read_text(encoding="utf-8").split("\n")
+    for d in docs[:50]:  # the locator's line is where the story text starts in the file
+        url, line = d["url"].rsplit("#", 1)
+        assert url == row["url"]
+        assert d["text"].split("\n")[0] == lines[int(line) - 1]
+    assert docs[1]["text"].startswith("Once upon a time, there was a little car named Beep.")
+    sotu = raw_docs(config, "state-union")
+    assert sotu[0]["url"].endswith("state_union.zip#state_union/1945-Truman.txt:1")
+    wiki = raw_docs(config, "wikitext2-test")
+    titles = re.findall(r"(?m)^ = [^=].* = (?=\r?$)", mirror_file("wikitext2-test").read_text(encoding="utf-8"))
+    assert [w["text"].split("\r\n")[0] for w in wiki] == titles
+    assert wiki[1]["text"].startswith(" = Du Fu = \r\n Du Fu ( Wade")
+    assert all(d["url"].rsplit("#", 1)[1].startswith("row") for d in raw_docs(config, "presidio-pii-sentences"))
+    piqa = raw_docs(config, "piqa")[0]["text"]
+    assert piqa.startswith("Question: How do I ready a guinea pig cage") and piqa.count("\n") >= 2
+
+
+def test_parts_cut_at_part_docs(fetched):
+    config, _ = fetched
+    d = latest_raw(config, ledger_rows()["gsm8k-train"])
+    manifest = json.loads((d / "_STAGE.json").read_text())
+    assert [p["rows"] for p in manifest["parts"]] == [1000] * 7 + [473]
+    assert manifest["counts"] == {"docs_in": 7473, "docs_out": 7473, "skipped_empty": 0}
+
+
+def test_second_fetch_reads_and_rewrites_nothing(fetched):
+    config, _ = fetched
+    raw = config.raw_dir
+    before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in raw.rglob("*") if p.is_file()}
+    results = run_fetch(config, workers=2, executor="local")
+    assert {r["status"] for r in results} == {"current"}
+    assert {r["how"] for r in results} == {"none"}
+    after = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in raw.rglob("*") if p.is_file()}
+    assert after == before
+    assert not list(config.downloads_dir.glob("*")) if config.downloads_dir.exists() else True
+
+
+def test_workers_do_not_change_documents(fetched, tmp_path):
+    config, _ = fetched
+    cfg1 = write_config(tmp_path / "c.toml", ledger=LEDGER, sources=["webtext", "udhr", "wikitext2-test"],
+                        artifacts=tmp_path / "a1", fetch={"part_docs": 1000})
+    one = load_config(cfg1)
+    run_fetch(one, workers=1, executor="local")
+    for s in ["webtext", "udhr", "wikitext2-test"]:
+        strip = lambda docs: [(d["url"], d["text"]) for d in docs]  # noqa: E731 (fetched_at differs by design)
+        assert strip(raw_docs(one, s)) == strip(raw_docs(config, s))
+
+
+def test_cli_fetch_twice_reports_current(tmp_path, mirror):
+    cfg = write_config(tmp_path / "c.toml", ledger=LEDGER, sources=["inaugural"], artifacts=tmp_path / "a")
+    first = run_corpus("--config", cfg, "fetch", env={"CORPUS_MIRROR": str(mirror)}, check=True)
+    assert "fetched 1 of 1 sources: 59 docs" in first.stdout
+    second = run_corpus("--config", cfg, "fetch", env={"CORPUS_MIRROR": str(mirror)}, check=True)
+    assert "inaugural" in second.stdout and "current" in second.stdout
+    assert "fetched 0 of 1 sources" in second.stdout
+    assert error_line  # imported for the bad-input tests
