@@ -95,6 +95,41 @@ def fetch(c: Ctx, workers, force, sources):
                + (f" ({docs / wall:,.0f} docs/s, {mb / wall:.2f} MB/s)" if fetched and wall > 0 else ""))
 
 
+# ---------------------------------------------------------------- 02–05: per-part stages
+
+resume_option = click.option("--resume", is_flag=True,
+                             help="Continue an interrupted run: keep finished parts whose checksums verify.")
+
+
+def _print_counts(manifest: dict, wall: float) -> None:
+    c = manifest["counts"]
+    mb = sum(p["bytes"] for p in manifest["parts"]) / 1e6
+    extra = ", ".join(f"{k} {v}" for k, v in c.items() if isinstance(v, int) and k not in ("docs_in", "docs_out"))
+    if manifest.get("_current"):
+        click.echo(f"{manifest['stage']}: current (config and inputs unchanged); use --force to rebuild")
+        wall = 0.0
+    click.echo(f"{manifest['stage']}: {c['docs_in']} docs in, {c['docs_out']} out"
+               + (f" ({extra})" if extra else "")
+               + f"; {len(manifest['parts'])} parts, {mb:.2f} MB; {wall:.2f}s"
+               + (f", {c['docs_in'] / wall:,.0f} docs/s" if wall > 0 else ""))
+
+
+@cli.command()
+@workers_option
+@force_option
+@resume_option
+@pass_ctx
+def normalize(c: Ctx, workers, force, resume):
+    """Stage 02: NFC, newlines, control characters, trailing spaces ([normalize]); assigns ids.
+
+    One Parquet part per raw part in corpus/<dataset>/<version>/stages/02-normalize/."""
+    from .stages.normalize import run_normalize
+
+    t0 = time.monotonic()
+    manifest = run_normalize(c.config, workers=c.workers(workers), force=force, resume=resume)
+    _print_counts(manifest, time.monotonic() - t0)
+
+
 # ---------------------------------------------------------------- ledger
 
 @cli.group()

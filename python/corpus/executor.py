@@ -15,23 +15,25 @@ from .progress import Progress
 
 
 def map_units(fn: Callable[[Any], Any], units: Sequence[Any], *, workers: int = 1, executor: str = "local",
-              desc: str = "work", unit: str = "units") -> list[Any]:
+              desc: str = "work", unit: str = "units", on_result: Callable[[Any], Any] | None = None) -> list[Any]:
+    """fn over units; `on_result` runs in this process as each unit finishes (e.g. to checkpoint it)."""
     units = list(units)
+
+    def finished(result):
+        progress.update()
+        return on_result(result) if on_result is not None else result
+
     with Progress(len(units), desc, unit) as progress:
         if executor == "ray":
-            return _map_ray(fn, units, workers, progress)
+            return _map_ray(fn, units, workers, finished)
         if executor != "local":
             raise CorpusError(f"unknown executor '{executor}' (local or ray)")
         if workers <= 1 or len(units) <= 1:
-            out = []
-            for u in units:
-                out.append(fn(u))
-                progress.update()
-            return out
-        return _map_pool(fn, units, workers, progress)
+            return [finished(fn(u)) for u in units]
+        return _map_pool(fn, units, workers, finished)
 
 
-def _map_pool(fn, units, workers, progress) -> list[Any]:
+def _map_pool(fn, units, workers, finished) -> list[Any]:
     # forkserver: workers start from a clean process, never from a parent holding threads or models.
     ctx = mp.get_context("forkserver")
     results: list[Any] = [None] * len(units)
@@ -46,12 +48,11 @@ def _map_pool(fn, units, workers, progress) -> list[Any]:
                     for p in pending:
                         p.cancel()
                     raise exc
-                results[futures[fut]] = fut.result()
-                progress.update()
+                results[futures[fut]] = finished(fut.result())
     return results
 
 
-def _map_ray(fn, units, workers, progress) -> list[Any]:
+def _map_ray(fn, units, workers, finished) -> list[Any]:
     try:
         import ray
     except ImportError:
@@ -72,9 +73,9 @@ def _map_ray(fn, units, workers, progress) -> list[Any]:
         for ref in ready:
             i = pending.pop(ref)
             try:
-                results[i] = ray.get(ref)
+                result = ray.get(ref)
             except ray.exceptions.RayTaskError as e:
                 cause = e.as_instanceof_cause()
                 raise (cause if isinstance(cause, CorpusError) else CorpusError(str(e).splitlines()[0])) from None
-            progress.update()
+            results[i] = finished(result)
     return results
