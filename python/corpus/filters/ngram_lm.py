@@ -46,14 +46,23 @@ Precomputation (backoff form of the same model, as in ARPA files)
     a miss add log10 gamma of its context (0 if unseen) and retry one order lower. Unigrams of all
     of V are stored, so the loop always ends. This is exact, not an approximation.
 
+Unknown words
+    The ``<unk>`` class stands for the U = ``unk_types`` distinct training words that were folded
+    into it, so one unknown word is scored as P(<unk> | h) / max(U, 1): its even share of the
+    class. Without this, text made only of unknown words (French under an English model) reads as
+    a repetitive run of ``<unk>`` and scores as *fluent*; with it, the model is a normalised
+    distribution over every word type seen in training. `log10_prob(h, "<unk>")` is still the whole
+    class, so the sum over V is 1.
+
 Perplexity
-    10 ** (-(1/N) * sum log10 P) over all N = words + 1 predicted tokens (the words and ``</s>``).
-    A text without any word token has perplexity ``inf``: there is no evidence that it resembles
-    the reference, and any finite threshold drops it.
+    10 ** (-(1/N) * sum log10 P) over all N = words + 1 predicted tokens (the words and ``</s>``),
+    unknown words scored as above. A text without any word token has perplexity ``inf``: there is
+    no evidence that it resembles the reference, and any finite threshold drops it. Very short
+    texts (a line of dialogue) are noisy: score documents, or blocks of a few paragraphs.
 
 Serialisation
     An uncompressed .npz (zip of .npy arrays, readable with ``np.load(..., allow_pickle=False)``)
-    with fixed timestamps: ``meta.json`` (settings and vocabulary) and, per order k, the sorted
+    with fixed timestamps: ``meta.json`` (settings, U and vocabulary) and, per order k, the sorted
     n-gram id matrix and its counts. Loading rebuilds the probability tables with the same code as
     training, so a round trip scores identically; identical training input gives identical bytes.
 """
@@ -96,13 +105,18 @@ class NGramLM:
     discount: float
     min_count: int
     max_vocab: int | None
+    unk_types: int  # distinct training words folded into <unk>; an unknown word gets 1/unk_types of it
 
     def __init__(self, *, order: int, discount: float, min_count: int, max_vocab: int | None,
-                 vocab: Sequence[str], counts: Sequence[dict[Ngram, int]]) -> None:
+                 vocab: Sequence[str], unk_types: int, counts: Sequence[dict[Ngram, int]]) -> None:
         """Internal: `counts[k-1]` maps k-grams of ids to raw (k = order) or continuation counts."""
         _check_settings(order, discount, min_count, max_vocab)
-        self.order, self.discount = order, discount
+        if not isinstance(unk_types, int) or unk_types < 0:
+            raise ValueError(f"unk_types must be an int >= 0, got {unk_types!r}")
+        self.order, self.discount = order, float(discount)
         self.min_count, self.max_vocab = min_count, max_vocab
+        self.unk_types = unk_types
+        self._log10_unk_share = -math.log10(max(unk_types, 1))
         self._vocab = tuple(vocab)
         self._ids = {w: i for i, w in enumerate(self._vocab)}
         self._counts = list(counts)
@@ -118,14 +132,14 @@ class NGramLM:
         documents = [lm_words(t) for t in texts]
         if not documents:
             raise ValueError("cannot train an n-gram model on no documents")
-        vocab = _build_vocab(documents, min_count, max_vocab)
+        vocab, unk_types = _build_vocab(documents, min_count, max_vocab)
         ids = {w: i for i, w in enumerate(vocab)}
         top = Counter[Ngram]()
         for words in documents:
             top.update(_ngrams(_padded_ids(words, ids, order), order))
         counts = _continuation_counts(top, order)
         return cls(order=order, discount=discount, min_count=min_count, max_vocab=max_vocab,
-                   vocab=vocab, counts=counts)
+                   vocab=vocab, unk_types=unk_types, counts=counts)
 
     # ---- scoring --------------------------------------------------------------------------
 
@@ -137,28 +151,25 @@ class NGramLM:
     def log10_prob(self, context: tuple[str, ...], word: str) -> float:
         """log10 P(word | context); only the last order-1 context tokens matter, unknown ones are <unk>.
 
-        A context shorter than order-1 is scored with the lower-order (continuation) distribution;
-        pass "<s>" tokens explicitly for a document start. P(<s>) is 0, so that gives -inf.
+        `word` "<unk>" gets the whole <unk> class (so V sums to 1); any other out-of-vocabulary word
+        gets its 1/unk_types share of it, as in `perplexity`. A context shorter than order-1 uses
+        the lower-order (continuation) distribution; pass "<s>" explicitly for a document start.
+        P(<s>) is 0, so that gives -inf.
         """
         if word == BOS:
             return -math.inf
         history = tuple(self._ids.get(w, UNK_ID) for w in context[-(self.order - 1):]) if self.order > 1 else ()
-        return self._log10_next(history + (self._ids.get(word, UNK_ID),))
+        word_id = self._ids.get(word, UNK_ID)
+        unk_share = self._log10_unk_share if word_id == UNK_ID and word != UNK else 0.0
+        ngram = history + (word_id,)
+        return self._log10_windows(ngram, len(ngram)) + unk_share
 
     def log10_score(self, text: str) -> tuple[float, int]:
         """(sum of log10 P over the predicted tokens, number of predicted tokens) for one document."""
         words = lm_words(text)
         padded = tuple(_padded_ids(words, self._ids, self.order))
-        n, probs, backoffs = self.order, self._log10_probs, self._log10_backoffs
-        total = 0.0
-        for end in range(n, len(padded) + 1):
-            for start in range(end - n, end):  # longest n-gram first, backing off one order per miss
-                p = probs.get(padded[start:end])
-                if p is not None:
-                    total += p
-                    break
-                total += backoffs.get(padded[start:end - 1], 0.0)
-        return total, len(words) + 1
+        unknown_share = padded.count(UNK_ID) * self._log10_unk_share  # each unknown word: its share of <unk>
+        return unknown_share + self._log10_windows(padded, self.order), len(words) + 1
 
     def perplexity(self, text: str) -> float:
         """Per-token perplexity incl. </s>; inf for a text without words (see module doc)."""
@@ -167,22 +178,30 @@ class NGramLM:
             return math.inf
         return 10.0 ** (-total / n_tokens)
 
-    def _log10_next(self, ngram: Ngram) -> float:
-        """log10 P(last | rest) by backing off from the full n-gram to the unigram."""
+    def _log10_windows(self, ids: Ngram, width: int) -> float:
+        """Sum over every `width`-long window of `ids` of log10 P(last | rest).
+
+        Each window uses its longest stored n-gram, adding log10 gamma for every context backed off
+        from; unigrams of all of V are stored, so the inner loop always ends. Inlined for speed.
+        """
+        probs, backoffs = self._log10_probs, self._log10_backoffs
         total = 0.0
-        for start in range(len(ngram)):
-            p = self._log10_probs.get(ngram[start:])
-            if p is not None:
-                return total + p
-            total += self._log10_backoffs.get(ngram[start:-1], 0.0)
-        raise AssertionError("every vocabulary id has a unigram entry")
+        for end in range(width, len(ids) + 1):
+            for start in range(end - width, end):
+                p = probs.get(ids[start:end])
+                if p is not None:
+                    total += p
+                    break
+                total += backoffs.get(ids[start:end - 1], 0.0)  # unseen context: gamma = 1
+        return total
 
     # ---- serialisation --------------------------------------------------------------------
 
     def to_bytes(self) -> bytes:
         """A pickle-free .npz: meta.json plus sorted n-gram/count arrays per order; deterministic."""
         meta = {"format": FORMAT, "order": self.order, "discount": self.discount,
-                "min_count": self.min_count, "max_vocab": self.max_vocab, "vocab": list(self._vocab)}
+                "min_count": self.min_count, "max_vocab": self.max_vocab, "unk_types": self.unk_types,
+                "vocab": list(self._vocab)}
         members = {"meta.json": json.dumps(meta, sort_keys=True, ensure_ascii=True, separators=(",", ":")).encode()}
         for k, table in enumerate(self._counts, start=1):
             grams, counts = _sorted_arrays(table, k)
@@ -204,12 +223,13 @@ class NGramLM:
                 meta = json.loads(archive.read("meta.json"))
                 if meta.get("format") != FORMAT:
                     raise ValueError(f"not an n-gram model file (format {meta.get('format')!r})")
+                _check_settings(meta["order"], meta["discount"], meta["min_count"], meta["max_vocab"])
                 vocab = _checked_vocab(meta["vocab"])
-                counts = [_read_counts(archive, k, len(vocab)) for k in range(1, int(meta["order"]) + 1)]
-        except (KeyError, TypeError, zipfile.BadZipFile, json.JSONDecodeError) as e:
-            raise ValueError(f"malformed n-gram model file: {e}") from e
-        return cls(order=meta["order"], discount=meta["discount"], min_count=meta["min_count"],
-                   max_vocab=meta["max_vocab"], vocab=vocab, counts=counts)
+                counts = [_read_counts(archive, k, len(vocab)) for k in range(1, meta["order"] + 1)]
+            return cls(order=meta["order"], discount=meta["discount"], min_count=meta["min_count"],
+                       max_vocab=meta["max_vocab"], vocab=vocab, unk_types=meta["unk_types"], counts=counts)
+        except (KeyError, TypeError, AttributeError, zipfile.BadZipFile, json.JSONDecodeError) as e:
+            raise ValueError(f"malformed n-gram model file: {e!r}") from e
 
     def fingerprint(self) -> str:
         """sha256 hex of `to_bytes()`: names the exact model in manifests."""
@@ -222,21 +242,24 @@ def _check_settings(order: Any, discount: Any, min_count: Any, max_vocab: Any) -
     if not isinstance(order, int) or isinstance(order, bool) or order < 1:
         raise ValueError(f"order must be an int >= 1, got {order!r}")
     # D <= 1 keeps max(c - D, 0) = c - D for every seen count, which is what makes levels sum to 1.
-    if not isinstance(discount, float | int) or not 0.0 < discount <= 1.0:
+    if not isinstance(discount, float | int) or isinstance(discount, bool) or not 0.0 < discount <= 1.0:
         raise ValueError(f"discount must be in (0, 1], got {discount!r}")
-    if not isinstance(min_count, int) or min_count < 1:
+    if not isinstance(min_count, int) or isinstance(min_count, bool) or min_count < 1:
         raise ValueError(f"min_count must be an int >= 1, got {min_count!r}")
     if max_vocab is not None and (not isinstance(max_vocab, int) or max_vocab < 0):
         raise ValueError(f"max_vocab must be None or an int >= 0, got {max_vocab!r}")
 
 
-def _build_vocab(documents: list[list[str]], min_count: int, max_vocab: int | None) -> list[str]:
-    """Specials, then kept words by (count desc, word asc): independent of document order."""
+def _build_vocab(documents: list[list[str]], min_count: int, max_vocab: int | None) -> tuple[list[str], int]:
+    """(specials + kept words by (count desc, word asc), number of word types folded into <unk>).
+
+    Sorting on (count, word) makes the result independent of document order.
+    """
     frequency = Counter(w for words in documents for w in words)
     kept = sorted((w for w, c in frequency.items() if c >= min_count), key=lambda w: (-frequency[w], w))
     if max_vocab is not None:
         kept = kept[:max_vocab]
-    return [*SPECIALS, *kept]
+    return [*SPECIALS, *kept], len(frequency) - len(kept)
 
 
 def _padded_ids(words: list[str], ids: dict[str, int], order: int) -> list[int]:
@@ -261,20 +284,18 @@ def _continuation_counts(top: dict[Ngram, int], order: int) -> list[dict[Ngram, 
 def _kneser_ney_tables(counts: list[dict[Ngram, int]], vocab_size: int,
                        discount: float) -> tuple[dict[Ngram, float], dict[Ngram, float]]:
     """(log10 P for every seen n-gram and every unigram, log10 gamma for every seen context)."""
-    predictable = vocab_size - 1  # |V|: everything but <s>
+    uniform = 1.0 / (vocab_size - 1)  # 1 / |V|: every id but <s>
     probs: dict[Ngram, float] = {}
     backoffs: dict[Ngram, float] = {}
-    for level in counts:
+    for k, level in enumerate(counts, start=1):
         totals, followers = _context_totals(level)
         gammas = {h: discount * followers[h] / totals[h] for h in totals}
-        if not probs:  # unigram level: the empty context backs off to the uniform distribution
-            base_weight = gammas.get((), 1.0) / predictable
-            level_probs = {(w,): base_weight for w in range(1, vocab_size)}
-        else:
-            level_probs = {}
+        level_probs: dict[Ngram, float] = {}
+        if k == 1:  # words without a continuation count get only the uniform base's share
+            level_probs = {(w,): gammas[()] * uniform for w in range(1, vocab_size)}
         for gram, c in level.items():
             h = gram[:-1]
-            lower = base_weight if len(gram) == 1 else _prob_linear(probs, backoffs, gram[1:])
+            lower = uniform if k == 1 else _prob_linear(probs, backoffs, gram[1:])
             level_probs[gram] = (c - discount) / totals[h] + gammas[h] * lower
         probs.update(level_probs)
         backoffs.update((h, g) for h, g in gammas.items() if h)
@@ -307,9 +328,11 @@ def _prob_linear(probs: dict[Ngram, float], backoffs: dict[Ngram, float], gram: 
 # ---- serialisation helpers --------------------------------------------------------------------
 
 def _sorted_arrays(table: dict[Ngram, int], k: int) -> tuple[np.ndarray, np.ndarray]:
-    grams = np.array(sorted(table), dtype="<u4").reshape(len(table), k)
-    counts = np.array([table[tuple(g)] for g in grams.tolist()], dtype="<u8")
-    return grams, counts
+    """(n-gram ids, counts) in lexicographic n-gram order, so bytes never depend on dict order."""
+    grams = np.array(list(table), dtype="<u4").reshape(len(table), k)
+    counts = np.fromiter(table.values(), dtype="<u8", count=len(table))
+    rank = np.lexsort(grams.T[::-1])  # lexsort's last key is the primary one
+    return grams[rank], counts[rank]
 
 
 def _npy_bytes(array: np.ndarray) -> bytes:
