@@ -108,6 +108,7 @@ class MegatronWriter:
         self._lengths = array("q")
         self.n_tokens = 0
         self._closed = False
+        self._aborted = False
 
     def __enter__(self) -> MegatronWriter:
         return self
@@ -150,6 +151,8 @@ class MegatronWriter:
 
     def close(self) -> tuple[int, int]:
         """fsync both files and rename them into place; returns (n_docs, n_tokens)."""
+        if self._aborted:
+            raise ValueError(f"{self.prefix}: writer was aborted; nothing was published")
         if self._closed:
             return self.n_docs, self.n_tokens
         try:
@@ -181,7 +184,9 @@ class MegatronWriter:
 
     def abort(self) -> None:
         """Discard everything written; the final names are never touched."""
-        self._closed = True
+        if self._closed and not self._aborted:
+            return  # already published: nothing to discard
+        self._closed = self._aborted = True
         with contextlib.suppress(Exception):
             self._bin.close()
         with contextlib.suppress(FileNotFoundError):
