@@ -30,7 +30,7 @@ def wiki_bytes(mirror):
     return mirror_file("wikitext2-test").read_bytes()
 
 
-WIKI_ARTICLES = r"(?m)^(?= = [^=].* = \r?$)"
+WIKI_ARTICLES = r"(?m)^(?= = [^=].*(?<!\s\w) = \r?$)"
 
 
 @pytest.mark.parametrize("ext,pack", [(".gz", gzip.compress), (".bz2", bz2.compress), (".xz", lzma.compress),
@@ -42,7 +42,7 @@ def test_compressed_equals_plain(tmp_path, wiki_bytes, ext, pack):
     packed.write_bytes(pack(wiki_bytes))
     a = docs(plain, split="regex", pattern=WIKI_ARTICLES)
     b = docs(packed, split="regex", pattern=WIKI_ARTICLES)
-    assert len(a) == 62
+    assert len(a) == 60
     assert [t for _, t in a] == [t for _, t in b]
     assert [u.rsplit("#", 1)[1] for u, _ in a] == [u.rsplit("#", 1)[1] for u, _ in b]
 
@@ -53,7 +53,7 @@ def test_multi_frame_zstd(tmp_path, wiki_bytes):
     c = zstandard.ZstdCompressor()
     p = tmp_path / "wiki.zst"
     p.write_bytes(c.compress(wiki_bytes[:cut]) + c.compress(wiki_bytes[cut:]))
-    assert len(docs(p, split="regex", pattern=WIKI_ARTICLES)) == 62
+    assert len(docs(p, split="regex", pattern=WIKI_ARTICLES)) == 60
 
 
 def test_tar_gz_members_by_glob(tmp_path, mirror):
