@@ -13,7 +13,7 @@ RUN     := $(CORPUS) --config $(CONFIG)
 STAGE_ARGS := $(if $(WORKERS),--workers $(WORKERS)) $(ARGS)
 STAMP   := $(VENV)/.installed
 
-.PHONY: setup demo test fetch ledger-verify clean help
+.PHONY: setup demo test fetch normalize filter rejects ledger-verify clean help
 
 help:            ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 16
@@ -30,12 +30,23 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)   ## run every stage on configs/demo.toml and print a summary
 	$(RUN) fetch $(STAGE_ARGS)
+	$(RUN) normalize $(STAGE_ARGS)
+	$(RUN) filter $(STAGE_ARGS)
 
 test: $(STAMP)   ## run the test suite
 	$(PY) -m pytest
 
 fetch: $(STAMP)  ## stage 01: ledger sources -> corpus/raw/
 	$(RUN) fetch $(STAGE_ARGS)
+
+normalize: $(STAMP)  ## stage 02: NFC, newlines, control chars; assign ids
+	$(RUN) normalize $(STAGE_ARGS)
+
+filter: $(STAMP)  ## stage 03: language ID, Gopher quality and repetition, perplexity
+	$(RUN) filter $(STAGE_ARGS)
+
+rejects: $(STAMP)  ## show a sample of the documents each filter rule dropped
+	$(RUN) rejects $(ARGS)
 
 ledger-verify: $(STAMP)  ## check every ledger row (schema, ids, checksums of local files)
 	$(RUN) ledger verify

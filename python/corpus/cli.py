@@ -130,6 +130,55 @@ def normalize(c: Ctx, workers, force, resume):
     _print_counts(manifest, time.monotonic() - t0)
 
 
+@cli.command("filter")
+@workers_option
+@force_option
+@resume_option
+@pass_ctx
+def filter_cmd(c: Ctx, workers, force, resume):
+    """Stage 03: language ID, Gopher quality, Gopher repetition, perplexity ([filters.*]).
+
+    Kept documents gain `lang` and `lang_score`; each dropped one goes to rejects/ with the filter,
+    rule and measured value that dropped it (see `corpus rejects`)."""
+    from .stages.filter import run_filter
+
+    t0 = time.monotonic()
+    manifest = run_filter(c.config, workers=c.workers(workers), force=force, resume=resume)
+    _print_counts(manifest, time.monotonic() - t0)
+    _print_drops(manifest)
+
+
+def _print_drops(manifest: dict) -> None:
+    c = manifest["counts"]
+    for name, n in c.get("dropped", {}).items():
+        rules = {k.split(".", 1)[1]: v for k, v in c.get("dropped_by_rule", {}).items() if k.startswith(name + ".")}
+        click.echo(f"  dropped by {name:<11} {n:>7}" + (f"   {rules}" if rules else ""))
+    for sid, s in c.get("by_source", {}).items():
+        click.echo(f"  {sid:<28} kept {s['docs_out']:>7} of {s['docs_in']:>7} "
+                   f"({100 * s['docs_out'] / max(1, s['docs_in']):5.1f}%)")
+
+
+@cli.command()
+@click.option("--filter", "filter_name", default=None, help="Only this filter (lang, gopher, repetition, ppl).")
+@click.option("--rule", default=None, help="Only this rule (e.g. min_words).")
+@click.option("--source", default=None, help="Only documents of this source_id.")
+@click.option("-n", "--per-rule", type=click.IntRange(min=1), default=3, show_default=True,
+              help="Documents shown per rule (spread evenly over the rule's rejects in id order).")
+@click.option("--width", type=click.IntRange(min=20), default=160, show_default=True, help="Characters of text shown.")
+@pass_ctx
+def rejects(c: Ctx, filter_name, rule, source, per_rule, width):
+    """Show why documents were dropped: counts and a sample of rejects per filter and rule (stage 03)."""
+    from .rejects import sample_rejects
+
+    for (f, r), n, sample in sample_rejects(c.config, filter_name=filter_name, rule=rule, source=source,
+                                            per_rule=per_rule):
+        click.echo(f"{f}.{r}: {n} documents")
+        for row in sample:
+            text = " ".join(row["text"].split())
+            text = text if len(text) <= width else text[: width - 1] + "…"
+            click.echo(f"  {row['id']:<32} value={row['value']:<10.4g} {text}")
+
+
 # ---------------------------------------------------------------- ledger
 
 @cli.group()

@@ -109,6 +109,14 @@ def source_rows(config: Config, only: tuple[str, ...] = ()) -> list[dict]:
         return [ledger[s] for s in only]
     rows = select(ledger, config["dataset"]["sources"], "corpus", what=f"{config.path}: dataset.sources")
     rows += select(ledger, config["decontam"]["evals"], "eval", what=f"{config.path}: decontam.evals")
+    ppl = config["filters"]["ppl"]
+    if ppl["enabled"]:  # the perplexity reference may be any ledger source
+        refs = ppl["reference"] if isinstance(ppl["reference"], list) else [ppl["reference"]]
+        for sid in refs:
+            if sid not in ledger:
+                raise CorpusError(f"{config.path}: filters.ppl.reference: source '{sid}' is not in the ledger")
+            if all(r["source_id"] != sid for r in rows):
+                rows.append(ledger[sid])
     return rows
 
 
