@@ -1,0 +1,87 @@
+"""Stage 03 filter on real data: what each filter drops, the rejects, counts that add up, determinism."""
+
+from __future__ import annotations
+
+import pyarrow.parquet as pq
+import pytest
+
+from corpus.config import load_config
+from corpus.stages.fetch import run_fetch
+from corpus.stages.filter import run_filter
+from corpus.stages.normalize import run_normalize
+from conftest import LEDGER, run_corpus, write_config
+
+SOURCES = ["tinystories-train-head", "state-union", "inaugural", "webtext", "udhr", "genesis"]
+FILTERS = {"filters.ppl": {"enabled": True, "reference": ["tinystories-val-head", "lee-background"],
+                           "threshold": 5000}}
+
+
+@pytest.fixture(scope="module")
+def filtered(tmp_path_factory, mirror):
+    root = tmp_path_factory.mktemp("filter")
+    cfg = write_config(root / "c.toml", ledger=LEDGER, sources=SOURCES, artifacts=root / "a", **FILTERS)
+    config = load_config(cfg)
+    run_fetch(config, workers=2, executor="local")
+    run_normalize(config, workers=2)
+    manifest = run_filter(config, workers=2)
+    return config, manifest
+
+
+def read_parts(config, prefix=""):
+    d = config.stage_dir("03-filter")
+    return [r for p in sorted(d.glob(f"{prefix}part-*.parquet")) for r in pq.read_table(p).to_pylist()]
+
+
+def test_each_source_meets_the_filters_it_should(filtered):
+    config, manifest = filtered
+    by_source = manifest["counts"]["by_source"]
+    keep = {s: c["docs_out"] / c["docs_in"] for s, c in by_source.items()}
+    assert keep["tinystories-train-head"] > 0.85
+    assert keep["state-union"] > 0.9 and keep["inaugural"] > 0.9
+    assert keep["webtext"] < 0.05 and keep["udhr"] < 0.01
+    rejects = read_parts(config, "rejects/")
+    lang_drops = [r for r in rejects if r["filter"] == "lang"]
+    translations = {r["url"].rsplit("/", 1)[1].split(".")[0] for r in lang_drops if r["source_id"] == "genesis"}
+    assert translations == {"finnish", "french", "german", "portuguese", "swedish"}
+    assert {r["filter"] for r in rejects if r["source_id"] == "udhr"} >= {"lang"}
+    kept_udhr = [r for r in read_parts(config) if r["source_id"] == "udhr"]
+    assert all(r["lang"] == "en" for r in kept_udhr)
+    short_web = [r for r in rejects if r["source_id"] == "webtext" and r["filter"] == "gopher"]
+    assert short_web and all(r["rule"] in {"min_words", "stop_words", "alpha_words_ratio", "mean_word_length",
+                                           "min_mean_word_length", "max_mean_word_length", "hash_word_ratio",
+                                           "ellipsis_word_ratio", "bullet_lines_ratio", "ellipsis_lines_ratio"}
+                             for r in short_web)
+    assert sum(r["rule"] == "min_words" for r in short_web) > 0.5 * len(short_web)
+
+
+def test_rejects_explain_every_drop_and_counts_add_up(filtered):
+    config, manifest = filtered
+    c = manifest["counts"]
+    kept, rejects = read_parts(config), read_parts(config, "rejects/")
+    assert c["docs_out"] == len(kept)
+    assert c["docs_in"] == c["docs_out"] + sum(c["dropped"].values()) == len(kept) + len(rejects)
+    assert sum(c["dropped_by_rule"].values()) == len(rejects)
+    for r in rejects[:200]:
+        assert r["id"] and r["text"] and r["filter"] in ("lang", "gopher", "repetition", "ppl") and r["rule"]
+        assert r["value"] == r["value"]  # not NaN
+    ppl = [r for r in rejects if r["filter"] == "ppl"]
+    assert all(r["value"] > 5000 for r in ppl)
+    assert set(kept[0]) == {"id", "text", "source_id", "url", "license_spdx", "lang", "lang_score"}
+    assert {r["lang"] for r in kept} == {"en"} and min(r["lang_score"] for r in kept) >= 0.65
+
+
+def test_workers_and_reruns_give_identical_bytes(filtered, tmp_path):
+    config, manifest = filtered
+    d = config.stage_dir("03-filter")
+    before = {p.relative_to(d): p.read_bytes() for p in d.rglob("*.parquet")}
+    model = (d / "ppl-model.npz").read_bytes()
+    again = run_filter(config, workers=1, force=True)
+    assert {p.relative_to(d): p.read_bytes() for p in d.rglob("*.parquet")} == before
+    assert (d / "ppl-model.npz").read_bytes() == model
+    assert again["parts"] == manifest["parts"] and again["counts"] == manifest["counts"]
+
+
+def test_rejects_command_shows_rules(filtered):
+    config, _ = filtered
+    out = run_corpus("--config", config.path, "rejects", "--source", "webtext", "-n", "2", check=True).stdout
+    assert "gopher.min_words:" in out and "webtext:" in out and "value=" in out
