@@ -179,6 +179,106 @@ def rejects(c: Ctx, filter_name, rule, source, per_rule, width):
             click.echo(f"  {row['id']:<32} value={row['value']:<10.4g} {text}")
 
 
+@cli.command()
+@workers_option
+@force_option
+@resume_option
+@pass_ctx
+def dedup(c: Ctx, workers, force, resume):
+    """Stage 04: decontamination against [decontam].evals, exact and MinHash-LSH near-dedup ([dedup]).
+
+    Kept documents gain `minhash_cluster`; each dropped one goes to dropped/ with its reason and the
+    id it duplicates or the eval set and n-gram it shares."""
+    from .stages.dedup import run_dedup
+
+    t0 = time.monotonic()
+    m = run_dedup(c.config, workers=c.workers(workers), force=force, resume=resume)
+    _print_counts(m, time.monotonic() - t0)
+    for reason, n in m["counts"].get("dropped", {}).items():
+        click.echo(f"  dropped as {reason:<9} {n:>7}")
+    for ev, n in m["counts"].get("decontam_by_eval", {}).items():
+        click.echo(f"    overlaps {ev:<18} {n:>5}")
+
+
+@cli.command()
+@workers_option
+@force_option
+@resume_option
+@pass_ctx
+def pii(c: Ctx, workers, force, resume):
+    """Stage 05: replace e-mails, phones, cards, IPs and secret keys by <EMAIL> <PHONE> <CARD> <IP> <KEY>."""
+    from .stages.pii import run_pii
+
+    t0 = time.monotonic()
+    m = run_pii(c.config, workers=c.workers(workers), force=force, resume=resume)
+    _print_counts(m, time.monotonic() - t0)
+    click.echo("  redactions: " + ", ".join(f"{k} {v}" for k, v in m["counts"].get("redactions", {}).items()))
+
+
+# ---------------------------------------------------------------- 06 shard, 07 tokenize, export
+
+@cli.command()
+@workers_option
+@force_option
+@pass_ctx
+def shard(c: Ctx, workers, force):
+    """Stage 06: sorted, content-hash-split Parquet shards and _MANIFEST.json.
+
+    Rows sorted by id (byte order) across the dataset, cut every [shard].shard_rows rows into
+    corpus/<dataset>/<version>/shard-<iiiii>-of-<nnnnn>.parquet; split = val when
+    int.from_bytes(sha256[:8], "big") % 1000 < [shard].val_permille."""
+    from .stages.shard import run_shard
+
+    t0 = time.monotonic()
+    m = run_shard(c.config, workers=c.workers(workers), force=force)
+    if m.get("_current"):
+        click.echo("shard: current (config and inputs unchanged); use --force to rebuild")
+    click.echo(f"shard: {m['n_docs']} docs in {m['n_shards']} shards (train {m['splits']['train']}, "
+               f"val {m['splits']['val']}) in {time.monotonic() - t0:.2f}s → {c.config.dataset_dir}")
+
+
+@cli.command()
+@workers_option
+@force_option
+@resume_option
+@click.option("--max-documents", type=click.IntRange(min=0), default=None,
+              help="Train on at most N documents of the shuffled order (val is not capped).")
+@click.option("--train-tokens", type=click.IntRange(min=0), default=None,
+              help="Stop after the train document that crosses N tokens (val is not capped).")
+@pass_ctx
+def tokenize(c: Ctx, workers, force, resume, max_documents, train_tokens):
+    """Stage 07: token streams (.bin + Megatron .idx) per split, in a seeded global permutation.
+
+    The tokenizer is the pinned [tokenize].tokenizer (checked against tokenizer_sha256) or a byte-level
+    BPE trained on the train split. Output: tokens/<dataset>/<version>/<tokenizer_id>/."""
+    from .stages.tokenize import run_tokenize
+
+    t0 = time.monotonic()
+    m, path = run_tokenize(c.config, workers=c.workers(workers), force=force, resume=resume,
+                           max_documents=max_documents, train_tokens=train_tokens)
+    if m.get("_current"):
+        click.echo("tokenize: current (corpus, config and budgets unchanged); use --force to rebuild")
+    t = m["tokenizer"]
+    click.echo(f"tokenize: {m['tokenizer_id']} (vocab {t['vocab_size']}, {t['dtype']}, EOS {t['eos_id']}) → {path}")
+    for split, info in m["splits"].items():
+        click.echo(f"  {split:<5} {info['docs']:>8} docs {info['tokens']:>11} tokens in {len(info['files'])} parts")
+    click.echo(f"  {time.monotonic() - t0:.2f}s")
+
+
+@cli.command()
+@click.option("--format", "fmt", type=click.Choice(["nanogpt", "llmc", "datatrove"]), required=True)
+@click.option("--tokens", "tokens_dir", default=None, metavar="DIR",
+              help="Token streams to export (default: the only one of the dataset).")
+@click.option("--out", default=None, metavar="DIR", help="Output directory (default <tokens>/export-<format>).")
+@pass_ctx
+def export(c: Ctx, fmt, tokens_dir, out):
+    """Write the token streams as nanoGPT train.bin/val.bin, llm.c shards, or datatrove .ds files."""
+    from .stages.export import run_export
+
+    for path in run_export(c.config, fmt, tokens_dir=tokens_dir, out=out):
+        click.echo(str(path))
+
+
 # ---------------------------------------------------------------- ledger
 
 @cli.group()

@@ -24,6 +24,7 @@ from .manifest import STAGE_FILE, Staging, load_manifest, new_manifest
 
 log = logging.getLogger(__name__)
 PROGRESS_DIR = "_progress"
+WORK_DIR = "_work"
 
 
 @dataclass
@@ -100,7 +101,9 @@ def run_stage(config: Config, run: StageRun, *, workers: int, force: bool, resum
         manifest["parts"].extend(res["parts"])
         _add_counts(counts, res["counts"])
     manifest["counts"] = counts
-    shutil.rmtree(staging.dir / PROGRESS_DIR)
+    for scratch in (PROGRESS_DIR, WORK_DIR):  # checkpoints and spill files never get published
+        if (staging.dir / scratch).exists():
+            shutil.rmtree(staging.dir / scratch)
     staging.publish(manifest, {"seconds": time.monotonic() - t0, "workers": workers,
                                "executor": config["run"]["executor"], "host": platform.node(),
                                "resumed_units": len(units) - len(todo)})

@@ -136,3 +136,41 @@ def _build_table(items: list[tuple[np.ndarray, str]], rank_of: dict[str, int]) -
     distinct = np.ones(len(hashes), dtype=bool)
     distinct[1:] = (hashes[1:] != hashes[:-1]) | (ranks[1:] != ranks[:-1])
     return _Table(hashes[distinct], ranks[distinct])
+
+
+def index_to_bytes(index: EvalIndex) -> bytes:
+    """The built index as an uncompressed .npz (no pickle): n, min_words, sources, one table per length.
+    The same eval items give the same bytes, so the stage can checksum it like any other output."""
+    import io
+    import json
+    import zipfile
+
+    tables = index._built()
+    arrays = {"meta": np.frombuffer(json.dumps({"n": index.n, "min_words": index.min_words,
+                                                "skipped_items": index.skipped_items,
+                                                "sources": index._source_by_rank}).encode(), dtype=np.uint8)}
+    for length, table in tables.items():
+        arrays[f"hashes_{length}"] = table.hashes
+        arrays[f"ranks_{length}"] = table.ranks
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_STORED) as z:
+        for name in sorted(arrays):
+            info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            member = io.BytesIO()
+            np.lib.format.write_array(member, np.ascontiguousarray(arrays[name]), allow_pickle=False)
+            z.writestr(info, member.getvalue())
+    return buf.getvalue()
+
+
+def index_from_bytes(data: bytes) -> EvalIndex:
+    import io
+    import json
+
+    with np.load(io.BytesIO(data), allow_pickle=False) as z:
+        meta = json.loads(z["meta"].tobytes())
+        index = EvalIndex(meta["n"], min_words=meta["min_words"])
+        index.skipped_items = meta["skipped_items"]
+        index._source_by_rank = list(meta["sources"])
+        lengths = sorted(int(k.split("_")[1]) for k in z.files if k.startswith("hashes_"))
+        index._tables = {n: _Table(z[f"hashes_{n}"], z[f"ranks_{n}"]) for n in lengths}
+    return index

@@ -73,7 +73,11 @@ def fetch_source(task: FetchTask) -> dict:
                     "docs": m["counts"]["docs_out"], "bytes": 0, "seconds": time.monotonic() - t0}
     path, how = locate(row, mirror=task.mirror, downloads=task.downloads, timeout=task.timeout_s)
     date = task.fetched_at[:10].replace("-", "")
-    staging = Staging(task.raw_root / sid / date, force=task.force)
+    final = task.raw_root / sid / date
+    if (final / STAGE_FILE).is_file() and not task.force:
+        raise CorpusError(f"{final}: published raw output is stale (its ledger row or fetch.part_docs changed); "
+                          f"use --force to fetch it again")
+    staging = Staging(final, force=task.force)
     writer = ZstJsonlWriter(staging.dir, task.part_docs)
     docs_in = empty = 0
     for locator, text in read_documents(path, row):
