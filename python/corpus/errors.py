@@ -11,3 +11,7 @@ class UsageError(CorpusError):
     """The command was called wrongly (an option or argument the user must change)."""
 
     exit_code = 2
+
+
+class StaleError(CorpusError):
+    """A published output no longer matches its config or inputs: rebuild it with --force (or `corpus run`)."""

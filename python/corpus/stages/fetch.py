@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..config import Config
-from ..errors import CorpusError
+from ..errors import CorpusError, StaleError
 from ..executor import map_units
 from ..jsonl import ZstJsonlWriter
 from ..ledger import load_ledger, select
@@ -58,6 +58,7 @@ class FetchTask:
     timeout_s: float
     fetched_at: str
     force: bool
+    replace_stale: bool = False  # `corpus run`: a same-day output made from other ledger facts is replaced
 
 
 def fetch_source(task: FetchTask) -> dict:
@@ -74,10 +75,10 @@ def fetch_source(task: FetchTask) -> dict:
     path, how = locate(row, mirror=task.mirror, downloads=task.downloads, timeout=task.timeout_s)
     date = task.fetched_at[:10].replace("-", "")
     final = task.raw_root / sid / date
-    if (final / STAGE_FILE).is_file() and not task.force:
-        raise CorpusError(f"{final}: published raw output is stale (its ledger row or fetch.part_docs changed); "
+    if (final / STAGE_FILE).is_file() and not (task.force or task.replace_stale):
+        raise StaleError(f"{final}: published raw output is stale (its ledger row or fetch.part_docs changed); "
                           f"use --force to fetch it again")
-    staging = Staging(final, force=task.force)
+    staging = Staging(final, force=task.force or task.replace_stale)
     writer = ZstJsonlWriter(staging.dir, task.part_docs)
     docs_in = empty = 0
     for locator, text in read_documents(path, row):
@@ -125,12 +126,12 @@ def source_rows(config: Config, only: tuple[str, ...] = ()) -> list[dict]:
 
 
 def run_fetch(config: Config, *, workers: int, executor: str, force: bool = False,
-              only: tuple[str, ...] = ()) -> list[dict]:
+              only: tuple[str, ...] = (), replace_stale: bool = False) -> list[dict]:
     rows = source_rows(config, only)
     now = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
     fetched_at = now.isoformat().replace("+00:00", "Z")
     tasks = [FetchTask(row, config["fetch"]["part_docs"], config.raw_dir, config.downloads_dir, config.mirror,
-                       config["fetch"]["timeout_s"], fetched_at, force) for row in rows]
+                       config["fetch"]["timeout_s"], fetched_at, force, replace_stale) for row in rows]
     return map_units(fetch_source, tasks, workers=workers, executor=executor, desc="fetch", unit="sources")
 
 

@@ -27,7 +27,7 @@ import pyarrow.parquet as pq
 from .. import __version__
 from ..atomic import canonical_json, dump_json, fsync_dir, sha256_file, write_bytes, write_json
 from ..config import Config
-from ..errors import CorpusError
+from ..errors import CorpusError, StaleError
 from ..executor import map_units
 from ..ledger import load_ledger
 from ..manifest import STAGE_FILE, load_manifest
@@ -190,6 +190,8 @@ def stage_counts(config: Config) -> dict:
 
 
 def shards_current(config: Config, input_ref: dict) -> bool:
+    """True when the published shards were made from this config and input (their checksums are then
+    verified: a damaged shard is an error naming it, not a reason to rebuild silently)."""
     d = config.dataset_dir
     if not (d / MANIFEST).is_file() or not (d / RUN_FILE).is_file():
         return False
@@ -197,7 +199,12 @@ def shards_current(config: Config, input_ref: dict) -> bool:
     run = json.loads((d / RUN_FILE).read_text())
     if manifest.get("config_sha256") != config.sha256 or run.get("input") != input_ref:
         return False
-    return all((d / s["name"]).is_file() and sha256_file(d / s["name"]) == s["sha256"] for s in manifest["shards"])
+    for s in manifest["shards"]:
+        path = d / s["name"]
+        actual = sha256_file(path) if path.is_file() else "missing"
+        if actual != s["sha256"]:
+            raise CorpusError(f"{path}: sha256 mismatch: expected {s['sha256']}, got {actual}")
+    return True
 
 
 def run_shard(config: Config, *, workers: int, force: bool = False) -> dict:
@@ -210,7 +217,8 @@ def run_shard(config: Config, *, workers: int, force: bool = False) -> dict:
             published = json.loads((out_dir / MANIFEST).read_text())
             published["_current"] = True
             return published
-        raise CorpusError(f"{out_dir / MANIFEST}: published shards are stale or damaged; use --force to rebuild")
+        raise StaleError(f"{out_dir / MANIFEST}: published shards are stale (config or inputs changed); "
+                         f"use --force to rebuild them")
     staging = out_dir / ".shard.incomplete"
     if staging.exists():
         shutil.rmtree(staging)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import json
 import logging
 import os
@@ -32,7 +33,7 @@ import pyarrow.parquet as pq
 from .. import __version__
 from ..atomic import dump_json, publish_dir, sha256_bytes, sha256_file, write_bytes, write_json
 from ..config import Config
-from ..errors import CorpusError
+from ..errors import CorpusError, StaleError
 from ..executor import map_units
 from ..parts import read_verified
 from ..schemas import validate
@@ -153,26 +154,34 @@ def _tokenizer(path: str):
     return Tokenizer.from_file(path)
 
 
+def encode_docs(tok, texts: list[str], eos_id: int, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    """(tokens in `dtype`, lengths): each text encoded without added special tokens, plus one EOS."""
+    tokens, lengths = [], []
+    for a in range(0, len(texts), ENCODE_BATCH):
+        ids = [e.ids for e in tok.encode_batch(texts[a:a + ENCODE_BATCH], add_special_tokens=False)]
+        lens = np.fromiter((len(x) + 1 for x in ids), np.int64, len(ids))
+        flat = np.full(int(lens.sum()), eos_id, dtype=np.int64)
+        body = np.ones(len(flat), dtype=bool)
+        body[np.cumsum(lens) - 1] = False  # the last slot of every document keeps its EOS
+        flat[body] = np.fromiter(itertools.chain.from_iterable(ids), np.int64, len(flat) - len(ids))
+        check_range(flat, dtype)  # before the cast: a silent wrap (70,000 → 4,464 in uint16) is impossible
+        tokens.append(flat.astype(dtype.newbyteorder("<")))
+        lengths.append(lens)
+    if not tokens:
+        return np.zeros(0, dtype), np.zeros(0, np.int64)
+    return np.concatenate(tokens), np.concatenate(lengths)
+
+
 def encode_shard(u: EncodeUnit) -> dict:
     os.environ.setdefault("RAYON_NUM_THREADS", str(u.threads))  # before the tokenizer's thread pool starts
     tok = _tokenizer(str(u.tokenizer))
     table = shard_columns(u.shard, u.sha256, ["text", "split"])
     texts, splits = table.column("text").to_pylist(), table.column("split").to_pylist()
-    dtype = np.dtype(u.dtype)
-    out: dict[str, tuple[list, list]] = {s: ([], []) for s in SPLITS}
-    for a in range(0, len(texts), ENCODE_BATCH):
-        for enc, split in zip(tok.encode_batch(texts[a:a + ENCODE_BATCH], add_special_tokens=False),
-                              splits[a:a + ENCODE_BATCH]):
-            ids = np.asarray(enc.ids + [u.eos_id], dtype=np.int64)
-            check_range(ids, dtype)  # a silent wrap (70,000 → 4,464 in uint16) must be impossible
-            chunks, lengths = out[split]
-            chunks.append(ids.astype(dtype))
-            lengths.append(len(ids))
     files = []
-    for split, (chunks, lengths) in out.items():
-        tokens = np.concatenate(chunks) if chunks else np.zeros(0, dtype)
-        for name, data in ((f"{u.key}.{split}.bin", tokens.astype(dtype.newbyteorder("<")).tobytes()),
-                           (f"{u.key}.{split}.len", np.asarray(lengths, "<i8").tobytes())):
+    for split in SPLITS:
+        tokens, lengths = encode_docs(tok, [t for t, s in zip(texts, splits) if s == split], u.eos_id,
+                                      np.dtype(u.dtype))
+        for name, data in ((f"{u.key}.{split}.bin", tokens.tobytes()), (f"{u.key}.{split}.len", lengths.astype("<i8").tobytes())):
             write_bytes(u.work / name, data)
             files.append({"name": f"{WORK}/{name}", "sha256": sha256_bytes(data), "bytes": len(data)})
     return {"key": u.key, "files": files}
@@ -307,7 +316,7 @@ def run_tokenize(config: Config, *, workers: int, force: bool = False, resume: b
             verify_tokens_dir(final, published)
             published["_current"] = True
             return published, final
-        raise CorpusError(f"{final}: published token streams are stale (corpus, config or budgets changed); "
+        raise StaleError(f"{final}: published token streams are stale (corpus, config or budgets changed); "
                           f"use --force to rebuild them")
     staging = final.with_name(final.name + ".incomplete")
     if staging.exists() and not resume:
