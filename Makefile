@@ -13,7 +13,7 @@ RUN     := $(CORPUS) --config $(CONFIG)
 STAGE_ARGS := $(if $(WORKERS),--workers $(WORKERS)) $(ARGS)
 STAMP   := $(VENV)/.installed
 
-.PHONY: setup demo test fetch normalize filter rejects ledger-verify clean help
+.PHONY: setup demo all test bench fetch normalize filter rejects dedup pii shards tokens export audit report ledger-verify clean help
 
 help:            ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 16
@@ -28,10 +28,13 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[all,test]'
 	touch $@
 
-demo: $(STAMP)   ## run every stage on configs/demo.toml and print a summary
-	$(RUN) fetch $(STAGE_ARGS)
-	$(RUN) normalize $(STAGE_ARGS)
-	$(RUN) filter $(STAGE_ARGS)
+demo: $(STAMP)   ## run every stage on configs/demo.toml, audit it, print a summary
+	$(RUN) run $(STAGE_ARGS)
+	$(RUN) audit
+	$(RUN) report
+
+all: $(STAMP)    ## every stage in order, skipping current ones (corpus run)
+	$(RUN) run $(STAGE_ARGS)
 
 test: $(STAMP)   ## run the test suite
 	$(PY) -m pytest
@@ -47,6 +50,27 @@ filter: $(STAMP)  ## stage 03: language ID, Gopher quality and repetition, perpl
 
 rejects: $(STAMP)  ## show a sample of the documents each filter rule dropped
 	$(RUN) rejects $(ARGS)
+
+dedup: $(STAMP)  ## stage 04: decontamination, exact and MinHash near-dedup
+	$(RUN) dedup $(STAGE_ARGS)
+
+pii: $(STAMP)    ## stage 05: PII scrub with typed placeholders
+	$(RUN) pii $(STAGE_ARGS)
+
+shards: $(STAMP) ## stage 06: sorted, hash-split Parquet shards + _MANIFEST.json
+	$(RUN) shard $(STAGE_ARGS)
+
+tokens: $(STAMP) ## stage 07: token streams (.bin + Megatron .idx) for the trainer
+	$(RUN) tokenize $(STAGE_ARGS)
+
+export: $(STAMP) ## export tokens: make export ARGS="--format nanogpt"
+	$(RUN) export $(ARGS)
+
+audit: $(STAMP)  ## re-check every manifest, checksum, count and licence
+	$(RUN) audit
+
+report: $(STAMP) ## summarise the dataset from its manifest
+	$(RUN) report
 
 ledger-verify: $(STAMP)  ## check every ledger row (schema, ids, checksums of local files)
 	$(RUN) ledger verify

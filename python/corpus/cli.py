@@ -279,6 +279,70 @@ def export(c: Ctx, fmt, tokens_dir, out):
         click.echo(str(path))
 
 
+# ---------------------------------------------------------------- run, audit
+
+@cli.command()
+@workers_option
+@click.option("--through", type=click.Choice(["fetch", "normalize", "filter", "dedup", "pii", "shard", "tokenize"]),
+              default="tokenize", show_default=True, help="Last stage to run.")
+@pass_ctx
+def run(c: Ctx, workers, through):
+    """Every stage in order, skipping stages that are complete and current (config and inputs
+    unchanged, checksums verified), recomputing a stale stage and every stage after it."""
+    from .pipeline import run_all
+
+    t0 = time.monotonic()
+    rows = run_all(c.config, workers=c.workers(workers), through=through)
+    click.echo(f"{'stage':<10} {'status':<11} {'seconds':>8}  summary")
+    for stage, status, seconds, summary in rows:
+        click.echo(f"{stage:<10} {status:<11} {seconds:>8.2f}  {summary}")
+    click.echo(f"all stages through {through} in {time.monotonic() - t0:.1f}s; artifacts under {c.config.artifacts}")
+
+
+@cli.command()
+@pass_ctx
+def audit(c: Ctx):
+    """Validate every manifest against its schema, recompute every sha256, check that document counts
+    add up across stages and that every shard's licences are in the ledger. Non-zero exit on any problem."""
+    from .audit import audit as run_audit
+
+    checks = run_audit(c.config)
+    for ch in checks:
+        click.echo(f"{'WARN' if ch.warn else 'OK' if ch.ok else 'FAIL':<5} {ch.what:<30} {ch.detail}")
+    failed = [ch for ch in checks if not ch.ok]
+    click.echo(f"{len(checks)} checks, {len(failed)} failed")
+    if failed:
+        raise CorpusError(failed[0].detail if failed[0].path in failed[0].detail else f"{failed[0].path}: {failed[0].detail}")
+
+
+@cli.command()
+@pass_ctx
+def report(c: Ctx):
+    """Summarise the dataset: documents per stage, per source (kept, train/val, licence), what was dropped."""
+    import json
+
+    from .stages.shard import MANIFEST
+
+    path = c.config.dataset_dir / MANIFEST
+    if not path.is_file():
+        raise CorpusError(f"{path}: no corpus manifest (run `corpus run` first)")
+    m = json.loads(path.read_text())
+    click.echo(f"{m['dataset']} {m['version']}: {m['n_docs']} documents in {m['n_shards']} shards "
+               f"(train {m['splits']['train']}, val {m['splits']['val']}); config {m['config_sha256'][:12]}")
+    stages = [s for s in ("normalize", "filter", "dedup", "pii") if s in m["docs_per_stage"]]
+    click.echo("documents through the stages: " + ", ".join(
+        f"{s} {m['docs_per_stage'][s]['in']}→{m['docs_per_stage'][s]['out']}" for s in stages))
+    click.echo(f"{'source':<28} {'licence':<26} {'docs':>7} {'train':>7} {'val':>5}")
+    for s in m["sources"]:
+        click.echo(f"{s['source_id']:<28} {s['license_spdx']:<26} {s['docs']:>7} {s['train']:>7} {s['val']:>5}")
+    click.echo("dropped by filter: " + ", ".join(f"{k} {m['filters'][k]}" for k in ("lang", "gopher", "repetition", "ppl")))
+    d = m["dedup"]
+    click.echo(f"dedup: exact {d['exact_dropped']}, near {d['near_dropped']} (Jaccard ≥ {d['jaccard_threshold']}, "
+               f"{d['num_perm']} perms, {d['bands']} bands), decontaminated {d['decontaminated']} "
+               + str(d.get("decontaminated_by_eval", {})))
+    click.echo("pii placeholders: " + ", ".join(f"{k} {m['pii'][k]}" for k in ("emails", "phones", "cards", "ips", "keys")))
+
+
 # ---------------------------------------------------------------- ledger
 
 @cli.group()

@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 
 from .atomic import sha256_file, write_json
 from .config import Config
-from .errors import CorpusError
+from .errors import CorpusError, StaleError
 from .executor import map_units
 from .manifest import STAGE_FILE, Staging, load_manifest, new_manifest
 
@@ -67,7 +67,7 @@ def run_stage(config: Config, run: StageRun, *, workers: int, force: bool, resum
             log.info("%s: published output is current and verified; nothing to do", final)
             published["_current"] = True
             return published
-        raise CorpusError(f"{final}: published output is stale (config, parameters or inputs changed); "
+        raise StaleError(f"{final}: published output is stale (config, parameters or inputs changed); "
                           f"use --force to rebuild it")
     staging = Staging(final, force=force, resume=resume)
     prepared_parts, context = run.prepare(staging.dir) if run.prepare else ([], {})

@@ -41,10 +41,29 @@ Smoothing: interpolated Kneser–Ney, one absolute discount D (0 < D <= 1), orde
     D * F(h) / T(h) is exactly what gamma(h) hands down to a distribution that itself sums to 1.
 
 Precomputation (backoff form of the same model, as in ARPA files)
-    For every seen n-gram (h w) the fully interpolated log10 P(w | h) is stored, and for every
-    seen context h its log10 gamma(h). Scoring one token is then: look up the longest n-gram; on
-    a miss add log10 gamma of its context (0 if unseen) and retry one order lower. Unigrams of all
-    of V are stored, so the loop always ends. This is exact, not an approximation.
+    Training computes the final tables once. For every seen n-gram (h w) the fully interpolated
+    log10 P(w | h) is stored, and for every seen context h its log10 gamma(h). Scoring one token is
+    then: look up the longest n-gram; on a miss add log10 gamma of its context (0 if unseen) and
+    retry one order lower. Unigrams of all of V are stored, so the loop always ends. This is exact,
+    not an approximation.
+
+Tables (exact integer keys, any order)
+    Per order k there is one sorted table S_k of k-grams: the seen k-grams plus the seen contexts
+    of length k (the prefixes of seen (k+1)-grams; all of them are seen k-grams except the runs of
+    ``<s>``, which are only context and carry log10 P = -inf, i.e. P(<s> | h) = 0). S_1 is every id.
+    A k-gram's key is ``rank of its (k-1)-prefix in S_(k-1) * |vocab| + its last id``; every prefix
+    of an entry is itself in S_(k-1), so keys are exact (no hashing, no collisions) for every order,
+    and fit in 63 bits unless |S_(k-1)| * |vocab| >= 2**63, which training refuses. Each S_k is
+    three parallel arrays: int64 keys (strictly increasing), float64 log10 P (-inf: context only)
+    and, below the top order, float64 log10 gamma (0.0: not a context).
+
+    Scoring a document maps its words to ids once, then for every start position and every order
+    finds the rank of the k-gram starting there with one vectorised ``searchsorted`` per order
+    (rank_k = position of rank_(k-1) * |vocab| + id in S_k, -1 if absent), and combines the backoff
+    chain with array operations. The per-token terms are added in the same sequence as a scalar loop
+    over tokens and orders would add them, and the tables are computed with the same floating-point
+    operations as the scalar formulas (``math.log10`` per entry), so results do not depend on the
+    vectorisation. Training counts n-grams the same way: suffix-extension with ``np.unique``.
 
 Unknown words
     The ``<unk>`` class stands for the U = ``unk_types`` distinct training words that were folded
@@ -62,9 +81,13 @@ Perplexity
 
 Serialisation
     An uncompressed .npz (zip of .npy arrays, readable with ``np.load(..., allow_pickle=False)``)
-    with fixed timestamps: ``meta.json`` (settings, U and vocabulary) and, per order k, the sorted
-    n-gram id matrix and its counts. Loading rebuilds the probability tables with the same code as
-    training, so a round trip scores identically; identical training input gives identical bytes.
+    with fixed timestamps: ``meta.json`` (format ``corpus.ngram_lm/2``, settings, U and vocabulary)
+    and, per order k, ``keys_k.npy``, ``log10_probs_k.npy`` and (k < order) ``log10_backoffs_k.npy``:
+    the final tables above. Loading reads the arrays and checks them without any per-n-gram Python
+    work, so a round trip scores identically; identical training input gives identical bytes. Files
+    of the earlier count-based format ``corpus.ngram_lm/1`` (per order the sorted n-gram id matrix
+    ``ngrams_k.npy`` and its counts ``counts_k.npy``) still load: their tables are computed from
+    the counts exactly as in training, and `to_bytes` then writes the current format.
 """
 
 from __future__ import annotations
@@ -77,6 +100,7 @@ import re
 import zipfile
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -85,17 +109,33 @@ BOS, EOS, UNK = "<s>", "</s>", "<unk>"
 BOS_ID, EOS_ID, UNK_ID = 0, 1, 2
 SPECIALS = (BOS, EOS, UNK)
 
-FORMAT = "corpus.ngram_lm/1"
+FORMAT = "corpus.ngram_lm/2"
+LEGACY_FORMAT = "corpus.ngram_lm/1"  # counts only: tables are recomputed on load
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # fixed so identical models give identical bytes
+_KEY_LIMIT = 2**63 - 1  # table keys are int64, below the sentinel 2**63 - 1
+_SORT_QUERIES = 256  # look up longer query arrays in sorted order
 
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
+_find_words = _WORD.findall
 
 Ngram = tuple[int, ...]
 
 
 def lm_words(text: str) -> list[str]:
-    """Lowercase word tokens: runs of letters/digits joined by inner apostrophes; see module doc."""
-    return _WORD.findall(text.lower().replace("\u2019", "'"))
+    """Lowercase word tokens: runs of letters/digits joined by inner apostrophes; see module doc.
+
+    Same result as ``_WORD.findall`` on the whole lowered text, faster: a match never contains
+    whitespace (neither alphanumeric nor an apostrophe), so the text can be matched chunk by
+    whitespace-separated chunk, and a chunk made only of letters and digits (``str.isalnum``, the
+    very test behind ``\\w`` apart from "_") is exactly one match.
+    """
+    words: list[str] = []
+    for chunk in text.lower().replace("\u2019", "'").split():
+        if chunk.isalnum():
+            words.append(chunk)
+        else:
+            words += _find_words(chunk)
+    return words
 
 
 class NGramLM:
@@ -108,19 +148,29 @@ class NGramLM:
     unk_types: int  # distinct training words folded into <unk>; an unknown word gets 1/unk_types of it
 
     def __init__(self, *, order: int, discount: float, min_count: int, max_vocab: int | None,
-                 vocab: Sequence[str], unk_types: int, counts: Sequence[dict[Ngram, int]]) -> None:
-        """Internal: `counts[k-1]` maps k-grams of ids to raw (k = order) or continuation counts."""
+                 vocab: Sequence[str], unk_types: int, keys: Sequence[np.ndarray],
+                 log10_probs: Sequence[np.ndarray], log10_backoffs: Sequence[np.ndarray]) -> None:
+        """Internal: the final tables S_1..S_order of the module doc (`train`, `from_bytes` build them)."""
         _check_settings(order, discount, min_count, max_vocab)
-        if not isinstance(unk_types, int) or unk_types < 0:
+        if not isinstance(unk_types, int) or isinstance(unk_types, bool) or unk_types < 0:
             raise ValueError(f"unk_types must be an int >= 0, got {unk_types!r}")
+        if not len(keys) == len(log10_probs) == len(log10_backoffs) + 1 == order:
+            raise ValueError("need one key and probability array per order, one backoff array per lower order")
         self.order, self.discount = order, float(discount)
         self.min_count, self.max_vocab = min_count, max_vocab
         self.unk_types = unk_types
         self._log10_unk_share = -math.log10(max(unk_types, 1))
         self._vocab = tuple(vocab)
         self._ids = {w: i for i, w in enumerate(self._vocab)}
-        self._counts = list(counts)
-        self._log10_probs, self._log10_backoffs = _kneser_ney_tables(self._counts, len(self._vocab), discount)
+        self._keys = [np.asarray(k, dtype=np.int64) for k in keys]
+        # Scoring copies, one entry longer than S_k: keys end with a sentinel that no query equals (so a
+        # lookup never runs off the end) and an absent k-gram, rank len(S_k), reads log10 P = -inf and
+        # log10 gamma = 0.0 there. The plain tables are views of these.
+        self._search_keys = [np.append(k, np.iinfo(np.int64).max) for k in self._keys]
+        self._lookup_probs = [np.append(np.asarray(p, dtype=np.float64), -math.inf) for p in log10_probs]
+        self._lookup_backoffs = [np.append(np.asarray(g, dtype=np.float64), 0.0) for g in log10_backoffs]
+        self._log10_probs = [p[:-1] for p in self._lookup_probs]
+        self._log10_backoffs = [g[:-1] for g in self._lookup_backoffs]
 
     # ---- training -------------------------------------------------------------------------
 
@@ -134,12 +184,10 @@ class NGramLM:
             raise ValueError("cannot train an n-gram model on no documents")
         vocab, unk_types = _build_vocab(documents, min_count, max_vocab)
         ids = {w: i for i, w in enumerate(vocab)}
-        top = Counter[Ngram]()
-        for words in documents:
-            top.update(_ngrams(_padded_ids(words, ids, order), order))
-        counts = _continuation_counts(top, order)
+        levels = _count_levels(_padded_corpus(documents, ids, order), order)
+        keys, probs, backoffs = _kneser_ney_tables(levels, len(vocab), float(discount))
         return cls(order=order, discount=discount, min_count=min_count, max_vocab=max_vocab,
-                   vocab=vocab, unk_types=unk_types, counts=counts)
+                   vocab=vocab, unk_types=unk_types, keys=keys, log10_probs=probs, log10_backoffs=backoffs)
 
     # ---- scoring --------------------------------------------------------------------------
 
@@ -161,14 +209,15 @@ class NGramLM:
         history = tuple(self._ids.get(w, UNK_ID) for w in context[-(self.order - 1):]) if self.order > 1 else ()
         word_id = self._ids.get(word, UNK_ID)
         unk_share = self._log10_unk_share if word_id == UNK_ID and word != UNK else 0.0
-        ngram = history + (word_id,)
+        ngram = np.array(history + (word_id,), dtype=np.int64)
         return self._log10_windows(ngram, len(ngram)) + unk_share
 
     def log10_score(self, text: str) -> tuple[float, int]:
         """(sum of log10 P over the predicted tokens, number of predicted tokens) for one document."""
         words = lm_words(text)
-        padded = tuple(_padded_ids(words, self._ids, self.order))
-        unknown_share = padded.count(UNK_ID) * self._log10_unk_share  # each unknown word: its share of <unk>
+        padded = np.array([*repeat(BOS_ID, self.order - 1), *map(self._ids.get, words, repeat(UNK_ID)), EOS_ID],
+                          dtype=np.int64)
+        unknown_share = int(np.count_nonzero(padded == UNK_ID)) * self._log10_unk_share  # each: its share of <unk>
         return unknown_share + self._log10_windows(padded, self.order), len(words) + 1
 
     def perplexity(self, text: str) -> float:
@@ -178,35 +227,61 @@ class NGramLM:
             return math.inf
         return 10.0 ** (-total / n_tokens)
 
-    def _log10_windows(self, ids: Ngram, width: int) -> float:
-        """Sum over every `width`-long window of `ids` of log10 P(last | rest).
+    def _log10_windows(self, ids: np.ndarray, width: int) -> float:
+        """Sum over every `width`-long window of `ids` of log10 P(last | rest), vectorised.
 
         Each window uses its longest stored n-gram, adding log10 gamma for every context backed off
-        from; unigrams of all of V are stored, so the inner loop always ends. Inlined for speed.
+        from. The terms are laid out as one row per window and one column per order tried (longest
+        first): log10 gamma before the first hit, log10 P at it, 0.0 after; and added sequentially in
+        that row-major order: exactly the sequence of a scalar loop over windows and orders.
         """
-        probs, backoffs = self._log10_probs, self._log10_backoffs
-        total = 0.0
-        for end in range(width, len(ids) + 1):
-            for start in range(end - width, end):
-                p = probs.get(ids[start:end])
-                if p is not None:
-                    total += p
-                    break
-                total += backoffs.get(ids[start:end - 1], 0.0)  # unseen context: gamma = 1
-        return total
+        n_windows = len(ids) - width + 1
+        if n_windows <= 0:
+            return 0.0
+        # per order k, for the k-gram starting at each position: log10 P and (k < width) log10 gamma
+        log10_p = [self._lookup_probs[0][ids]]  # S_1 is every id
+        log10_gamma = [self._lookup_backoffs[0][ids]] if width > 1 else []
+        rank = ids
+        for k in range(1, width):
+            tables = (self._lookup_probs[k], self._lookup_backoffs[k]) if k < width - 1 else (self._lookup_probs[k],)
+            rank, *values = _lookup(self._search_keys[k], rank[:-1] * len(self._vocab) + ids[k:], tables)
+            log10_p.append(values[0])
+            log10_gamma.extend(values[1:])
+        # column j: order k = width - j, whose k-gram in window i starts at i + j, as does its context.
+        # -inf: absent, or a context-only entry. Every id but <s> has a unigram, and <s> is never
+        # predicted, so the unigram column always hits.
+        terms = np.empty((n_windows, width))
+        unresolved = None
+        for j in range(width):
+            k = width - j
+            p = log10_p[k - 1][j:j + n_windows]
+            if k > 1:
+                missed = p == -math.inf
+                term = np.where(missed, log10_gamma[k - 2][j:j + n_windows], p)
+            else:
+                term = p
+            if unresolved is None:
+                terms[:, j] = term
+                unresolved = missed if k > 1 else None
+            else:
+                terms[:, j] = np.where(unresolved, term, 0.0)
+                if k > 1:
+                    unresolved &= missed
+        return float(np.add.accumulate(terms.ravel())[-1])  # sequential, unlike np.sum's pairwise sum
 
     # ---- serialisation --------------------------------------------------------------------
 
     def to_bytes(self) -> bytes:
-        """A pickle-free .npz: meta.json plus sorted n-gram/count arrays per order; deterministic."""
+        """A pickle-free .npz: meta.json plus the sorted tables per order (see module doc); deterministic."""
         meta = {"format": FORMAT, "order": self.order, "discount": self.discount,
                 "min_count": self.min_count, "max_vocab": self.max_vocab, "unk_types": self.unk_types,
                 "vocab": list(self._vocab)}
         members = {"meta.json": json.dumps(meta, sort_keys=True, ensure_ascii=True, separators=(",", ":")).encode()}
-        for k, table in enumerate(self._counts, start=1):
-            grams, counts = _sorted_arrays(table, k)
-            members[f"ngrams_{k}.npy"] = _npy_bytes(grams)
-            members[f"counts_{k}.npy"] = _npy_bytes(counts)
+        for k in range(1, self.order + 1):
+            members[f"keys_{k}.npy"] = _npy_bytes(self._keys[k - 1].astype("<i8"))
+            members[f"log10_probs_{k}.npy"] = _npy_bytes(self._log10_probs[k - 1].astype("<f8"))
+            if k < self.order:
+                members[f"log10_backoffs_{k}.npy"] = _npy_bytes(self._log10_backoffs[k - 1].astype("<f8"))
         buffer = io.BytesIO()
         with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
             for name, data in members.items():
@@ -217,17 +292,25 @@ class NGramLM:
 
     @classmethod
     def from_bytes(cls, data: bytes) -> NGramLM:
-        """Load `to_bytes` output; raises ValueError on anything malformed (never unpickles)."""
+        """Load `to_bytes` output (or a legacy count file); raises ValueError on anything malformed (never
+        unpickles)."""
         try:
             with zipfile.ZipFile(io.BytesIO(data)) as archive:
                 meta = json.loads(archive.read("meta.json"))
-                if meta.get("format") != FORMAT:
+                if meta.get("format") not in (FORMAT, LEGACY_FORMAT):
                     raise ValueError(f"not an n-gram model file (format {meta.get('format')!r})")
-                _check_settings(meta["order"], meta["discount"], meta["min_count"], meta["max_vocab"])
+                order = meta["order"]
+                _check_settings(order, meta["discount"], meta["min_count"], meta["max_vocab"])
                 vocab = _checked_vocab(meta["vocab"])
-                counts = [_read_counts(archive, k, len(vocab)) for k in range(1, meta["order"] + 1)]
-            return cls(order=meta["order"], discount=meta["discount"], min_count=meta["min_count"],
-                       max_vocab=meta["max_vocab"], vocab=vocab, unk_types=meta["unk_types"], counts=counts)
+                if meta["format"] == LEGACY_FORMAT:
+                    levels = [_read_counts(archive, k, len(vocab)) for k in range(1, order + 1)]
+                    tables = _kneser_ney_tables(levels, len(vocab), float(meta["discount"]))
+                else:
+                    tables = _read_tables(archive, order, len(vocab))
+            keys, probs, backoffs = tables
+            return cls(order=order, discount=meta["discount"], min_count=meta["min_count"],
+                       max_vocab=meta["max_vocab"], vocab=vocab, unk_types=meta["unk_types"],
+                       keys=keys, log10_probs=probs, log10_backoffs=backoffs)
         except (KeyError, TypeError, AttributeError, zipfile.BadZipFile, json.JSONDecodeError) as e:
             raise ValueError(f"malformed n-gram model file: {e!r}") from e
 
@@ -262,83 +345,169 @@ def _build_vocab(documents: list[list[str]], min_count: int, max_vocab: int | No
     return [*SPECIALS, *kept], len(frequency) - len(kept)
 
 
-def _padded_ids(words: list[str], ids: dict[str, int], order: int) -> list[int]:
-    return [BOS_ID] * (order - 1) + [ids.get(w, UNK_ID) for w in words] + [EOS_ID]
+def _padded_corpus(documents: list[list[str]], ids: dict[str, int], order: int) -> np.ndarray:
+    """All documents' ids, each padded with order-1 <s> before and one </s> after, concatenated.
+
+    <s> occurs only as padding, so the predicted positions are exactly those that are not <s>, and
+    the n-gram (n <= order) ending on a predicted position never reaches into the previous document.
+    """
+    flat: list[int] = []
+    pad = [BOS_ID] * (order - 1)
+    get = ids.get
+    for words in documents:
+        flat += pad
+        flat += map(get, words, repeat(UNK_ID))
+        flat.append(EOS_ID)
+    return np.array(flat, dtype=np.int64)
 
 
-def _ngrams(padded: list[int], k: int) -> Iterable[Ngram]:
-    """Every k-gram ending on a predicted token (position >= order-1 of the padded list)."""
-    return zip(*(padded[i:] for i in range(k)))
+def _count_levels(tokens: np.ndarray, order: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """[level 1, ..., level order] as (distinct k-grams as a k-column id matrix, counts): raw counts
+    at the top, continuation counts N1+(• g) below.
 
-
-def _continuation_counts(top: dict[Ngram, int], order: int) -> list[dict[Ngram, int]]:
-    """[level 1, ..., level order]: raw counts at the top, N1+(• g) below."""
-    levels: list[dict[Ngram, int]] = [dict(top)]
-    for _ in range(order - 1):
-        levels.append(dict(Counter(g[1:] for g in levels[-1])))
-    return levels[::-1]
+    The k-grams ending on predicted positions get dense ids by suffix extension: the k-gram is the
+    pair (its first id, the dense id of its (k-1)-suffix), numbered by np.unique. Level k holds the
+    suffixes of level k+1, and N1+(• g) counts the distinct (k+1)-grams whose suffix is g.
+    """
+    ends = np.flatnonzero(tokens != BOS_ID)
+    distinct, dense = np.unique(tokens[ends], return_inverse=True)
+    grams = [distinct[:, None]]
+    suffixes: list[np.ndarray] = []  # per level k >= 2: dense id (at level k-1) of each distinct k-gram's suffix
+    for k in range(2, order + 1):
+        n_lower = len(grams[-1])
+        distinct, dense = np.unique(tokens[ends - (k - 1)] * n_lower + dense.reshape(-1), return_inverse=True)
+        first, suffix = np.divmod(distinct, n_lower)
+        grams.append(np.column_stack([first, grams[-1][suffix]]))
+        suffixes.append(suffix)
+    counts = [np.bincount(suffix, minlength=len(g)) for g, suffix in zip(grams, suffixes)]
+    counts.append(np.bincount(dense.reshape(-1), minlength=len(grams[-1])))
+    return list(zip(grams, counts))
 
 
 # ---- probability tables -----------------------------------------------------------------------
 
-def _kneser_ney_tables(counts: list[dict[Ngram, int]], vocab_size: int,
-                       discount: float) -> tuple[dict[Ngram, float], dict[Ngram, float]]:
-    """(log10 P for every seen n-gram and every unigram, log10 gamma for every seen context)."""
+def _lookup(keys: np.ndarray, query: np.ndarray,
+            tables: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+    """(index of each query in `keys`, and each of `tables` at that index).
+
+    `keys` is sorted and ends with a sentinel no query equals; an absent query gets the sentinel's
+    index len(S), where the tables hold their "absent" value, and whose own extension queries
+    rank * |vocab| + id are beyond every key of the next order. Long query arrays are handled in
+    sorted order, where searchsorted and the table reads walk memory forwards.
+    """
+    if len(query) <= _SORT_QUERIES:
+        found = keys.searchsorted(query)
+        found = np.where(keys[found] == query, found, len(keys) - 1)
+        return (found, *(table[found] for table in tables))
+    order = np.argsort(query)
+    query = query[order]
+    found = keys.searchsorted(query)
+    found = np.where(keys[found] == query, found, len(keys) - 1)
+    results = []
+    for values in (found, *(table[found] for table in tables)):
+        result = np.empty_like(values)
+        result[order] = values
+        results.append(result)
+    return tuple(results)
+
+
+def _row_ranks(keys: Sequence[np.ndarray], rows: np.ndarray, vocab_size: int) -> np.ndarray:
+    """Rank in S_j of each j-column row of ids, -1 if it is not in the table (plain key arrays)."""
+    rank = rows[:, 0].astype(np.int64)  # S_1 is every id
+    for j in range(1, rows.shape[1]):
+        query = rank * vocab_size + rows[:, j]  # an absent rank -1 gives a negative query: absent again
+        found = np.minimum(keys[j].searchsorted(query), len(keys[j]) - 1)
+        rank = np.where(keys[j][found] == query, found, -1)
+    return rank
+
+
+def _kneser_ney_tables(levels: Sequence[tuple[np.ndarray, np.ndarray]], vocab_size: int,
+                       discount: float) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
+    """(keys, log10 P, log10 gamma) per order for the tables S_k of the module doc.
+
+    `levels[k-1]` holds the distinct k-grams (id matrix, any row order) and their raw (k = order) or
+    continuation counts. The arithmetic per entry is that of the formulas in the module doc, in the
+    same order of operations, so the tables do not depend on the vectorisation.
+    """
+    order = len(levels)
+    for k, (grams, counts) in enumerate(levels, start=1):
+        _require(grams.ndim == 2 and grams.shape[1] == k and counts.shape == (len(grams),) and len(grams) > 0,
+                 f"order-{k} counts are empty or have the wrong shape")
+    # S_k: the seen k-grams plus the seen contexts of length k (prefixes of the seen (k+1)-grams).
+    keys = [np.arange(vocab_size, dtype=np.int64)]
+    for k in range(2, order + 1):
+        # (|S_(k-1)| + 1) * |vocab| bounds every key and every query of order k, absent prefixes included
+        _require((len(keys[-1]) + 1) * vocab_size < _KEY_LIMIT, "too many n-grams for 64-bit table keys")
+        members = [levels[k - 1][0]] + ([levels[k][0][:, :-1]] if k < order else [])
+        rows = np.concatenate(members)
+        prefix = _row_ranks(keys, rows[:, :-1], vocab_size)
+        _require(bool((prefix >= 0).all()), f"an order-{k} n-gram's prefix is not a seen context")
+        keys.append(np.unique(prefix * vocab_size + rows[:, -1]))
+
     uniform = 1.0 / (vocab_size - 1)  # 1 / |V|: every id but <s>
-    probs: dict[Ngram, float] = {}
-    backoffs: dict[Ngram, float] = {}
-    for k, level in enumerate(counts, start=1):
-        totals, followers = _context_totals(level)
-        gammas = {h: discount * followers[h] / totals[h] for h in totals}
-        level_probs: dict[Ngram, float] = {}
-        if k == 1:  # words without a continuation count get only the uniform base's share
-            level_probs = {(w,): gammas[()] * uniform for w in range(1, vocab_size)}
-        for gram, c in level.items():
-            h = gram[:-1]
-            lower = uniform if k == 1 else _prob_linear(probs, backoffs, gram[1:])
-            level_probs[gram] = (c - discount) / totals[h] + gammas[h] * lower
-        probs.update(level_probs)
-        backoffs.update((h, g) for h, g in gammas.items() if h)
-    return ({g: math.log10(p) for g, p in probs.items()},
-            {h: math.log10(g) for h, g in backoffs.items()})
+    linear: list[np.ndarray] = []
+    log10_backoffs: list[np.ndarray] = []
+    for k, (grams, counts) in enumerate(levels, start=1):
+        c = counts.astype(np.float64)
+        if k == 1:  # empty context; words without a continuation count get only the uniform base's share
+            _require(bool((grams[:, 0] > BOS_ID).all() and (grams[:, 0] < vocab_size).all()),
+                     "unigram ids out of range")
+            total, followers = float(counts.sum()), float(len(counts))
+            gamma = discount * followers / total
+            level = np.full(vocab_size, gamma * uniform)
+            level[grams[:, 0]] = (c - discount) / total + gamma * uniform
+            level[BOS_ID] = np.nan  # <s>: context only
+        else:
+            n_contexts = len(keys[k - 2])
+            context = _row_ranks(keys, grams[:, :-1], vocab_size)
+            lower_rank = _row_ranks(keys, grams[:, 1:], vocab_size)
+            _require(bool((context >= 0).all() and (lower_rank >= 0).all()),
+                     f"an order-{k} n-gram's context or suffix is not in the order-{k - 1} table")
+            lower = linear[-1][lower_rank]
+            _require(not np.isnan(lower).any(), f"an order-{k} n-gram's suffix is only a context")
+            totals = np.bincount(context, weights=c, minlength=n_contexts)  # integer-valued: exact
+            followers = np.bincount(context, minlength=n_contexts).astype(np.float64)
+            seen = followers > 0
+            gammas = np.ones(n_contexts)
+            gammas[seen] = discount * followers[seen] / totals[seen]
+            log10_gamma = np.zeros(n_contexts)
+            log10_gamma[seen] = _log10(gammas[seen])
+            log10_backoffs.append(log10_gamma)
+            level = np.full(len(keys[k - 1]), np.nan)
+            level[keys[k - 1].searchsorted(context * vocab_size + grams[:, -1])] = \
+                (c - discount) / totals[context] + gammas[context] * lower  # S_k holds every seen k-gram
+            _require(bool((keys[k - 1][np.isnan(level)] % vocab_size == BOS_ID).all()),
+                     f"an order-{k} context-only entry does not end with <s>")
+        linear.append(level)
+    log10_probs = []
+    for level in linear:
+        log10_p = np.full(len(level), -math.inf)
+        seen = ~np.isnan(level)
+        log10_p[seen] = _log10(level[seen])
+        log10_probs.append(log10_p)
+    return keys, log10_probs, log10_backoffs
 
 
-def _context_totals(level: dict[Ngram, int]) -> tuple[dict[Ngram, int], dict[Ngram, int]]:
-    """Per context h: T(h) = sum of counts, F(h) = number of distinct followers."""
-    totals: dict[Ngram, int] = {}
-    followers: dict[Ngram, int] = {}
-    for gram, c in level.items():
-        h = gram[:-1]
-        totals[h] = totals.get(h, 0) + c
-        followers[h] = followers.get(h, 0) + 1
-    return totals, followers
+def _log10(values: np.ndarray) -> np.ndarray:
+    """math.log10 per entry: the scalar function, whose results np.log10's SIMD loops need not reproduce."""
+    return np.fromiter(map(math.log10, values.tolist()), dtype=np.float64, count=len(values))
 
 
-def _prob_linear(probs: dict[Ngram, float], backoffs: dict[Ngram, float], gram: Ngram) -> float:
-    """P(last | rest) from the linear tables built so far (lower orders only)."""
-    weight = 1.0
-    for start in range(len(gram)):
-        p = probs.get(gram[start:])
-        if p is not None:
-            return weight * p
-        weight *= backoffs.get(gram[start:-1], 1.0)
-    raise AssertionError("every vocabulary id has a unigram entry")
+def _require(condition: bool, message: str) -> None:
+    if not condition:
+        raise ValueError(f"malformed n-gram model: {message}")
 
 
 # ---- serialisation helpers --------------------------------------------------------------------
-
-def _sorted_arrays(table: dict[Ngram, int], k: int) -> tuple[np.ndarray, np.ndarray]:
-    """(n-gram ids, counts) in lexicographic n-gram order, so bytes never depend on dict order."""
-    grams = np.array(list(table), dtype="<u4").reshape(len(table), k)
-    counts = np.fromiter(table.values(), dtype="<u8", count=len(table))
-    rank = np.lexsort(grams.T[::-1])  # lexsort's last key is the primary one
-    return grams[rank], counts[rank]
-
 
 def _npy_bytes(array: np.ndarray) -> bytes:
     buffer = io.BytesIO()
     np.lib.format.write_array(buffer, np.ascontiguousarray(array), allow_pickle=False)
     return buffer.getvalue()
+
+
+def _read_array(archive: zipfile.ZipFile, name: str) -> np.ndarray:
+    return np.lib.format.read_array(io.BytesIO(archive.read(name)), allow_pickle=False)
 
 
 def _checked_vocab(vocab: Any) -> list[str]:
@@ -348,9 +517,42 @@ def _checked_vocab(vocab: Any) -> list[str]:
     return vocab
 
 
-def _read_counts(archive: zipfile.ZipFile, k: int, vocab_size: int) -> dict[Ngram, int]:
-    grams = np.lib.format.read_array(io.BytesIO(archive.read(f"ngrams_{k}.npy")), allow_pickle=False)
-    counts = np.lib.format.read_array(io.BytesIO(archive.read(f"counts_{k}.npy")), allow_pickle=False)
+def _read_tables(archive: zipfile.ZipFile, order: int,
+                 vocab_size: int) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
+    """The tables of a current-format file, checked with array operations only."""
+    keys: list[np.ndarray] = []
+    probs: list[np.ndarray] = []
+    backoffs: list[np.ndarray] = []
+    for k in range(1, order + 1):
+        key = _read_array(archive, f"keys_{k}.npy")
+        log10_p = _read_array(archive, f"log10_probs_{k}.npy")
+        _require(key.dtype == np.dtype("<i8") and key.ndim == 1 and len(key) > 0
+                 and log10_p.dtype == np.dtype("<f8") and log10_p.shape == key.shape,
+                 f"order-{k} arrays have the wrong shape or type")
+        bound = vocab_size if k == 1 else len(keys[-1]) * vocab_size
+        _require(k == order or (len(key) + 1) * vocab_size < _KEY_LIMIT, "too many n-grams for 64-bit keys")
+        _require(int(key[0]) >= 0 and int(key[-1]) < bound and bool((np.diff(key) > 0).all()),
+                 f"order-{k} keys out of range or not strictly increasing")
+        _require(not bool(np.isnan(log10_p).any() or (log10_p == math.inf).any()),
+                 f"order-{k} probabilities are not log10 values")
+        if k == 1:
+            _require(len(key) == vocab_size and log10_p[BOS_ID] == -math.inf
+                     and bool(np.isfinite(log10_p[1:]).all()),
+                     "the unigram table must hold every id, <s> with P = 0 and every other id with P > 0")
+        if k < order:
+            log10_gamma = _read_array(archive, f"log10_backoffs_{k}.npy")
+            _require(log10_gamma.dtype == np.dtype("<f8") and log10_gamma.shape == key.shape
+                     and bool(np.isfinite(log10_gamma).all()), f"order-{k} backoffs are malformed")
+            backoffs.append(log10_gamma)
+        keys.append(key)
+        probs.append(log10_p)
+    return keys, probs, backoffs
+
+
+def _read_counts(archive: zipfile.ZipFile, k: int, vocab_size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Order-k (n-gram id matrix, counts) of a legacy count-format file."""
+    grams = _read_array(archive, f"ngrams_{k}.npy")
+    counts = _read_array(archive, f"counts_{k}.npy")
     if grams.ndim != 2 or grams.shape[1] != k or counts.shape != (grams.shape[0],) \
             or grams.dtype.kind != "u" or counts.dtype.kind != "u":
         raise ValueError(f"malformed n-gram model file: order-{k} arrays have the wrong shape or type")
@@ -358,4 +560,6 @@ def _read_counts(archive: zipfile.ZipFile, k: int, vocab_size: int) -> dict[Ngra
         raise ValueError(f"malformed n-gram model file: order-{k} ids out of range or zero counts")
     if grams.size and bool((grams[:, -1] == BOS_ID).any()):
         raise ValueError(f"malformed n-gram model file: order-{k} n-gram predicts <s>")
-    return dict(zip(map(tuple, grams.tolist()), counts.tolist()))
+    if counts.size and int(counts.max()) >= 2**53:
+        raise ValueError(f"malformed n-gram model file: order-{k} counts too large")
+    return grams.astype(np.int64), counts.astype(np.int64)
