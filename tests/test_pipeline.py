@@ -373,3 +373,14 @@ def test_loader_reads_the_real_tokens(runs):
     stream = TokenStream.open(tokens_dir(two), "train", verify=True)
     x, y = get_batch(stream, 64, 4, torch.Generator().manual_seed(0))
     assert x.shape == (4, 64) and x.dtype == torch.int64 and torch.equal(x[:, 1:], y[:, :-1])
+
+
+def test_tiny_gpt_example_loss_falls(runs):
+    import importlib.util
+
+    two, _, _ = runs
+    spec = importlib.util.spec_from_file_location("train_tiny_gpt", Path(__file__).parents[1] / "examples" / "train_tiny_gpt.py")
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    losses = example.main([str(tokens_dir(two)), "--steps", "40", "--batch", "4", "--block", "32"])
+    assert sum(losses[-5:]) / 5 < losses[0] - 1.0

@@ -29,6 +29,7 @@ from ..dedup.decontam import EvalIndex, index_from_bytes, index_to_bytes
 from ..dedup.minhash import MinHasher, band_keys, candidate_pair_batches, confirmed_edges
 from ..dedup.unionfind import cluster_roots, edges_across_clusters
 from ..errors import CorpusError
+from ..executor import map_units
 from ..jsonl import read_zst_jsonl
 from ..ledger import load_ledger, select
 from ..parts import BASE_COLUMNS, read_table, read_verified, validate_columns, write_table
@@ -120,6 +121,27 @@ def sign_part(u: SignUnit) -> dict:
 
 # ---------------------------------------------------------------- the global step
 
+KEEP, DECONTAM, EXACT, NEAR = 0, 1, 2, 3  # decision codes: one byte per document
+REASON_NAMES = {DECONTAM: "decontam", EXACT: "exact", NEAR: "near"}
+
+
+class PartedRows:
+    """Rows of per-part .npy files (memmapped, never loaded whole), addressed by row index."""
+
+    def __init__(self, paths: list[Path], by_rank: np.ndarray, offsets: np.ndarray):
+        self.arrays = [np.load(p, mmap_mode="r") for p in paths]
+        self.by_rank, self.offsets = by_rank, offsets
+
+    def __getitem__(self, ranks) -> np.ndarray:
+        g = self.by_rank[np.asarray(ranks, dtype=np.int64)]
+        part = np.searchsorted(self.offsets, g, side="right") - 1
+        out = np.empty((len(g),) + self.arrays[0].shape[1:], dtype=self.arrays[0].dtype)
+        for p in sorted(set(part.tolist())):
+            m = part == p
+            out[m] = self.arrays[p][g[m] - self.offsets[p]]
+        return out
+
+
 def row_ranks(parts: list[tuple[Path, dict]]) -> tuple[np.ndarray, pa.Array]:
     """Row index in id order (byte order) of every document, in concatenated part order; and the ids."""
     ids = pa.concat_arrays([pq.read_table(p, columns=["id"]).column("id").combine_chunks() for p, _ in parts]) \
@@ -130,41 +152,65 @@ def row_ranks(parts: list[tuple[Path, dict]]) -> tuple[np.ndarray, pa.Array]:
     return rank, ids
 
 
-def exact_groups(digests: np.ndarray, rank: np.ndarray) -> np.ndarray:
-    """For each document the rank of the smallest-id document with the same text (itself if none)."""
-    n = len(rank)
-    keeper = rank.copy()
-    if n == 0:
-        return keeper
-    prefix = digests[:, :8].copy().view(">u8").ravel()  # compact key; equal prefixes are then compared in full
-    order = np.lexsort((rank, prefix))
-    same_prefix = prefix[order][1:] == prefix[order][:-1]
-    for i in np.flatnonzero(same_prefix):
+def exact_keepers(prefix_by_rank: np.ndarray, digests: PartedRows) -> np.ndarray:
+    """For each row index, the row index of the first (smallest id) document with the same text.
+
+    Sorts an 8-byte prefix of each sha256 (8 B per document); equal prefixes are compared in full."""
+    n = len(prefix_by_rank)
+    keeper = np.arange(n, dtype=np.int64)
+    order = np.lexsort((keeper, prefix_by_rank))
+    for i in np.flatnonzero(prefix_by_rank[order][1:] == prefix_by_rank[order][:-1]):
         a, b = order[i], order[i + 1]
-        if np.array_equal(digests[a], digests[b]):
-            keeper[b] = keeper[a]  # chains along the run: keeper[a] is already the run's smallest rank
+        full = digests[[a, b]]
+        if np.array_equal(full[0], full[1]):
+            keeper[b] = keeper[a]  # chains along a run of twins: keeper[a] is already the smallest
     return keeper
 
 
-def near_roots(work: Path, keys: list[str], rank: np.ndarray, sizes: list[int], dedup: dict) -> tuple[np.ndarray, int]:
-    """Cluster root (a rank) of every document, indexed by rank; and the number of confirmed edges."""
-    n = len(rank)
+def near_roots(bands: PartedRows, sigs: PartedRows, n: int, dedup: dict) -> tuple[np.ndarray, int]:
+    """Cluster root (smallest row index of the cluster) of every row index, and the confirmed edge count.
+    One band at a time: its keys (8 B per document) are sorted, never put in a dict."""
     roots = np.arange(n, dtype=np.int64)
-    if n == 0:
-        return roots, 0
-    sig_parts = [np.load(work / f"{k}.sig.npy", mmap_mode="r") for k in keys]
-    sigs = np.empty((n, dedup["num_perm"]), dtype=sig_parts[0].dtype)  # in rank order, for pair lookups
-    offsets = np.cumsum([0] + sizes)
-    for i, s in enumerate(sig_parts):
-        sigs[rank[offsets[i]:offsets[i + 1]]] = s
+    ranks = np.arange(n, dtype=np.int64)
     confirmed = 0
-    for band in range(dedup["bands"]):
-        band_key = np.concatenate([np.load(work / f"{k}.bands.npy", mmap_mode="r")[:, band] for k in keys])
-        for edges in candidate_pair_batches(band_key, rank):
+    for band in range(dedup["bands"] if n else 0):
+        keys = np.concatenate([a[:, band] for a in bands.arrays])[bands.by_rank]  # by row index
+        for edges in candidate_pair_batches(keys, ranks):
             edges = confirmed_edges(edges_across_clusters(edges, roots), sigs, dedup["jaccard_threshold"])
             confirmed += len(edges)
             roots = cluster_roots(n, edges, roots=roots)
     return roots, confirmed
+
+
+def decide(signed: list[dict], parts_ids: pa.Array, rank: np.ndarray, offsets: np.ndarray, work: Path,
+           keys: list[str], d: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict, int]:
+    """Per row index: decision code, the row index it duplicates (-1), its cluster root; the decontam
+    matches {row index: (eval source, n-gram)}; and the confirmed edge count."""
+    n = len(rank)
+    by_rank = np.empty(n, dtype=np.int64)
+    by_rank[rank] = np.arange(n)
+    reason = np.zeros(n, dtype=np.int8)
+    dup = np.full(n, -1, dtype=np.int64)
+    everyone = np.arange(n, dtype=np.int64)
+    decontam: dict[int, tuple[str, str]] = {}
+    for i, s in enumerate(signed):
+        for row, source, gram in s["decontam"]:
+            r = int(rank[offsets[i] + row])
+            reason[r], decontam[r] = DECONTAM, (source, gram)
+    if d["exact"] and n:
+        digests = PartedRows([work / f"{k}.sha.npy" for k in keys], by_rank, offsets)
+        prefix = np.concatenate([a[:, :8].copy().view(">u8").ravel() for a in digests.arrays])[by_rank]
+        keeper = exact_keepers(prefix, digests)
+        hit = (reason == KEEP) & (keeper != everyone)
+        reason[hit], dup[hit] = EXACT, keeper[hit]
+    roots, edges = everyone.copy(), 0
+    if d["near"] and n:
+        roots, edges = near_roots(PartedRows([work / f"{k}.bands.npy" for k in keys], by_rank, offsets),
+                                  PartedRows([work / f"{k}.sig.npy" for k in keys], by_rank, offsets), n, d)
+        if d["mode"] == "drop":
+            hit = (reason == KEEP) & (roots != everyone)
+            reason[hit], dup[hit] = NEAR, roots[hit]
+    return reason, dup, roots, decontam, edges
 
 
 # ---------------------------------------------------------------- phase B: rewrite the parts
@@ -174,42 +220,41 @@ class ApplyUnit:
     key: str
     in_path: Path
     in_sha256: str
+    own_rank: np.ndarray      # each row's row index over the dedup input (id order)
     cluster: np.ndarray       # minhash_cluster of each row
-    own_rank: np.ndarray      # each row's own row index (id order over the dedup input)
-    reason: list              # None (kept) or a REASONS value, per row
-    duplicate_of: list        # id or None
-    eval_source: list
-    matched: list
+    reason: np.ndarray        # decision code of each row
+    duplicate_of: dict        # row -> kept id (exact and near drops)
+    decontam: dict            # row -> (eval source, matched n-gram)
     out_dir: Path
 
 
 def apply_part(u: ApplyUnit) -> dict:
     table = read_table(u.in_path, u.in_sha256).select(list(IN_COLUMNS))
-    keep = np.array([r is None for r in u.reason], dtype=bool)
+    keep = u.reason == KEEP
     kept = table.filter(pa.array(keep)).append_column("minhash_cluster", pa.array(u.cluster[keep], pa.int64()))
-    dropped_rows = np.flatnonzero(~keep)
+    dropped_rows = np.flatnonzero(~keep).tolist()
     take = pa.array(dropped_rows, pa.int64())
+    no_match = (None, None)
     dropped = pa.table({
         "id": table.column("id").take(take), "source_id": table.column("source_id").take(take),
         "url": table.column("url").take(take),
-        "reason": pa.array([u.reason[i] for i in dropped_rows], pa.string()),
-        "duplicate_of": pa.array([u.duplicate_of[i] for i in dropped_rows], pa.string()),
-        "eval_source": pa.array([u.eval_source[i] for i in dropped_rows], pa.string()),
-        "matched_ngram": pa.array([u.matched[i] for i in dropped_rows], pa.string()),
+        "reason": pa.array([REASON_NAMES[int(u.reason[i])] for i in dropped_rows], pa.string()),
+        "duplicate_of": pa.array([u.duplicate_of.get(i) for i in dropped_rows], pa.string()),
+        "eval_source": pa.array([u.decontam.get(i, no_match)[0] for i in dropped_rows], pa.string()),
+        "matched_ngram": pa.array([u.decontam.get(i, no_match)[1] for i in dropped_rows], pa.string()),
         "text": table.column("text").take(take)})
     (u.out_dir / "dropped").mkdir(exist_ok=True)
     parts = [write_table(kept, u.out_dir / f"{u.key}.parquet"),
              write_table(dropped, u.out_dir / "dropped" / f"{u.key}.parquet")]
     parts[1]["name"] = f"dropped/{u.key}.parquet"
     by_source: dict[str, dict[str, int]] = {}
-    for sid, k in zip(table.column("source_id").to_pylist(), keep):
+    for sid, k in zip(table.column("source_id").to_pylist(), keep.tolist()):
         s = by_source.setdefault(sid, {"docs_in": 0, "docs_out": 0})
         s["docs_in"] += 1
         s["docs_out"] += int(k)
-    reasons = [u.reason[i] for i in dropped_rows]
-    evals = [u.eval_source[i] for i in dropped_rows if u.reason[i] == "decontam"]
+    evals = [source for source, _ in u.decontam.values()]
     counts = {"docs_in": table.num_rows, "docs_out": kept.num_rows,
-              "dropped": {r: reasons.count(r) for r in REASONS},
+              "dropped": {name: int(np.sum(u.reason == code)) for code, name in REASON_NAMES.items()},
               "decontam_by_eval": {e: evals.count(e) for e in sorted(set(evals))}, "by_source": by_source,
               "near_marked": int(np.sum(keep & (u.cluster != u.own_rank)))}
     return {"key": u.key, "parts": parts, "counts": counts}
@@ -227,51 +272,32 @@ def run_dedup(config: Config, *, workers: int, force: bool = False, resume: bool
     evals = select(ledger, config["decontam"]["evals"], "eval", what=f"{config.path}: decontam.evals")
     params = {"dedup": d, "decontam": config["decontam"], "eval_sha256": {r["source_id"]: r["sha256"] for r in evals}}
     parts = [(src / p["name"], p) for p in manifest["parts"] if p["name"].startswith("part-")]
-    staging = config.stage_dir(DIRNAME).with_name(DIRNAME + ".incomplete")
     keys = [p["name"].removesuffix(".parquet") for _, p in parts]
-    executor = config["run"]["executor"]
+    staging = config.stage_dir(DIRNAME).with_name(DIRNAME + ".incomplete")
 
     def units(ctx: dict) -> list[ApplyUnit]:
-        """Phase A and the global step run here, inside the staging dir; phase B units are returned."""
-        from ..executor import map_units
-
+        """Phase A and the global step run here, in the staging dir; the phase B units are returned."""
         work = staging / WORK
         work.mkdir(exist_ok=True)
         signed = map_units(sign_part, [SignUnit(k, p, m["sha256"], d, ctx.get("eval_index"), work)
                                        for k, (p, m) in zip(keys, parts)],
-                           workers=workers, executor=executor, desc="dedup: signatures", unit="parts")
-        sizes = [s["rows"] for s in signed]
+                           workers=workers, executor=config["run"]["executor"], desc="dedup: signatures",
+                           unit="parts")
+        offsets = np.cumsum([0] + [s["rows"] for s in signed])
         rank, ids = row_ranks(parts)
-        n = len(rank)
-        offsets = np.cumsum([0] + sizes)
-        digests = np.concatenate([np.load(work / f"{k}.sha.npy") for k in keys]) if keys else np.zeros((0, 32), np.uint8)
-        by_rank = np.empty(n, dtype=np.int64)
-        by_rank[rank] = np.arange(n)          # position (in part order) of the document with each rank
-        keeper = exact_groups(digests, rank) if d["exact"] else rank
-        roots, edges = near_roots(work, keys, rank, sizes, d) if d["near"] else (np.arange(n), 0)
-        cluster = roots[rank]                  # minhash_cluster of each document, in part order
-        reason: list = [None] * n
-        dup_of: list = [None] * n
-        eval_src: list = [None] * n
-        matched: list = [None] * n
-        for i, s in enumerate(signed):
-            for row, source, gram in s["decontam"]:
-                g = offsets[i] + row
-                reason[g], eval_src[g], matched[g] = "decontam", source, gram
-        for g in range(n):
-            if reason[g] is not None:
-                continue
-            if keeper[g] != rank[g]:
-                reason[g], dup_of[g] = "exact", ids[int(by_rank[keeper[g]])].as_py()
-            elif d["mode"] == "drop" and cluster[g] != rank[g]:
-                reason[g], dup_of[g] = "near", ids[int(by_rank[cluster[g]])].as_py()
-        log.info("dedup: %d docs, %d confirmed near-duplicate edges, %d multi-document clusters", n, edges,
-                 int(np.sum(np.bincount(roots, minlength=n) > 1)) if n else 0)
+        reason, dup, roots, decontam, edges = decide(signed, ids, rank, offsets, work, keys, d)
+        by_rank = np.empty(len(rank), dtype=np.int64)
+        by_rank[rank] = np.arange(len(rank))
+        log.info("dedup: %d docs, %d confirmed near-duplicate edges, %d multi-document clusters", len(rank), edges,
+                 int(np.sum(np.bincount(roots, minlength=len(rank)) > 1)) if len(rank) else 0)
         out = []
         for i, (k, (p, m)) in enumerate(zip(keys, parts)):
-            a, b = offsets[i], offsets[i + 1]
-            out.append(ApplyUnit(k, p, m["sha256"], cluster[a:b], rank[a:b], reason[a:b], dup_of[a:b], eval_src[a:b],
-                                 matched[a:b], staging))
+            r = rank[offsets[i]:offsets[i + 1]]
+            rows = np.flatnonzero(dup[r] >= 0)
+            dup_ids = ids.take(pa.array(by_rank[dup[r[rows]]])).to_pylist() if len(rows) else []
+            matches = {row: decontam[x] for row, x in enumerate(r.tolist()) if x in decontam}
+            out.append(ApplyUnit(k, p, m["sha256"], r, roots[r], reason[r], dict(zip(rows.tolist(), dup_ids)),
+                                 matches, staging))
         return out
 
     return run_stage(config, StageRun("dedup", DIRNAME, params, [ref], units, apply_part,

@@ -30,7 +30,7 @@ from ..config import Config
 from ..errors import CorpusError, StaleError
 from ..executor import map_units
 from ..ledger import load_ledger
-from ..manifest import STAGE_FILE, load_manifest
+from ..manifest import load_manifest
 from ..parts import read_table, rows_per_group, validate_columns
 from ..runner import input_manifest, require_stage
 from ..schemas import validate
