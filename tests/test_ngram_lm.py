@@ -4,15 +4,18 @@ then behaviour on real text from the mirror (TinyStories as the reference source
 from __future__ import annotations
 
 import io
+import json
 import math
 import random
 import re
 import zipfile
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from corpus.filters import ngram_lm
 from corpus.filters.ngram_lm import NGramLM, lm_words
 
 TINYSTORIES_TRAIN = "c56cfd24fb1c542b141a396184b822a4db3672abdb4c49c6aa843171c5e822a5"
@@ -22,6 +25,74 @@ LINGUA_FRENCH = "4dda6acddb10fc8f03b2fa71cd066880d6c3b00206bdb34fc65415577643515
 STATE_UNION_ZIP = "366c1dc82b2abf896f42b2ec50ba802a0141a29f75d29ca48a7a243ce5bfbe8d"
 
 D = 0.75
+
+
+# ---- reference: the scalar formulas of the module doc, with no tables ------------------------------
+
+class ReferenceKN:
+    """Interpolated Kneser–Ney written straight from the module docstring: Counter counts and the
+    recursive interpolation formula per token, in plain Python (no backoff tables, no numpy, no
+    shared code but the tokeniser). The model must score exactly like this, up to float rounding."""
+
+    def __init__(self, texts: list[str], *, order: int = 3, discount: float = D, min_count: int = 2,
+                 max_vocab: int | None = 50_000) -> None:
+        documents = [lm_words(t) for t in texts]
+        frequency = Counter(w for words in documents for w in words)
+        kept = sorted((w for w, c in frequency.items() if c >= min_count), key=lambda w: (-frequency[w], w))
+        kept = kept if max_vocab is None else kept[:max_vocab]
+        self.order, self.discount, self.known = order, discount, set(kept)
+        self.vocab = ["<s>", "</s>", "<unk>", *kept]  # the model's id order
+        self.n_predictable = len(kept) + 2  # |V|: kept words, </s>, <unk>
+        self.unk_types = len(frequency) - len(kept)
+        top: Counter = Counter()
+        for words in documents:
+            tokens = self.tokens(words)
+            top.update(tuple(tokens[i - order + 1:i + 1]) for i in range(order - 1, len(tokens)))
+        self.counts = {order: top}  # raw counts at the top, continuation counts N1+(• g) below
+        for k in range(order - 1, 0, -1):
+            self.counts[k] = Counter(g[1:] for g in self.counts[k + 1])
+        self.totals = {k: Counter() for k in self.counts}
+        self.followers = {k: Counter() for k in self.counts}
+        for k, level in self.counts.items():
+            for gram, c in level.items():
+                self.totals[k][gram[:-1]] += c
+                self.followers[k][gram[:-1]] += 1
+        self._cache: dict = {}
+
+    def tokens(self, words: list[str]) -> list[str]:
+        return ["<s>"] * (self.order - 1) + [w if w in self.known else "<unk>" for w in words] + ["</s>"]
+
+    def prob(self, history: tuple[str, ...], word: str) -> float:
+        """P(word | history), tokens already mapped to the vocabulary, len(history) < order."""
+        key = (history, word)
+        if key not in self._cache:
+            k = len(history) + 1
+            lower = 1 / self.n_predictable if k == 1 else self.prob(history[1:], word)
+            total = self.totals[k].get(history, 0)
+            if total == 0:  # unseen context
+                self._cache[key] = lower
+            else:
+                c = self.counts[k].get(history + (word,), 0)
+                gamma = self.discount * self.followers[k][history] / total
+                self._cache[key] = max(c - self.discount, 0) / total + gamma * lower
+        return self._cache[key]
+
+    def log10_prob(self, context: tuple[str, ...], word: str) -> float:
+        mapped = tuple(w if w in self.known or w in ("<s>", "</s>") else "<unk>" for w in context)
+        history = mapped[len(mapped) - (self.order - 1):] if self.order > 1 else ()
+        target = word if word in self.known or word in ("</s>", "<unk>") else "<unk>"
+        share = -math.log10(max(self.unk_types, 1)) if target == "<unk>" and word != "<unk>" else 0.0
+        return math.log10(self.prob(history, target)) + share
+
+    def perplexity(self, text: str) -> float:
+        words = lm_words(text)
+        if not words:
+            return math.inf
+        tokens = self.tokens(words)
+        share = -math.log10(max(self.unk_types, 1))
+        total = math.fsum(math.log10(self.prob(tuple(tokens[i - self.order + 1:i]), tokens[i]))
+                          + (share if tokens[i] == "<unk>" else 0.0) for i in range(self.order - 1, len(tokens)))
+        return 10 ** (-total / (len(words) + 1))
 
 
 # ---- real-data helpers --------------------------------------------------------------------------
@@ -72,12 +143,36 @@ def samples(mirror: Path) -> dict[str, str]:
             "speech": speech}
 
 
+@pytest.fixture(scope="module")
+def real_documents(mirror: Path, samples: dict[str, str]) -> list[str]:
+    """Documents of several kinds: TinyStories paragraphs, WikiText articles, French, a speech."""
+    val = paragraphs((mirror / TINYSTORIES_VAL).read_text(encoding="utf-8"))
+    wiki = wikitext_articles((mirror / WIKITEXT_TEST).read_text(encoding="utf-8"))
+    return [*samples.values(), *val[:40], *wiki[:8], "", "Zebra qwerty!", "the"]
+
+
 # ---- tokenisation -------------------------------------------------------------------------------
 
 def test_words_are_lowercase_letter_digit_runs_with_inner_apostrophes() -> None:
     assert lm_words("Lily's mom said, \"Don’t run!\" In 2002 l'École was_here -- ok?") == [
         "lily's", "mom", "said", "don't", "run", "in", "2002", "l'école", "was", "here", "ok"]
     assert lm_words("  ... !!! \n") == []
+
+
+def test_chunked_tokeniser_matches_the_plain_regex(mirror: Path, samples: dict[str, str]) -> None:
+    """lm_words matches whitespace-separated chunks on their own; it must equal one findall on the text."""
+    # what makes it exact: no whitespace character can be part of a match, and a character matches
+    # [^\W_] exactly when str.isalnum() holds
+    word_char = re.compile(r"[^\W_]")
+    for c in map(chr, range(0x110000)):
+        assert not (c.isspace() and (c.isalnum() or c == "'")), hex(ord(c))
+        assert bool(word_char.fullmatch(c)) == c.isalnum(), hex(ord(c))
+    wiki = wikitext_articles((mirror / WIKITEXT_TEST).read_text(encoding="utf-8"))
+    val = paragraphs((mirror / TINYSTORIES_VAL).read_text(encoding="utf-8"))
+    tricky = ["l'école  dogs' 'quoted' rock'n'roll x''y _a_ a_b ’tis",
+              "ＡＢＣ١٢٣ e\u0301 \u00a0nbsp\u2003em\x1cfs\u2028ls"]
+    for text in [*wiki, *val[:300], *samples.values(), *tricky]:
+        assert lm_words(text) == re.findall(r"[^\W_]+(?:'[^\W_]+)*", text.lower().replace("\u2019", "'"))
 
 
 # ---- exact Kneser–Ney on a toy corpus -------------------------------------------------------------
@@ -154,6 +249,25 @@ def test_training_needs_documents() -> None:
         NGramLM.train([])
 
 
+@pytest.mark.parametrize("order", [1, 2, 3, 4, 6])
+@pytest.mark.parametrize("discount", [0.4, 1.0])
+def test_every_order_matches_the_reference_formulas(train_stories: list[str], real_documents: list[str],
+                                                    order: int, discount: float) -> None:
+    """Exact integer table keys work for every order: probabilities and perplexities equal the
+    scalar formulas (a small vocabulary, so many words are unknown)."""
+    texts = train_stories[:400]
+    lm = NGramLM.train(texts, order=order, discount=discount, min_count=2, max_vocab=300)
+    ref = ReferenceKN(texts, order=order, discount=discount, min_count=2, max_vocab=300)
+    assert lm.vocabulary == tuple(ref.vocab[1:]) and lm.unk_types == ref.unk_types
+    for text in real_documents[:12]:
+        assert lm.perplexity(text) == pytest.approx(ref.perplexity(text), rel=1e-9)
+    contexts = [(), ("<s>",) * 5, ("once", "upon", "a", "time", "there"), ("the", "zebra", "was", "very", "happy"),
+                ("she", "said", "to", "her", "mom"), ("qwerty",) * 5]
+    for context in contexts:
+        for word in ["the", "a", "</s>", "<unk>", "zebra", "happy", "mom"]:
+            assert lm.log10_prob(context, word) == pytest.approx(ref.log10_prob(context, word), rel=1e-9, abs=1e-12)
+
+
 # ---- real data ----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("context", [("<s>", "<s>"), ("once", "upon"), ("she",), ("the", "zebra"),
@@ -181,16 +295,81 @@ def test_training_is_deterministic_and_order_independent(train_stories: list[str
     assert NGramLM.train(iter(shuffled)).fingerprint() == NGramLM.train(subset).fingerprint()
 
 
-def test_round_trip_scores_identically(model: NGramLM, samples: dict[str, str]) -> None:
+@pytest.fixture(scope="module")
+def reference(train_stories: list[str]) -> ReferenceKN:
+    return ReferenceKN(train_stories)
+
+
+def test_perplexities_equal_the_reference_formulas_on_real_documents(
+        model: NGramLM, reference: ReferenceKN, real_documents: list[str]) -> None:
+    assert model.vocabulary == tuple(reference.vocab[1:]) and model.unk_types == reference.unk_types
+    for text in real_documents:
+        assert model.perplexity(text) == pytest.approx(reference.perplexity(text), rel=1e-9)
+
+
+def test_vectorised_score_is_the_sum_of_per_token_probabilities(model: NGramLM, samples: dict[str, str]) -> None:
+    for text in (samples["val_paragraph"], samples["wiki_article"], samples["french_block"]):
+        tokens = ["<s>"] * (model.order - 1) + lm_words(text) + ["</s>"]
+        per_token = [model.log10_prob(tuple(tokens[i - model.order + 1:i]), tokens[i])
+                     for i in range(model.order - 1, len(tokens))]
+        total, n_tokens = model.log10_score(text)
+        assert n_tokens == len(per_token)
+        assert total == pytest.approx(math.fsum(per_token), rel=1e-12)
+
+
+def test_round_trip_scores_identically(model: NGramLM, real_documents: list[str]) -> None:
     data = model.to_bytes()
     loaded = NGramLM.from_bytes(data)
     assert loaded.to_bytes() == data
     assert (loaded.order, loaded.discount, loaded.unk_types) == (model.order, model.discount, model.unk_types)
+    for text in real_documents:
+        assert loaded.perplexity(text) == model.perplexity(text)
+    # a plain npz of the final tables: readable by numpy without pickle
+    with np.load(io.BytesIO(data), allow_pickle=False) as archive:
+        assert sorted(archive.files) == sorted(["meta.json", "keys_1", "keys_2", "keys_3", "log10_probs_1",
+                                                "log10_probs_2", "log10_probs_3", "log10_backoffs_1",
+                                                "log10_backoffs_2"])
+        for k in (1, 2, 3):
+            keys = archive[f"keys_{k}"]
+            assert keys.dtype == np.dtype("<i8") and bool((np.diff(keys) > 0).all())
+            assert archive[f"log10_probs_{k}"].shape == keys.shape
+
+
+def test_loading_reads_the_tables_without_recomputing_them(model: NGramLM, monkeypatch: pytest.MonkeyPatch,
+                                                           samples: dict[str, str]) -> None:
+    data = model.to_bytes()
+
+    def fail(*args, **kwargs):
+        raise AssertionError("from_bytes recomputed the Kneser–Ney tables")
+
+    monkeypatch.setattr(ngram_lm, "_kneser_ney_tables", fail)
+    assert NGramLM.from_bytes(data).perplexity(samples["speech"]) == model.perplexity(samples["speech"])
+
+
+def legacy_bytes(reference: ReferenceKN, settings: dict) -> bytes:
+    """A model file of the earlier count format (corpus.ngram_lm/1): sorted n-gram ids and counts."""
+    meta = {"format": "corpus.ngram_lm/1", **settings, "unk_types": reference.unk_types, "vocab": reference.vocab}
+    ids = {w: i for i, w in enumerate(reference.vocab)}
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("meta.json", json.dumps(meta))
+        for k, level in reference.counts.items():
+            rows = sorted((tuple(ids[w] for w in gram), c) for gram, c in level.items())
+            for name, array in ((f"ngrams_{k}.npy", np.array([g for g, _ in rows], dtype="<u4").reshape(-1, k)),
+                                (f"counts_{k}.npy", np.array([c for _, c in rows], dtype="<u8"))):
+                npy = io.BytesIO()
+                np.lib.format.write_array(npy, array, allow_pickle=False)
+                archive.writestr(name, npy.getvalue())
+    return buffer.getvalue()
+
+
+def test_legacy_count_files_still_load(model: NGramLM, reference: ReferenceKN, samples: dict[str, str]) -> None:
+    settings = {"order": model.order, "discount": model.discount, "min_count": model.min_count,
+                "max_vocab": model.max_vocab}
+    loaded = NGramLM.from_bytes(legacy_bytes(reference, settings))
+    assert loaded.to_bytes() == model.to_bytes()  # same tables as training from the texts
     for text in samples.values():
         assert loaded.perplexity(text) == model.perplexity(text)
-    # a plain npz: readable by numpy without pickle
-    with np.load(io.BytesIO(data), allow_pickle=False) as archive:
-        assert archive["ngrams_3"].shape[1] == 3
 
 
 def test_malformed_model_files_are_rejected() -> None:
@@ -209,3 +388,37 @@ def test_malformed_model_files_are_rejected() -> None:
             archive.writestr(name, npy.getvalue())
     with pytest.raises(ValueError):
         NGramLM.from_bytes(buffer.getvalue())
+
+
+def replaced(data: bytes, name: str, array: np.ndarray) -> bytes:
+    """`data` with the array `name` (member name.npy) of the archive replaced by `array`."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as source, zipfile.ZipFile(buffer, "w") as archive:
+        assert f"{name}.npy" in source.namelist()
+        for member in source.namelist():
+            if member == f"{name}.npy":
+                npy = io.BytesIO()
+                np.lib.format.write_array(npy, array, allow_pickle=False)
+                archive.writestr(member, npy.getvalue())
+            else:
+                archive.writestr(member, source.read(member))
+    return buffer.getvalue()
+
+
+def test_malformed_tables_are_rejected() -> None:
+    lm = toy(3)
+    good = lm.to_bytes()
+    with np.load(io.BytesIO(good), allow_pickle=False) as archive:
+        tables = {name: archive[name] for name in archive.files if name != "meta.json"}
+    keys2, probs2 = tables["keys_2"], tables["log10_probs_2"]
+    # rewriting a member unchanged loads fine, so each failure below is the bad array's doing
+    assert NGramLM.from_bytes(replaced(good, "keys_2", keys2)).to_bytes() == good
+    bad = {"keys_2": [keys2[::-1], keys2.astype("<i4"), keys2 + 10**6, keys2[:-1]],
+           "log10_probs_2": [np.full_like(probs2, np.nan), probs2.astype("<f4"), -probs2[:1]],
+           "keys_1": [tables["keys_1"][1:]],
+           "log10_probs_1": [np.full_like(tables["log10_probs_1"], -np.inf)],
+           "log10_backoffs_1": [np.full_like(tables["log10_backoffs_1"], np.inf)]}
+    for name, arrays in bad.items():
+        for array in arrays:
+            with pytest.raises(ValueError):
+                NGramLM.from_bytes(replaced(good, name, array))

@@ -363,12 +363,18 @@ def band_keys(sigs: np.ndarray, bands: int = DEFAULT_BANDS) -> np.ndarray:
     return keys
 
 
-def _sorted_buckets(keys: np.ndarray, row_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _sorted_buckets(keys: np.ndarray, row_ids: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """Keys and row ids (dtype kept) ordered by (key, row id), empty keys dropped.
 
     Scratch beyond the two sorted copies is one int64 permutation, freed before returning.
+    row_ids None means 0..n-1: the stable sort's permutation is then the sorted ids, with no copy.
     """
     keys = np.asarray(keys, dtype=np.uint64).ravel()
+    if row_ids is None:
+        order = np.argsort(keys, kind="stable")
+        sorted_keys = keys[order]
+        first_real = int(np.searchsorted(sorted_keys, EMPTY_BAND_KEY, side="right"))
+        return sorted_keys[first_real:], order[first_real:]
     row_ids = np.asarray(row_ids).ravel()
     if keys.shape != row_ids.shape:
         raise ValueError(f"keys {keys.shape} and row_ids {row_ids.shape} differ in shape")
@@ -401,7 +407,7 @@ def candidate_pairs(
 
 
 def candidate_pair_batches(
-    keys: np.ndarray, row_ids: np.ndarray, *, window: int = DEFAULT_BUCKET_WINDOW
+    keys: np.ndarray, row_ids: np.ndarray | None, *, window: int = DEFAULT_BUCKET_WINDOW
 ) -> Iterator[np.ndarray]:
     """candidate_pairs one bucket offset at a time: batch d pairs members d apart in their bucket.
 

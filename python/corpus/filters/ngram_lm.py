@@ -1,8 +1,8 @@
 """Word-level n-gram language model with interpolated Kneser–Ney smoothing, for perplexity filtering.
 
 A model trained on a reference source (e.g. TinyStories) scores other documents; documents whose
-perplexity exceeds a threshold look unlike the reference and can be dropped. Plain Python dicts and
-numpy, fully deterministic, serialised without pickle.
+perplexity exceeds a threshold look unlike the reference and can be dropped. Plain Python and numpy
+arrays, fully deterministic, serialised without pickle.
 
 Tokenisation (`lm_words`)
     ``text.lower()``, curly apostrophes (’) turned into ``'``, then every match of
@@ -51,19 +51,21 @@ Tables (exact integer keys, any order)
     Per order k there is one sorted table S_k of k-grams: the seen k-grams plus the seen contexts
     of length k (the prefixes of seen (k+1)-grams; all of them are seen k-grams except the runs of
     ``<s>``, which are only context and carry log10 P = -inf, i.e. P(<s> | h) = 0). S_1 is every id.
-    A k-gram's key is ``rank of its (k-1)-prefix in S_(k-1) * |vocab| + its last id``; every prefix
-    of an entry is itself in S_(k-1), so keys are exact (no hashing, no collisions) for every order,
-    and fit in 63 bits unless |S_(k-1)| * |vocab| >= 2**63, which training refuses. Each S_k is
-    three parallel arrays: int64 keys (strictly increasing), float64 log10 P (-inf: context only)
-    and, below the top order, float64 log10 gamma (0.0: not a context).
+    A k-gram's key is ``rank of its (k-1)-prefix in S_(k-1) * |vocab| + its last id`` (|vocab|
+    counting <s>); every prefix of an entry is itself in S_(k-1), so keys are exact and unique (no
+    hashing, no collisions) for every order and vocabulary size, as long as they fit in int64:
+    training refuses a model with (|S_(k-1)| + 1) * |vocab| >= 2**63 - 1 (about 10**14 n-grams for
+    a 50k vocabulary). Each S_k is three parallel arrays: int64 keys (strictly increasing), float64
+    log10 P (-inf: context only) and, below the top order, float64 log10 gamma (0.0: not a context).
 
     Scoring a document maps its words to ids once, then for every start position and every order
     finds the rank of the k-gram starting there with one vectorised ``searchsorted`` per order
-    (rank_k = position of rank_(k-1) * |vocab| + id in S_k, -1 if absent), and combines the backoff
-    chain with array operations. The per-token terms are added in the same sequence as a scalar loop
-    over tokens and orders would add them, and the tables are computed with the same floating-point
-    operations as the scalar formulas (``math.log10`` per entry), so results do not depend on the
-    vectorisation. Training counts n-grams the same way: suffix-extension with ``np.unique``.
+    (query rank_(k-1) * |vocab| + id in S_k; an absent prefix makes an absent query), and combines
+    the backoff chain with array operations. The per-token terms are added in the same sequence as a
+    scalar loop over tokens and orders would add them, and the tables are computed with the same
+    floating-point operations as the scalar formulas (``math.log10`` per entry), so results do not
+    depend on the vectorisation. Training counts n-grams with arrays too (suffix extension with
+    ``np.unique``), and loading is reading the arrays: no per-n-gram Python work.
 
 Unknown words
     The ``<unk>`` class stands for the U = ``unk_types`` distinct training words that were folded
@@ -118,8 +120,6 @@ _SORT_QUERIES = 256  # look up longer query arrays in sorted order
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
 _find_words = _WORD.findall
 
-Ngram = tuple[int, ...]
-
 
 def lm_words(text: str) -> list[str]:
     """Lowercase word tokens: runs of letters/digits joined by inner apostrophes; see module doc.
@@ -162,11 +162,11 @@ class NGramLM:
         self._log10_unk_share = -math.log10(max(unk_types, 1))
         self._vocab = tuple(vocab)
         self._ids = {w: i for i, w in enumerate(self._vocab)}
-        self._keys = [np.asarray(k, dtype=np.int64) for k in keys]
-        # Scoring copies, one entry longer than S_k: keys end with a sentinel that no query equals (so a
+        # Scoring arrays, one entry longer than S_k: keys end with a sentinel that no query equals (so a
         # lookup never runs off the end) and an absent k-gram, rank len(S_k), reads log10 P = -inf and
         # log10 gamma = 0.0 there. The plain tables are views of these.
-        self._search_keys = [np.append(k, np.iinfo(np.int64).max) for k in self._keys]
+        self._search_keys = [np.append(np.asarray(k, dtype=np.int64), np.iinfo(np.int64).max) for k in keys]
+        self._keys = [k[:-1] for k in self._search_keys]
         self._lookup_probs = [np.append(np.asarray(p, dtype=np.float64), -math.inf) for p in log10_probs]
         self._lookup_backoffs = [np.append(np.asarray(g, dtype=np.float64), 0.0) for g in log10_backoffs]
         self._log10_probs = [p[:-1] for p in self._lookup_probs]

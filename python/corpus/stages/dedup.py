@@ -167,15 +167,17 @@ def exact_keepers(prefix_by_rank: np.ndarray, digests: PartedRows) -> np.ndarray
     return keeper
 
 
-def near_roots(bands: PartedRows, sigs: PartedRows, n: int, dedup: dict) -> tuple[np.ndarray, int]:
+def near_roots(bands: PartedRows, sigs: PartedRows, rank: np.ndarray, dedup: dict) -> tuple[np.ndarray, int]:
     """Cluster root (smallest row index of the cluster) of every row index, and the confirmed edge count.
     One band at a time: its keys (8 B per document) are sorted, never put in a dict."""
+    n = len(rank)
     roots = np.arange(n, dtype=np.int64)
-    ranks = np.arange(n, dtype=np.int64)
+    keys = np.empty(n, dtype=np.uint64)
     confirmed = 0
     for band in range(dedup["bands"] if n else 0):
-        keys = np.concatenate([a[:, band] for a in bands.arrays])[bands.by_rank]  # by row index
-        for edges in candidate_pair_batches(keys, ranks):
+        for a, part in zip(bands.offsets, bands.arrays):  # scatter each part's keys to their row indices
+            keys[rank[a:a + len(part)]] = part[:, band]
+        for edges in candidate_pair_batches(keys, None):  # keys are indexed by row index already
             edges = confirmed_edges(edges_across_clusters(edges, roots), sigs, dedup["jaccard_threshold"])
             confirmed += len(edges)
             roots = cluster_roots(n, edges, roots=roots)
@@ -191,7 +193,6 @@ def decide(signed: list[dict], parts_ids: pa.Array, rank: np.ndarray, offsets: n
     by_rank[rank] = np.arange(n)
     reason = np.zeros(n, dtype=np.int8)
     dup = np.full(n, -1, dtype=np.int64)
-    everyone = np.arange(n, dtype=np.int64)
     decontam: dict[int, tuple[str, str]] = {}
     for i, s in enumerate(signed):
         for row, source, gram in s["decontam"]:
@@ -199,16 +200,17 @@ def decide(signed: list[dict], parts_ids: pa.Array, rank: np.ndarray, offsets: n
             reason[r], decontam[r] = DECONTAM, (source, gram)
     if d["exact"] and n:
         digests = PartedRows([work / f"{k}.sha.npy" for k in keys], by_rank, offsets)
-        prefix = np.concatenate([a[:, :8].copy().view(">u8").ravel() for a in digests.arrays])[by_rank]
-        keeper = exact_keepers(prefix, digests)
-        hit = (reason == KEEP) & (keeper != everyone)
+        keeper = exact_keepers(np.concatenate([a[:, :8].copy().view(">u8").ravel() for a in digests.arrays])[by_rank],
+                               digests)
+        hit = np.flatnonzero((reason == KEEP) & (keeper != np.arange(n)))
         reason[hit], dup[hit] = EXACT, keeper[hit]
-    roots, edges = everyone.copy(), 0
+        del keeper, hit  # the near step below is the peak: hold nothing it does not need
+    roots, edges = np.arange(n, dtype=np.int64), 0
     if d["near"] and n:
         roots, edges = near_roots(PartedRows([work / f"{k}.bands.npy" for k in keys], by_rank, offsets),
-                                  PartedRows([work / f"{k}.sig.npy" for k in keys], by_rank, offsets), n, d)
+                                  PartedRows([work / f"{k}.sig.npy" for k in keys], by_rank, offsets), rank, d)
         if d["mode"] == "drop":
-            hit = (reason == KEEP) & (roots != everyone)
+            hit = np.flatnonzero((reason == KEEP) & (roots != np.arange(n)))
             reason[hit], dup[hit] = NEAR, roots[hit]
     return reason, dup, roots, decontam, edges
 
