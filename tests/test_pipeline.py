@@ -67,10 +67,11 @@ def tokens_dir(config) -> Path:
 def test_shards_manifest_and_tokens_identical_across_worker_counts(runs):
     two, one, rows = runs
     assert [r[1] for r in rows] == ["computed"] * 7
-    a = files(two, "corpus/t/v1/shard-*", "corpus/t/v1/_MANIFEST.json", "tokens/**/*.bin", "tokens/**/*.idx",
-              "tokens/**/_MANIFEST.json", "tokens/**/tokenizer.json")
-    b = files(one, "corpus/t/v1/shard-*", "corpus/t/v1/_MANIFEST.json", "tokens/**/*.bin", "tokens/**/*.idx",
-              "tokens/**/_MANIFEST.json", "tokens/**/tokenizer.json")
+    globs = ("corpus/t/v1/stages/*/part-*.parquet", "corpus/t/v1/stages/*/*/part-*.parquet", "corpus/t/v1/shard-*",
+             "corpus/t/v1/_MANIFEST.json", "tokens/**/*.bin", "tokens/**/*.idx", "tokens/**/_MANIFEST.json",
+             "tokens/**/tokenizer.json")
+    a, b = files(two, *globs), files(one, *globs)
+    assert len([k for k in a if "04-dedup/dropped/" in k]) == len([k for k in a if "04-dedup/part-" in k]) > 1
     assert len([k for k in a if "shard-" in k]) >= 3 and a == b
 
 

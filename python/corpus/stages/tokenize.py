@@ -205,27 +205,24 @@ def budget(order: np.ndarray, lengths: np.ndarray, max_documents: int | None, tr
     return order
 
 
-def cut_parts(order: np.ndarray, lengths: np.ndarray, max_tokens: int) -> list[np.ndarray]:
-    """Consecutive runs of documents of at most max_tokens each (a longer document gets a part of its own)."""
+def cut_parts(order: np.ndarray, lengths: np.ndarray, max_tokens: int) -> list[tuple[int, int]]:
+    """[first, last) ranges of `order`, each of at most max_tokens (a longer document gets a part of its own)."""
     parts, start, total = [], 0, 0
-    for i, doc in enumerate(order):
-        n = int(lengths[doc])
+    for i, n in enumerate(lengths[order].tolist()):
         if i > start and total + n > max_tokens:
-            parts.append(order[start:i])
+            parts.append((start, i))
             start, total = i, 0
         total += n
     if len(order) > start:
-        parts.append(order[start:])
+        parts.append((start, len(order)))
     return parts
 
 
 @dataclass(frozen=True)
 class PartUnit:
     key: str                # "<split>/part-<nnnnn>"
-    docs: np.ndarray        # global document numbers (in the split's unshuffled order), in output order
-    doc_shard: np.ndarray   # shard number of every document of the split
-    doc_offset: np.ndarray  # token offset of every document inside its shard's work file
-    doc_len: np.ndarray
+    first: int              # the part's documents are order[first:last] of the split's plan
+    last: int
     shard_keys: tuple[str, ...]
     split: str
     dtype: str
@@ -233,17 +230,21 @@ class PartUnit:
 
 
 def write_part(u: PartUnit) -> dict:
+    """Move the part's documents' token bytes from the work files, in the planned (shuffled) order."""
     dtype = np.dtype(u.dtype)
+    plan = np.load(u.stage_dir / WORK / f"plan.{u.split}.npz")  # small per-document arrays, read per unit
+    docs = plan["order"][u.first:u.last]
+    doc_shard, doc_offset, doc_len = plan["shard"], plan["offset"], plan["length"]
     maps = {}
     prefix = u.stage_dir / u.key
     prefix.parent.mkdir(parents=True, exist_ok=True)
     with MegatronWriter(prefix, dtype) as w:
-        for doc in u.docs:
-            s = int(u.doc_shard[doc])
+        for doc in docs:
+            s = int(doc_shard[doc])
             if s not in maps:
                 maps[s] = memmap_tokens(u.stage_dir / WORK / f"{u.shard_keys[s]}.{u.split}.bin", dtype)
-            a = int(u.doc_offset[doc])
-            n = int(u.doc_len[doc])
+            a = int(doc_offset[doc])
+            n = int(doc_len[doc])
             w.add_raw(maps[s][a:a + n], n)
     entry = manifest_file_entry(prefix, u.stage_dir)
     return {"key": u.key, "entry": entry,
@@ -345,9 +346,11 @@ def run_tokenize(config: Config, *, workers: int, force: bool = False, resume: b
         order = permutation(tcfg["seed"], split, len(lengths))
         if split == "train":
             order = budget(order, lengths, max_documents, train_tokens)
-        for i, docs in enumerate(cut_parts(order, lengths, tcfg["max_tokens_per_file"])):
-            part_units.append(PartUnit(f"{split}/part-{i:05d}", docs, doc_shard, doc_offset, lengths, shard_keys,
-                                       split, facts["dtype"], staging))
+        with open(staging / WORK / f"plan.{split}.npz", "wb") as f:
+            np.savez(f, order=order, shard=doc_shard, offset=doc_offset, length=lengths)
+        for i, (first, last) in enumerate(cut_parts(order, lengths, tcfg["max_tokens_per_file"])):
+            part_units.append(PartUnit(f"{split}/part-{i:05d}", first, last, shard_keys, split, facts["dtype"],
+                                       staging))
     written = _run_resumable(part_units, write_part, staging, workers=workers, executor=executor,
                              desc="tokenize: write", unit="parts")
     splits = {}
