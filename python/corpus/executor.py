@@ -58,6 +58,7 @@ def _map_ray(fn, units, workers, finished) -> list[Any]:
     except ImportError:
         raise CorpusError("executor 'ray' needs Ray: pip install -e '.[ray]'") from None
     if not ray.is_initialized():
+        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # Ray phones home unless told not to
         address = os.environ.get("RAY_ADDRESS")
         kwargs = {} if address else {"num_cpus": workers, "include_dashboard": False}
         ray.init(address=address, log_to_driver=False, configure_logging=False, **kwargs)

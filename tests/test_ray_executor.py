@@ -1,0 +1,32 @@
+"""The Ray executor gives the same bytes as the local process pool (DESIGN §5: executors never change output)."""
+
+from __future__ import annotations
+
+import pytest
+
+from corpus.config import load_config
+from corpus.pipeline import run_all
+from conftest import LEDGER, write_config
+
+ray = pytest.importorskip("ray")
+
+
+def test_ray_and_local_outputs_are_identical(tmp_path, mirror, monkeypatch):
+    monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
+    configs = {}
+    for executor in ("local", "ray"):
+        configs[executor] = load_config(write_config(
+            tmp_path / f"{executor}.toml", ledger=LEDGER, sources=["tinystories-train-head", "wikitext2-test", "webtext"],
+            artifacts=tmp_path / executor, run={"executor": executor, "workers": 2}))
+    try:
+        for config in configs.values():
+            run_all(config, workers=2, through="dedup")
+    finally:
+        ray.shutdown()
+
+    def parts(config):
+        base = config.dataset_dir / "stages"
+        return {str(p.relative_to(base)): p.read_bytes() for p in sorted(base.rglob("*.parquet"))}
+
+    local, distributed = parts(configs["local"]), parts(configs["ray"])
+    assert len(local) >= 9 and local == distributed
