@@ -297,7 +297,8 @@ def test_precheck_derivation_matches_installed_patterns() -> None:
 
 
 def test_phone_digit_bound_follows_regions() -> None:
-    assert min_phone_digits(PARAMS.phone_regions) == 5  # AU has 5-digit national numbers
+    assert min_phone_digits(("US", "GB", "IN", "AU")) == 5  # AU has 5-digit national numbers
+    assert min_phone_digits(PARAMS.phone_regions) == 6  # the default US, GB
     assert min_phone_digits(("DE",)) == 4
     assert min_phone_digits(("US",)) == 6  # +43/+49 numbers: 2 + 4 digits
 
@@ -319,13 +320,14 @@ def test_precheck_output_identical_on_real_data(
 
 # The shortest numbers phonenumbers accepts (found by brute force): 4 digits in DE, 6 with +43/+49.
 SHORTEST_PHONES = {("DE", "FR"): ["Ruf 1640 an", "Call +49 1640 today"],
-                   PARAMS.phone_regions: ["Call +49 1640 today", "Call +43 1110 today", "Call 016300 today"]}
+                   ("US", "GB", "IN", "AU"): ["Call +49 1640 today", "Call +43 1110 today", "Call 016300 today"],
+                   ("US", "GB"): ["Call +49 1640 today", "Call +43 1110 today"]}
 PHONEISH_PIECES = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "12", "555", "0187", "44", "49", "61", "91",
                    "1640", "016300", "+49 1640", "+43 1110", "+61 16300",
                    " ", "-", ".", "(", ")", "+", "/", "x", "X", " ext ", ":", "::", "a", "f", "@", ",", "ab.co"]
 
 
-@pytest.mark.parametrize("regions", [PARAMS.phone_regions, ("DE", "FR")])
+@pytest.mark.parametrize("regions", [PARAMS.phone_regions, ("US", "GB", "IN", "AU"), ("DE", "FR")])
 def test_precheck_never_hides_what_presidio_finds(regions: tuple[str, ...]) -> None:
     """Random phone/IP/card-ish strings: whenever presidio reports something, the pre-check fired."""
     params = PiiParams(phone_regions=regions, precheck=False)
