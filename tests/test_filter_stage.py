@@ -85,3 +85,14 @@ def test_rejects_command_shows_rules(filtered):
     config, _ = filtered
     out = run_corpus("--config", config.path, "rejects", "--source", "webtext", "-n", "2", check=True).stdout
     assert "gopher.min_words:" in out and "webtext:" in out and "value=" in out
+
+
+def test_rejects_command_for_dedup(tmp_path, mirror):
+    from corpus.pipeline import run_all
+
+    cfg = write_config(tmp_path / "c.toml", ledger=LEDGER, sources=["minhash-articles-100", "gsm8k-train"],
+                       artifacts=tmp_path / "a", decontam={"evals": ["gsm8k-test"]})
+    run_all(load_config(cfg), workers=2, through="dedup")
+    out = run_corpus("--config", cfg, "rejects", "--stage", "dedup", check=True).stdout
+    assert "dedup.decontam:" in out and "eval=gsm8k-test ngram=" in out
+    assert "dedup.near:" in out and "duplicate_of=minhash-articles-100:" in out

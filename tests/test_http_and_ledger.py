@@ -172,6 +172,8 @@ def test_config_errors_name_file_and_key(tmp_path):
 
 
 def test_every_command_has_help():
-    for args in [(), ("fetch",), ("ledger",), ("ledger", "add"), ("ledger", "verify")]:
+    commands = ["fetch", "normalize", "filter", "rejects", "dedup", "pii", "shard", "tokenize", "export", "run",
+                "audit", "report", "ledger"]
+    for args in [(), *[(c,) for c in commands], ("ledger", "add"), ("ledger", "verify")]:
         proc = run_corpus(*args, "--help")
         assert proc.returncode == 0 and "Usage:" in proc.stdout, args

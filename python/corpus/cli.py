@@ -158,24 +158,32 @@ def _print_drops(manifest: dict) -> None:
 
 
 @cli.command()
+@click.option("--stage", type=click.Choice(["filter", "dedup"]), default="filter", show_default=True,
+              help="filter: stage 03 rejects; dedup: stage 04 drops (decontam, exact, near).")
 @click.option("--filter", "filter_name", default=None, help="Only this filter (lang, gopher, repetition, ppl).")
-@click.option("--rule", default=None, help="Only this rule (e.g. min_words).")
+@click.option("--rule", default=None, help="Only this rule (e.g. min_words) or dedup reason (e.g. near).")
 @click.option("--source", default=None, help="Only documents of this source_id.")
 @click.option("-n", "--per-rule", type=click.IntRange(min=1), default=3, show_default=True,
               help="Documents shown per rule (spread evenly over the rule's rejects in id order).")
 @click.option("--width", type=click.IntRange(min=20), default=160, show_default=True, help="Characters of text shown.")
 @pass_ctx
-def rejects(c: Ctx, filter_name, rule, source, per_rule, width):
-    """Show why documents were dropped: counts and a sample of rejects per filter and rule (stage 03)."""
+def rejects(c: Ctx, stage, filter_name, rule, source, per_rule, width):
+    """Show why documents were dropped: counts and a sample per filter rule (stage 03) or per dedup
+    reason (stage 04, with the kept twin or the eval set and n-gram)."""
     from .rejects import sample_rejects
 
-    for (f, r), n, sample in sample_rejects(c.config, filter_name=filter_name, rule=rule, source=source,
-                                            per_rule=per_rule):
+    for (f, r), n, sample in sample_rejects(c.config, stage=stage, filter_name=filter_name, rule=rule,
+                                            source=source, per_rule=per_rule):
         click.echo(f"{f}.{r}: {n} documents")
         for row in sample:
             text = " ".join(row["text"].split())
             text = text if len(text) <= width else text[: width - 1] + "…"
-            click.echo(f"  {row['id']:<32} value={row['value']:<10.4g} {text}")
+            if stage == "dedup":
+                why = (f"duplicate_of={row['duplicate_of']}" if row["duplicate_of"] else
+                       f"eval={row['eval_source']} ngram=\"{row['matched_ngram']}\"")
+                click.echo(f"  {row['id']:<32} {why}\n      {text}")
+            else:
+                click.echo(f"  {row['id']:<32} value={row['value']:<10.4g} {text}")
 
 
 @cli.command()

@@ -1,4 +1,5 @@
-"""Reading the filter stage's rejects back for people: counts and an even sample per (filter, rule)."""
+"""Reading dropped documents back for people: counts and an even sample per (filter, rule) of stage 03's
+rejects, or per reason of stage 04's dropped documents."""
 
 from __future__ import annotations
 
@@ -9,29 +10,35 @@ from .manifest import load_manifest
 from .parts import read_table
 from .runner import require_stage
 
-FILTER_DIR = "03-filter"
+SIDES = {"filter": ("03-filter", "rejects/"), "dedup": ("04-dedup", "dropped/")}
+DEDUP_ORDER = ("decontam", "exact", "near")
 
 
-def sample_rejects(config: Config, *, filter_name=None, rule=None, source=None, per_rule=3):
-    """[((filter, rule), count, [rows])] sorted by filter order then rule; rows spread evenly in id order."""
+def sample_rejects(config: Config, *, stage="filter", filter_name=None, rule=None, source=None, per_rule=3):
+    """[((filter, rule), count, [rows])] in pipeline order; rows spread evenly in id order.
+
+    stage "filter": rows of rejects/ (filter, rule, value, text). stage "dedup": rows of dropped/, keyed
+    ("dedup", reason), with duplicate_of or eval_source and matched_ngram."""
     from .stages.filter import FILTER_ORDER
 
-    d = require_stage(config, FILTER_DIR, "filter")
+    dirname, side = SIDES[stage]
+    d = require_stage(config, dirname, stage)
     manifest = load_manifest(d, verify_parts="size")
-    tables = [read_table(d / p["name"], p["sha256"]) for p in manifest["parts"] if p["name"].startswith("rejects/")]
     groups: dict[tuple[str, str], list[dict]] = {}
-    for t in tables:
-        mask = None
-        for col, want in (("filter", filter_name), ("rule", rule), ("source_id", source)):
-            if want is not None:
-                m = pc.equal(t.column(col), want)
-                mask = m if mask is None else pc.and_(mask, m)
-        if mask is not None:
-            t = t.filter(mask)
+    for p in manifest["parts"]:
+        if not p["name"].startswith(side):
+            continue
+        t = read_table(d / p["name"], p["sha256"])
+        if source is not None:
+            t = t.filter(pc.equal(t.column("source_id"), source))
         for row in t.to_pylist():
-            groups.setdefault((row["filter"], row["rule"]), []).append(row)
+            key = ("dedup", row["reason"]) if stage == "dedup" else (row["filter"], row["rule"])
+            if (filter_name is None or key[0] == filter_name) and (rule is None or key[1] == rule):
+                groups.setdefault(key, []).append(row)
+    order = FILTER_ORDER if stage == "filter" else DEDUP_ORDER
     out = []
-    for key in sorted(groups, key=lambda k: (FILTER_ORDER.index(k[0]) if k[0] in FILTER_ORDER else 99, k[1])):
+    for key in sorted(groups, key=lambda k: (order.index(k[0]) if k[0] in order else
+                                             order.index(k[1]) if k[1] in order else 99, k[1])):
         rows = sorted(groups[key], key=lambda r: r["id"].encode())
         step = max(1, len(rows) // per_rule)
         out.append((key, len(rows), rows[::step][:per_rule]))
