@@ -124,16 +124,15 @@ def audit(config: Config) -> list[Check]:
 
 
 def audit_shards(config: Config, ledger: dict, expected_docs: int) -> list[Check]:
-    from .schemas import validate
+    from .schemas import load_json
     from .stages.shard import MANIFEST, SCHEMA
 
     path = config.dataset_dir / MANIFEST
     if not path.is_file():
         return [Check(False, "shards", str(path), "missing (run `corpus shard`)")]
     try:
-        m = json.loads(path.read_text())
-        validate(m, SCHEMA, what=str(path))
-    except (json.JSONDecodeError, CorpusError) as e:
+        m = load_json(path, SCHEMA)
+    except CorpusError as e:
         return [Check(False, "shards manifest", str(path), str(e))]
     out = []
     problems = []

@@ -17,7 +17,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import warnings
 from dataclasses import dataclass
@@ -30,7 +29,7 @@ from torch.utils.data import Dataset, IterableDataset, get_worker_info
 
 from .atomic import sha256_file
 from .errors import CorpusError
-from .schemas import validate
+from .schemas import load_json
 from .tokens.megatron import MAX_ID, MegatronIndex, memmap_tokens
 
 MANIFEST = "_MANIFEST.json"
@@ -215,15 +214,7 @@ def _bin(prefix: Path) -> Path:
 
 def read_manifest(tokens_dir: str | os.PathLike) -> dict:
     """The tokens _MANIFEST.json, validated against schemas/tokens-manifest.schema.json."""
-    path = Path(tokens_dir) / MANIFEST
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise CorpusError(f"{path}: tokens manifest not found (has the tokenize stage run?)") from None
-    except json.JSONDecodeError as e:
-        raise CorpusError(f"{path}:{e.lineno}: invalid JSON: {e.msg}") from None
-    validate(manifest, SCHEMA, what=str(path))
-    return manifest
+    return load_json(Path(tokens_dir) / MANIFEST, SCHEMA, missing="tokens manifest not found (has the tokenize stage run?)")
 
 
 def _check_tokenizer(tokens_dir: Path, tokenizer: dict, *, verify: bool) -> np.dtype:

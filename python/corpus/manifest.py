@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from pathlib import Path
@@ -10,7 +9,7 @@ from pathlib import Path
 from . import __version__
 from .atomic import publish_dir, sha256_file, write_json
 from .errors import CorpusError
-from .schemas import validate
+from .schemas import load_json, validate
 
 STAGE_FILE = "_STAGE.json"
 RUN_FILE = "_RUN.json"
@@ -35,14 +34,7 @@ def write_manifest(directory: Path, manifest: dict) -> None:
 def load_manifest(directory: Path, *, verify_parts: bool | str = True) -> dict:
     """Read and schema-check a stage manifest. verify_parts: True checks every part's size and sha256,
     "size" only that each part exists with its size (the reader then checks the sha256 as it reads)."""
-    path = directory / STAGE_FILE
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise CorpusError(f"{path}: stage manifest not found (has the stage run?)") from None
-    except json.JSONDecodeError as e:
-        raise CorpusError(f"{path}:{e.lineno}: invalid JSON: {e.msg}") from None
-    validate(manifest, SCHEMA, what=str(path))
+    manifest = load_json(directory / STAGE_FILE, SCHEMA, missing="stage manifest not found (has the stage run?)")
     if verify_parts:
         for part in manifest["parts"]:
             verify_part(directory / part["name"], part, sha=verify_parts is True)

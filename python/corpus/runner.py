@@ -41,8 +41,19 @@ class StageRun:
     prepare: Callable[[Path], tuple[list[dict], dict]] | None = None
 
 
-def _done_record(staging_dir: Path, key: str) -> dict | None:
-    path = staging_dir / PROGRESS_DIR / f"{key}.json"
+def _checkpoint_path(staging_dir: Path, key: str) -> Path:
+    return staging_dir / PROGRESS_DIR / (key.replace("/", "__") + ".json")
+
+
+def checkpoint(staging_dir: Path, result: dict) -> dict:
+    """Record a finished unit: its `key` and the files it wrote (`parts`: name, sha256, bytes)."""
+    write_json(_checkpoint_path(staging_dir, result["key"]), result)
+    return result
+
+
+def verified_checkpoint(staging_dir: Path, key: str) -> dict | None:
+    """A unit's record, if every file it lists still has its recorded size and sha256."""
+    path = _checkpoint_path(staging_dir, key)
     if not path.is_file():
         return None
     record = json.loads(path.read_text())
@@ -52,6 +63,21 @@ def _done_record(staging_dir: Path, key: str) -> dict | None:
             log.warning("resume: %s does not match its checkpoint; redoing unit %s", f, key)
             return None
     return record
+
+
+def run_resumable(units: Sequence[Any], fn: Callable[[Any], dict], staging_dir: Path, *, workers: int,
+                  executor: str, desc: str, unit: str = "parts") -> dict[str, dict]:
+    """Results by key: verified checkpoints are reused, the other units run and are checkpointed as
+    each finishes (so a kill loses at most the units under way)."""
+    done = {u.key: rec for u in units if (rec := verified_checkpoint(staging_dir, u.key)) is not None}
+    if done:
+        log.info("resume: %s: %d of %d units already done and verified", desc, len(done), len(units))
+    (staging_dir / PROGRESS_DIR).mkdir(parents=True, exist_ok=True)
+    todo = [u for u in units if u.key not in done]
+    for res in map_units(fn, todo, workers=workers, executor=executor, desc=desc, unit=unit,
+                         on_result=lambda r: checkpoint(staging_dir, r)):
+        done[res["key"]] = res
+    return done
 
 
 def run_stage(config: Config, run: StageRun, *, workers: int, force: bool, resume: bool) -> dict:
@@ -72,25 +98,9 @@ def run_stage(config: Config, run: StageRun, *, workers: int, force: bool, resum
     staging = Staging(final, force=force, resume=resume)
     prepared_parts, context = run.prepare(staging.dir) if run.prepare else ([], {})
     units = list(run.units(context))
-    results: dict[str, dict] = {}
-    if resume:
-        for unit in units:
-            rec = _done_record(staging.dir, unit.key)
-            if rec is not None:
-                results[unit.key] = rec
-        if results:
-            log.info("resume: %d of %d units already done and verified", len(results), len(units))
-    todo = [u for u in units if u.key not in results]
-    (staging.dir / PROGRESS_DIR).mkdir(exist_ok=True)
-
-    def record(unit_result):
-        key = unit_result["key"]
-        write_json(staging.dir / PROGRESS_DIR / f"{key}.json", unit_result)
-        return unit_result
-
-    for res in map_units(run.fn, todo, workers=workers, executor=config["run"]["executor"], desc=run.stage,
-                         unit="parts", on_result=record):
-        results[res["key"]] = res
+    already = sum(verified_checkpoint(staging.dir, u.key) is not None for u in units) if resume else 0
+    results = run_resumable(units, run.fn, staging.dir, workers=workers, executor=config["run"]["executor"],
+                            desc=run.stage)
     manifest = new_manifest(run.stage, dataset=config.dataset, version=config.version,
                             config_sha256=config.sha256, params=run.params)
     manifest["inputs"] = run.inputs
@@ -106,7 +116,7 @@ def run_stage(config: Config, run: StageRun, *, workers: int, force: bool, resum
             shutil.rmtree(staging.dir / scratch)
     staging.publish(manifest, {"seconds": time.monotonic() - t0, "workers": workers,
                                "executor": config["run"]["executor"], "host": platform.node(),
-                               "resumed_units": len(units) - len(todo)})
+                               "resumed_units": already})
     return manifest
 
 

@@ -74,3 +74,19 @@ def _fill(obj: Any, schema: dict) -> None:
             obj[key] = copy.deepcopy(sub["default"])
         if key in obj:
             _fill(obj[key], sub)
+
+
+def load_json(path, schema_name: str | None = None, *, missing: str = "not found") -> Any:
+    """A JSON file, optionally schema-checked; every failure is one line naming the file (and line)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except FileNotFoundError:
+        raise CorpusError(f"{path}: {missing}") from None
+    except json.JSONDecodeError as e:
+        raise CorpusError(f"{path}:{e.lineno}: invalid JSON: {e.msg}") from None
+    except UnicodeDecodeError as e:
+        raise CorpusError(f"{path}: invalid UTF-8: {e.reason}") from None
+    if schema_name is not None:
+        validate(data, schema_name, what=str(path))
+    return data

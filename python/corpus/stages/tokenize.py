@@ -34,9 +34,9 @@ from .. import __version__
 from ..atomic import dump_json, publish_dir, sha256_bytes, sha256_file, write_bytes, write_json
 from ..config import Config
 from ..errors import CorpusError, StaleError
-from ..executor import map_units
 from ..parts import read_verified
-from ..schemas import validate
+from ..runner import PROGRESS_DIR as PROGRESS, WORK_DIR as WORK, run_resumable
+from ..schemas import load_json, validate
 from ..tokens.megatron import MegatronWriter, check_range, choose_dtype, manifest_file_entry, memmap_tokens
 from .shard import MANIFEST as CORPUS_MANIFEST, SCHEMA as CORPUS_SCHEMA
 
@@ -46,7 +46,6 @@ MANIFEST = "_MANIFEST.json"
 TOKENIZER_FILE = "tokenizer.json"
 PLACEHOLDERS = ["<EMAIL>", "<PHONE>", "<CARD>", "<IP>", "<KEY>"]
 SPLITS = ("train", "val")
-WORK, PROGRESS = "_work", "_progress"
 ENCODE_BATCH = 1024
 
 
@@ -184,7 +183,7 @@ def encode_shard(u: EncodeUnit) -> dict:
         for name, data in ((f"{u.key}.{split}.bin", tokens.tobytes()), (f"{u.key}.{split}.len", lengths.astype("<i8").tobytes())):
             write_bytes(u.work / name, data)
             files.append({"name": f"{WORK}/{name}", "sha256": sha256_bytes(data), "bytes": len(data)})
-    return {"key": u.key, "files": files}
+    return {"key": u.key, "parts": files}
 
 
 # ---------------------------------------------------------------- 4. shuffle and write parts
@@ -248,40 +247,9 @@ def write_part(u: PartUnit) -> dict:
             w.add_raw(maps[s][a:a + n], n)
     entry = manifest_file_entry(prefix, u.stage_dir)
     return {"key": u.key, "entry": entry,
-            "files": [{"name": entry["bin"], "sha256": entry["bin_sha256"], "bytes": entry["bin_bytes"]},
+            "parts": [{"name": entry["bin"], "sha256": entry["bin_sha256"], "bytes": entry["bin_bytes"]},
                       {"name": entry["idx"], "sha256": entry["idx_sha256"],
                        "bytes": (u.stage_dir / entry["idx"]).stat().st_size}]}
-
-
-# ---------------------------------------------------------------- checkpoints
-
-def _checkpoint(stage_dir: Path, result: dict) -> dict:
-    write_json(stage_dir / PROGRESS / (result["key"].replace("/", "__") + ".json"), result)
-    return result
-
-
-def _verified_checkpoint(stage_dir: Path, key: str) -> dict | None:
-    path = stage_dir / PROGRESS / (key.replace("/", "__") + ".json")
-    if not path.is_file():
-        return None
-    rec = json.loads(path.read_text())
-    for f in rec["files"]:
-        p = stage_dir / f["name"]
-        if not p.is_file() or p.stat().st_size != f["bytes"] or sha256_file(p) != f["sha256"]:
-            log.warning("resume: %s does not match its checkpoint; redoing %s", p, key)
-            return None
-    return rec
-
-
-def _run_resumable(units, fn, stage_dir: Path, *, workers: int, executor: str, desc: str, unit: str) -> dict:
-    done = {u.key: rec for u in units if (rec := _verified_checkpoint(stage_dir, u.key)) is not None}
-    if done:
-        log.info("resume: %s: %d of %d already done and verified", desc, len(done), len(units))
-    todo = [u for u in units if u.key not in done]
-    for res in map_units(fn, todo, workers=workers, executor=executor, desc=desc, unit=unit,
-                         on_result=lambda r: _checkpoint(stage_dir, r)):
-        done[res["key"]] = res
-    return done
 
 
 # ---------------------------------------------------------------- the stage
@@ -334,7 +302,7 @@ def run_tokenize(config: Config, *, workers: int, force: bool = False, resume: b
     enc_units = [EncodeUnit(k, config.dataset_dir / s["name"], s["sha256"], staging / TOKENIZER_FILE,
                             facts["eos_id"], facts["dtype"], staging / WORK, threads)
                  for k, s in zip(shard_keys, corpus["shards"])]
-    _run_resumable(enc_units, encode_shard, staging, workers=workers, executor=executor, desc="tokenize: encode",
+    run_resumable(enc_units, encode_shard, staging, workers=workers, executor=executor, desc="tokenize: encode",
                    unit="shards")
     part_units = []
     for split in SPLITS:
@@ -351,7 +319,7 @@ def run_tokenize(config: Config, *, workers: int, force: bool = False, resume: b
         for i, (first, last) in enumerate(cut_parts(order, lengths, tcfg["max_tokens_per_file"])):
             part_units.append(PartUnit(f"{split}/part-{i:05d}", first, last, shard_keys, split, facts["dtype"],
                                        staging))
-    written = _run_resumable(part_units, write_part, staging, workers=workers, executor=executor,
+    written = run_resumable(part_units, write_part, staging, workers=workers, executor=executor,
                              desc="tokenize: write", unit="parts")
     splits = {}
     for split in SPLITS:
@@ -376,10 +344,7 @@ def verify_tokens_dir(directory: Path, manifest: dict | None = None) -> dict:
     """Schema and every file's sha256; raises CorpusError naming the first bad file."""
     path = directory / MANIFEST
     if manifest is None:
-        try:
-            manifest = json.loads(path.read_text())
-        except (FileNotFoundError, json.JSONDecodeError) as e:
-            raise CorpusError(f"{path}: unreadable tokens manifest: {e}") from None
+        manifest = load_json(path, missing="tokens manifest not found")
     validate(manifest, SCHEMA, what=str(path))
     checks = [(manifest["tokenizer"]["file"], manifest["tokenizer"]["sha256"])]
     for split in manifest["splits"].values():
