@@ -117,3 +117,19 @@ def test_corrupt_raw_part_is_named(fetched, tmp_path):
     assert not (tmp_path / "a" / "corpus" / "t" / "v1" / "stages" / "02-normalize").exists()
     manifest = json.loads((part.parent / "_STAGE.json").read_text())
     assert manifest["parts"][0]["name"] == part.name
+
+
+def test_input_manifest_with_a_wrong_schema_is_named(fetched, tmp_path):
+    root, config = fetched
+    run_normalize(config, workers=1, force=True)
+    stage = config.stage_dir("02-normalize") / "_STAGE.json"
+    original = stage.read_text()
+    broken = json.loads(original)
+    del broken["counts"]
+    stage.write_text(json.dumps(broken))
+    try:
+        line = error_line(run_corpus("--config", config.path, "filter"))
+        assert str(stage) in line and "'counts' is a required property" in line
+        assert not config.stage_dir("03-filter").exists()
+    finally:
+        stage.write_text(original)
