@@ -39,6 +39,10 @@ all: $(STAMP)    ## every stage in order, skipping current ones (corpus run)
 test: $(STAMP)   ## run the test suite
 	$(PY) -m pytest
 
+bench: $(STAMP)  ## stage throughput/memory, datatrove peers, quality -> bench/results/<date>.md (ARGS="--corpus F")
+	$(PY) -m pip install -q -e '.[bench]'
+	$(PY) bench/run_bench.py $(ARGS)
+
 fetch: $(STAMP)  ## stage 01: ledger sources -> corpus/raw/
 	$(RUN) fetch $(STAGE_ARGS)
 

