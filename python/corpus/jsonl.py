@@ -16,23 +16,27 @@ ZSTD_LEVEL = 3  # single-threaded zstd at a fixed level: the same input gives th
 
 
 class ZstJsonlWriter:
-    """Writes parts `part-<nnnnn>.jsonl.zst` of at most `part_docs` lines each into `directory`."""
+    """Writes parts `part-<nnnnn>.jsonl.zst` into `directory`: a part ends after `part_docs` lines or
+    once it holds `part_bytes` of uncompressed JSON, so parts are work units of comparable cost."""
 
-    def __init__(self, directory: Path, part_docs: int):
-        self.directory, self.part_docs = directory, part_docs
+    def __init__(self, directory: Path, part_docs: int, part_bytes: int | None = None):
+        self.directory, self.part_docs, self.part_bytes = directory, part_docs, part_bytes
+        self._bytes = 0
         self.parts: list[tuple[Path, int]] = []
         self._file = self._zw = None
         self._rows = 0
 
     def write(self, record: dict) -> None:
-        if self._zw is None or self._rows >= self.part_docs:
+        if self._zw is None or self._rows >= self.part_docs or (self.part_bytes and self._bytes >= self.part_bytes):
             self._close_part()
             path = self.directory / f"part-{len(self.parts):05d}.jsonl.zst"
             self.parts.append((path, 0))
             self._file = open(path, "wb")
             self._zw = zstandard.ZstdCompressor(level=ZSTD_LEVEL).stream_writer(self._file, closefd=False)
-            self._rows = 0
-        self._zw.write(json.dumps(record, ensure_ascii=False).encode("utf-8") + b"\n")
+            self._rows = self._bytes = 0
+        line = json.dumps(record, ensure_ascii=False).encode("utf-8") + b"\n"
+        self._zw.write(line)
+        self._bytes += len(line)
         self._rows += 1
         self.parts[-1] = (self.parts[-1][0], self._rows)
 

@@ -27,8 +27,8 @@ READ_FIELDS = ("url", "sha256", "bytes", "license_spdx", "format", "members", "t
                "delimiter", "pattern", "encoding")
 
 
-def fetch_params(row: dict, part_docs: int) -> dict:
-    return {"source_id": row["source_id"], "part_docs": part_docs,
+def fetch_params(row: dict, fetch: dict) -> dict:
+    return {"source_id": row["source_id"], "part_docs": fetch["part_docs"], "part_bytes": fetch["part_bytes"],
             "ledger_row": {k: row[k] for k in READ_FIELDS if k in row}}
 
 
@@ -51,7 +51,7 @@ def find_published(source_dir: Path, params: dict) -> Path | None:
 @dataclass(frozen=True)
 class FetchTask:
     row: dict
-    part_docs: int
+    fetch: dict             # the [fetch] table
     raw_root: Path
     downloads: Path
     mirror: Path | None
@@ -64,7 +64,7 @@ class FetchTask:
 def fetch_source(task: FetchTask) -> dict:
     """Fetch one source (a work unit). Returns a summary for the log and the run file."""
     row, sid = task.row, task.row["source_id"]
-    params = fetch_params(row, task.part_docs)
+    params = fetch_params(row, task.fetch)
     t0 = time.monotonic()
     if not task.force:
         published = find_published(task.raw_root / sid, params)
@@ -76,10 +76,10 @@ def fetch_source(task: FetchTask) -> dict:
     date = task.fetched_at[:10].replace("-", "")
     final = task.raw_root / sid / date
     if (final / STAGE_FILE).is_file() and not (task.force or task.replace_stale):
-        raise StaleError(f"{final}: published raw output is stale (its ledger row or fetch.part_docs changed); "
+        raise StaleError(f"{final}: published raw output is stale (its ledger row or [fetch] part sizes changed); "
                           f"use --force to fetch it again")
     staging = Staging(final, force=task.force or task.replace_stale)
-    writer = ZstJsonlWriter(staging.dir, task.part_docs)
+    writer = ZstJsonlWriter(staging.dir, task.fetch["part_docs"], task.fetch["part_bytes"])
     docs_in = empty = 0
     for locator, text in read_documents(path, row):
         docs_in += 1
@@ -130,14 +130,14 @@ def run_fetch(config: Config, *, workers: int, executor: str, force: bool = Fals
     rows = source_rows(config, only)
     now = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
     fetched_at = now.isoformat().replace("+00:00", "Z")
-    tasks = [FetchTask(row, config["fetch"]["part_docs"], config.raw_dir, config.downloads_dir, config.mirror,
+    tasks = [FetchTask(row, config["fetch"], config.raw_dir, config.downloads_dir, config.mirror,
                        config["fetch"]["timeout_s"], fetched_at, force, replace_stale) for row in rows]
     return map_units(fetch_source, tasks, workers=workers, executor=executor, desc="fetch", unit="sources")
 
 
 def latest_raw(config: Config, row: dict) -> Path:
     """The published raw directory that matches the ledger row now (what normalize reads)."""
-    d = find_published(config.raw_dir / row["source_id"], fetch_params(row, config["fetch"]["part_docs"]))
+    d = find_published(config.raw_dir / row["source_id"], fetch_params(row, config["fetch"]))
     if d is None:
         raise CorpusError(f"source '{row['source_id']}': no current raw output under "
                           f"{config.raw_dir / row['source_id']} (run `corpus fetch`)")
