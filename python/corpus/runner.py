@@ -34,7 +34,8 @@ class StageRun:
     dirname: str                    # "02-normalize"
     params: dict                    # what, besides inputs, decides the output bytes
     inputs: list[dict]              # [{path, sha256}] of the input manifests
-    units: Callable[[dict], Sequence[Any]]  # context -> units, each with a `.key` such as "part-00003"
+    units: Callable[[dict], Sequence[Any]]  # context -> units, each with a `.key` such as "part-00003";
+                                            # context["out_dir"] is the staging dir units write into
     fn: Callable[[Any], dict]       # runs one unit in a worker
     # Optional work in the staging dir before the units (e.g. training a model the units share):
     # returns (manifest entries of the files it wrote, context for `units`).
@@ -97,7 +98,7 @@ def run_stage(config: Config, run: StageRun, *, workers: int, force: bool, resum
                           f"use --force to rebuild it")
     staging = Staging(final, force=force, resume=resume)
     prepared_parts, context = run.prepare(staging.dir) if run.prepare else ([], {})
-    units = list(run.units(context))
+    units = list(run.units({**context, "out_dir": staging.dir}))
     already = sum(verified_checkpoint(staging.dir, u.key) is not None for u in units) if resume else 0
     results = run_resumable(units, run.fn, staging.dir, workers=workers, executor=config["run"]["executor"],
                             desc=run.stage)

@@ -275,10 +275,10 @@ def run_dedup(config: Config, *, workers: int, force: bool = False, resume: bool
     params = {"dedup": d, "decontam": config["decontam"], "eval_sha256": {r["source_id"]: r["sha256"] for r in evals}}
     parts = [(src / p["name"], p) for p in manifest["parts"] if p["name"].startswith("part-")]
     keys = [p["name"].removesuffix(".parquet") for _, p in parts]
-    staging = config.stage_dir(DIRNAME).with_name(DIRNAME + ".incomplete")
 
     def units(ctx: dict) -> list[ApplyUnit]:
         """Phase A and the global step run here, in the staging dir; the phase B units are returned."""
+        staging = ctx["out_dir"]
         work = staging / WORK
         work.mkdir(exist_ok=True)
         signed = map_units(sign_part, [SignUnit(k, p, m["sha256"], d, ctx.get("eval_index"), work)

@@ -7,6 +7,7 @@ fastText lid.176 model, the n-gram LM) are loaded once per worker process."""
 from __future__ import annotations
 
 import functools
+import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,9 +90,9 @@ class DocumentFilter:
 
 
 @functools.cache
-def _document_filter(filters_key: tuple, lm_path: str, lm_sha256: str) -> DocumentFilter:
-    import json
-    return DocumentFilter(json.loads(filters_key[0]), lm_path, lm_sha256)
+def _document_filter(filters_json: str, lm_path: str, lm_sha256: str) -> DocumentFilter:
+    """One DocumentFilter per worker process and configuration (the models load once)."""
+    return DocumentFilter(json.loads(filters_json), lm_path, lm_sha256)
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,7 @@ class FilterUnit:
 def filter_part(u: FilterUnit) -> dict:
     table = read_table(u.in_path, u.in_sha256)
     validate_columns(table, BASE_COLUMNS, u.in_path)
-    doc_filter = _document_filter((u.filters_json,), u.lm_path, u.lm_sha256)
+    doc_filter = _document_filter(u.filters_json, u.lm_path, u.lm_sha256)
     keep = {k: [] for k in OUT_COLUMNS}
     rej = {k: [] for k in REJECT_COLUMNS}
     dropped: dict[str, int] = {}
@@ -184,12 +185,9 @@ def ppl_references(config: Config) -> list[str]:
 
 
 def run_filter(config: Config, *, workers: int, force: bool = False, resume: bool = False) -> dict:
-    import json
-
     src = require_stage(config, NORMALIZE_DIR, "normalize")
     manifest, ref = input_manifest(config, src)
     filters = config["filters"]
-    staging_dir = config.stage_dir(DIRNAME).with_name(DIRNAME + ".incomplete")
     params = {"filters": filters, "order": list(FILTER_ORDER)}
     prepare = None
     if filters["ppl"]["enabled"]:
@@ -204,7 +202,7 @@ def run_filter(config: Config, *, workers: int, force: bool = False, resume: boo
 
     def units(ctx: dict) -> list[FilterUnit]:
         return [FilterUnit(p["name"].removesuffix(".parquet"), src / p["name"], p["sha256"], filters_json,
-                           ctx.get("lm_path", ""), ctx.get("lm_sha256", ""), staging_dir) for p in manifest["parts"]]
+                           ctx.get("lm_path", ""), ctx.get("lm_sha256", ""), ctx["out_dir"]) for p in manifest["parts"]]
 
     return run_stage(config, StageRun("filter", DIRNAME, params, [ref], units, filter_part, prepare),
                      workers=workers, force=force, resume=resume)

@@ -91,18 +91,20 @@ def run_normalize(config: Config, *, workers: int, force: bool = False, resume: 
     ledger = load_ledger(config.ledger_path)
     rows = select(ledger, config["dataset"]["sources"], "corpus", what=f"{config.path}: dataset.sources")
     options = dict(config["normalize"])
-    staging_dir = config.stage_dir(DIRNAME).with_name(DIRNAME + ".incomplete")
-    units, inputs = [], []
+    plan, inputs = [], []  # (source_id, raw part path, sha256, first k)
     for row in rows:
         raw_dir = latest_raw(config, row)
         manifest, ref = input_manifest(config, raw_dir)
         inputs.append(ref)
         k = 0
         for part in manifest["parts"]:
-            units.append(NormalizeUnit(f"part-{len(units):05d}", row["source_id"], raw_dir / part["name"],
-                                       part["sha256"], k, options, staging_dir))
+            plan.append((row["source_id"], raw_dir / part["name"], part["sha256"], k))
             k += part["rows"]
+
+    def units(ctx: dict) -> list[NormalizeUnit]:
+        return [NormalizeUnit(f"part-{i:05d}", *p, options, ctx["out_dir"]) for i, p in enumerate(plan)]
+
     params = {"normalize": options, "sources": [r["source_id"] for r in rows],
               "source_sha256": {r["source_id"]: r["sha256"] for r in rows}}
-    return run_stage(config, StageRun("normalize", DIRNAME, params, inputs, lambda _: units, normalize_part),
+    return run_stage(config, StageRun("normalize", DIRNAME, params, inputs, units, normalize_part),
                      workers=workers, force=force, resume=resume)

@@ -59,8 +59,10 @@ def run_pii(config: Config, *, workers: int, force: bool = False, resume: bool =
     src = require_stage(config, INPUT_DIR, "dedup")
     manifest, ref = input_manifest(config, src)
     params = pii_params(config["pii"])
-    staging = config.stage_dir(DIRNAME).with_name(DIRNAME + ".incomplete")
-    units = [PiiUnit(p["name"].removesuffix(".parquet"), src / p["name"], p["sha256"], params, staging)
-             for p in manifest["parts"] if p["name"].startswith("part-")]
-    return run_stage(config, StageRun("pii", DIRNAME, {"pii": config["pii"]}, [ref], lambda _: units, scrub_part),
+
+    def units(ctx: dict) -> list[PiiUnit]:
+        return [PiiUnit(p["name"].removesuffix(".parquet"), src / p["name"], p["sha256"], params, ctx["out_dir"])
+                for p in manifest["parts"] if p["name"].startswith("part-")]
+
+    return run_stage(config, StageRun("pii", DIRNAME, {"pii": config["pii"]}, [ref], units, scrub_part),
                      workers=workers, force=force, resume=resume)
