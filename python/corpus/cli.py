@@ -368,7 +368,7 @@ def ledger():
               help="For text: how to cut documents (default file).")
 @click.option("--delimiter", default=None, help="For --split delimiter.")
 @click.option("--pattern", default=None, help="For --split regex.")
-@click.option("--members", default=None, help="For archives: glob of member paths.")
+@click.option("--members", multiple=True, help="For archives: glob of member paths (repeatable).")
 @click.option("--text-field", "text_fields", multiple=True, help="For jsonl/json/parquet (repeatable; name[] for a list).")
 @click.option("--encoding", default=None, help="Text encoding (default utf-8).")
 @click.option("--sha256", "sha256", default=None, help="Expected sha256: also finds the file in the mirror.")

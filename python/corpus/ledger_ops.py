@@ -32,6 +32,8 @@ def add_source(config: Config, url: str, *, source_id: str, license_spdx: str, r
         raise CorpusError(f"{url}: sha256 mismatch: expected {sha256}, got {digest}")
     row = {"source_id": source_id, "role": role, "url": url, "sha256": digest, "bytes": size,
            "license_spdx": license_spdx, "format": fmt}
+    if members is not None and not isinstance(members, str):
+        members = (members[0] if len(members) == 1 else list(members)) or None
     optional = {"members": members, "text_fields": list(text_fields) or None, "split": split,
                 "delimiter": delimiter, "pattern": pattern, "encoding": encoding, "notes": notes}
     row.update({k: v for k, v in optional.items() if v is not None})

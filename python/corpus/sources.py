@@ -259,7 +259,12 @@ def read_documents(path: Path, row: dict) -> Iterator[tuple[str, str]]:
     url = row["url"]
     name = url_path(url)
     compression, archive = compression_of(name), archive_of(name)
-    members = row.get("members", "*")
+    globs = row.get("members", "*")
+    globs = [globs] if isinstance(globs, str) else globs
+
+    def wanted(member: str) -> bool:
+        return any(fnmatch.fnmatchcase(member, g) for g in globs)
+
     if archive == "zip":
         try:
             zf = zipfile.ZipFile(path)
@@ -269,7 +274,7 @@ def read_documents(path: Path, row: dict) -> Iterator[tuple[str, str]]:
             infos = sorted((i for i in zf.infolist() if not i.is_dir()), key=lambda i: i.filename)
             for info in infos:
                 member = safe_member_name(info.filename, url)
-                if not fnmatch.fnmatchcase(member, members):
+                if not wanted(member):
                     continue
                 where = f"{url}#{member}"
                 try:
@@ -287,7 +292,7 @@ def read_documents(path: Path, row: dict) -> Iterator[tuple[str, str]]:
             raise CorpusError(f"{url}: truncated or corrupt tar archive: {e}") from None
         for info in infos:
             member = safe_member_name(info.name, url)
-            if not info.isfile() or not fnmatch.fnmatchcase(member, members):
+            if not info.isfile() or not wanted(member):
                 continue
             f = tf.extractfile(info)
             yield from _parse(f.read(), row, f"{url}#{member}", f"{url}#{member}:")
