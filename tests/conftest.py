@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -41,6 +43,21 @@ def mirror_file(source_id: str) -> Path:
     if m is None:
         pytest.skip("real-data mirror not available (set CORPUS_MIRROR)")
     return m / ledger_rows()[source_id]["sha256"]
+
+
+def mirror_sha(sha256: str) -> Path:
+    """A mirror file by its sha256 (the test is skipped when the mirror or the file is absent)."""
+    m = mirror_dir()
+    if m is None or not (m / sha256).is_file():
+        pytest.skip(f"mirror file {sha256[:12]}… absent (set CORPUS_MIRROR)")
+    return m / sha256
+
+
+@functools.cache
+def tinystories() -> tuple[str, ...]:
+    """The 1,097 TinyStories stories: separated by a single newline with text on both sides."""
+    text = mirror_file("tinystories-train-head").read_text(encoding="utf-8")
+    return tuple(s for s in re.split(r"(?<=[^\n])\n(?=[^\n])", text) if s.strip())
 
 
 def toml_value(v) -> str:

@@ -3,26 +3,24 @@
 Each rule gets a real passage edited so its measured value sits exactly AT the threshold (it
 passes: comparisons are strict) or one step beyond it (it fails with that exact value). The
 expected values are counted here with plain str.split/isalnum code, independently of the regexes
-in corpus.filters.gopher. Texts come from $CORPUS_MIRROR (default /work/shared/data/mirror); the
+in corpus.filters.gopher. Texts come from the mirror (CORPUS_MIRROR, see conftest.py); the
 tests skip when the mirror is absent.
 """
 
 from __future__ import annotations
 
-import os
 import re
 import string
 import zipfile
 from dataclasses import replace
 from functools import lru_cache
-from pathlib import Path
 
 import pytest
 
+from conftest import mirror_sha as mirror_file, tinystories
 from corpus.filters.gopher import GopherParams, gopher_quality
 from corpus.filters.repetition import gopher_repetition
 
-MIRROR = Path(os.environ.get("CORPUS_MIRROR", "/work/shared/data/mirror"))
 TINYSTORIES = "c56cfd24fb1c542b141a396184b822a4db3672abdb4c49c6aa843171c5e822a5"
 WIKITEXT_TEST = "4f3e427e4aff23acff917a8a51aeae21bf12832256e26914c8fc250dcef4103c"
 WEBTEXT_ZIP = "9e32dbae4879464b8f420a0dc721855bb26167b720d7695588d2ca2aeadf501a"
@@ -35,18 +33,6 @@ STOP_WORDS = set(DEFAULT.stop_words)
 # --- real text from the mirror ------------------------------------------------------------------
 
 
-def mirror_file(sha256: str) -> Path:
-    path = MIRROR / sha256
-    if not path.is_file():
-        pytest.skip(f"mirror file {sha256[:12]}… absent under {MIRROR}")
-    return path
-
-
-@lru_cache(maxsize=None)
-def tinystories() -> tuple[str, ...]:
-    text = mirror_file(TINYSTORIES).read_text(encoding="utf-8")
-    # Stories are separated by a single newline with text on both sides (paragraphs by a blank line).
-    return tuple(s for s in re.split(r"(?<=[^\n])\n(?=[^\n])", text) if s.strip())
 
 
 @lru_cache(maxsize=None)

@@ -3,14 +3,13 @@
 Each rule gets a real passage whose repetition is dialled (by repeating or truncating real text) so
 the measured value lands just at/below its threshold (passes) and just above it (fails with that
 exact value). Expected values come from the brute-force reference below, written independently of
-the pruned n-gram search in corpus.filters.repetition. Texts come from $CORPUS_MIRROR (default
-/work/shared/data/mirror); the tests skip when the mirror is absent.
+the pruned n-gram search in corpus.filters.repetition. Texts come from the mirror (CORPUS_MIRROR, see conftest.py);
+the tests skip when the mirror is absent.
 """
 
 from __future__ import annotations
 
 import math
-import os
 import random
 import re
 import zipfile
@@ -18,13 +17,12 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 from functools import lru_cache
-from pathlib import Path
 
 import pytest
 
+from conftest import mirror_sha as mirror_file, tinystories
 from corpus.filters.repetition import RepetitionParams, gopher_repetition
 
-MIRROR = Path(os.environ.get("CORPUS_MIRROR", "/work/shared/data/mirror"))
 TINYSTORIES = "c56cfd24fb1c542b141a396184b822a4db3672abdb4c49c6aa843171c5e822a5"
 WIKITEXT_TEST = "4f3e427e4aff23acff917a8a51aeae21bf12832256e26914c8fc250dcef4103c"
 STATE_UNION_ZIP = "366c1dc82b2abf896f42b2ec50ba802a0141a29f75d29ca48a7a243ce5bfbe8d"
@@ -40,17 +38,6 @@ ALL_RULES = SEGMENT_RULES + [rule for rule, _, _ in TOP_RULES + DUP_RULES]
 # --- real text from the mirror ------------------------------------------------------------------
 
 
-def mirror_file(sha256: str) -> Path:
-    path = MIRROR / sha256
-    if not path.is_file():
-        pytest.skip(f"mirror file {sha256[:12]}… absent under {MIRROR}")
-    return path
-
-
-@lru_cache(maxsize=None)
-def tinystories() -> tuple[str, ...]:
-    text = mirror_file(TINYSTORIES).read_text(encoding="utf-8")
-    return tuple(s for s in re.split(r"(?<=[^\n])\n(?=[^\n])", text) if s.strip())
 
 
 @lru_cache(maxsize=None)
