@@ -46,6 +46,8 @@ import tomllib
 from importlib import metadata
 from pathlib import Path
 
+from corpus.config import dump_toml
+
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 PY = sys.executable
@@ -152,35 +154,6 @@ def best_of(runs: list[dict]) -> dict:
 # ---------------------------------------------------------------- config and ledger
 
 
-def _toml_value(v) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return repr(v)
-    if isinstance(v, str):
-        return json.dumps(v)
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
-    raise TypeError(f"cannot write {type(v)} to TOML")
-
-
-def dump_toml(data: dict) -> str:
-    lines: list[str] = []
-
-    def table(prefix: str, d: dict):
-        scalars = {k: v for k, v in d.items() if not isinstance(v, dict)}
-        if scalars or not prefix:
-            if prefix:
-                lines.append(f"\n[{prefix}]")
-            lines.extend(f"{k} = {_toml_value(v)}" for k, v in scalars.items())
-        for k, v in d.items():
-            if isinstance(v, dict):
-                table(f"{prefix}.{k}" if prefix else k, v)
-
-    table("", data)
-    return "\n".join(lines).lstrip("\n") + "\n"
-
-
 def resolve(path: str) -> Path:
     """A config path as corpus resolves it (the working directory), falling back to the repository."""
     p = Path(path)
@@ -246,15 +219,9 @@ def variant(config: dict, work: Path, name: str, changes: dict, artifacts: Path 
 
 
 def _parquet_text(files: list[Path]) -> tuple[int, int]:
-    import pyarrow.compute as pc
-    import pyarrow.parquet as pq
+    from peers_datatrove import text_stats  # bench/ is on sys.path when run as a script
 
-    docs = nbytes = 0
-    for f in files:
-        col = pq.read_table(f, columns=["text"]).column("text")
-        docs += len(col)
-        nbytes += int(pc.sum(pc.binary_length(col)).as_py() or 0)
-    return docs, nbytes
+    return text_stats(files)
 
 
 def stage_inputs(config_path: Path) -> dict[str, dict]:

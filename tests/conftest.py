@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from corpus.config import toml_value
+
 REPO = Path(__file__).resolve().parents[1]
 LEDGER = REPO / "corpus" / "LEDGER.jsonl"
 
@@ -58,18 +60,6 @@ def tinystories() -> tuple[str, ...]:
     """The 1,097 TinyStories stories: separated by a single newline with text on both sides."""
     text = mirror_file("tinystories-train-head").read_text(encoding="utf-8")
     return tuple(s for s in re.split(r"(?<=[^\n])\n(?=[^\n])", text) if s.strip())
-
-
-def toml_value(v) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return repr(v)
-    if isinstance(v, str):
-        return json.dumps(v)
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(toml_value(x) for x in v) + "]"
-    raise TypeError(v)
 
 
 def write_config(path: Path, *, ledger: Path, sources, artifacts: Path, **tables) -> Path:

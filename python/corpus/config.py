@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import tomllib
 from dataclasses import dataclass, field
@@ -87,3 +88,34 @@ def load_config(path: str | os.PathLike | None = None, *, artifacts: str | None 
     data = with_defaults(raw, load_schema(SCHEMA))
     root = artifacts or os.environ.get("CORPUS_ARTIFACTS") or data["paths"].get("artifacts") or DEFAULT_ARTIFACTS
     return Config(path=path, data=data, artifacts=Path(root))
+
+
+def toml_value(v: Any) -> str:
+    """A TOML literal for the value types a config holds (bool, number, string, list)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)  # a JSON string is a valid TOML basic string
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(toml_value(x) for x in v) + "]"
+    raise TypeError(f"cannot write {type(v).__name__} to TOML")
+
+
+def dump_toml(data: dict) -> str:
+    """A config as TOML text: nested dicts become [tables] (e.g. [filters.lang])."""
+    lines: list[str] = []
+
+    def table(prefix: str, d: dict) -> None:
+        scalars = {k: v for k, v in d.items() if not isinstance(v, dict)}
+        if scalars or not prefix:
+            if prefix:
+                lines.append(f"\n[{prefix}]")
+            lines.extend(f"{k} = {toml_value(v)}" for k, v in scalars.items())
+        for k, v in d.items():
+            if isinstance(v, dict):
+                table(f"{prefix}.{k}" if prefix else k, v)
+
+    table("", data)
+    return "\n".join(lines).lstrip("\n") + "\n"
