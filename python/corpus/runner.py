@@ -67,18 +67,19 @@ def verified_checkpoint(staging_dir: Path, key: str) -> dict | None:
 
 
 def run_resumable(units: Sequence[Any], fn: Callable[[Any], dict], staging_dir: Path, *, workers: int,
-                  executor: str, desc: str, unit: str = "parts") -> dict[str, dict]:
-    """Results by key: verified checkpoints are reused, the other units run and are checkpointed as
-    each finishes (so a kill loses at most the units under way)."""
+                  executor: str, desc: str, unit: str = "parts") -> tuple[dict[str, dict], int]:
+    """(results by key, how many came from checkpoints): verified checkpoints are reused, the other
+    units run and are checkpointed as each finishes (so a kill loses at most the units under way)."""
     done = {u.key: rec for u in units if (rec := verified_checkpoint(staging_dir, u.key)) is not None}
     if done:
         log.info("resume: %s: %d of %d units already done and verified", desc, len(done), len(units))
     (staging_dir / PROGRESS_DIR).mkdir(parents=True, exist_ok=True)
     todo = [u for u in units if u.key not in done]
+    reused = len(done)
     for res in map_units(fn, todo, workers=workers, executor=executor, desc=desc, unit=unit,
                          on_result=lambda r: checkpoint(staging_dir, r)):
         done[res["key"]] = res
-    return done
+    return done, reused
 
 
 def run_stage(config: Config, run: StageRun, *, workers: int, force: bool, resume: bool) -> dict:
@@ -99,8 +100,7 @@ def run_stage(config: Config, run: StageRun, *, workers: int, force: bool, resum
     staging = Staging(final, force=force, resume=resume)
     prepared_parts, context = run.prepare(staging.dir) if run.prepare else ([], {})
     units = list(run.units({**context, "out_dir": staging.dir}))
-    already = sum(verified_checkpoint(staging.dir, u.key) is not None for u in units) if resume else 0
-    results = run_resumable(units, run.fn, staging.dir, workers=workers, executor=config["run"]["executor"],
+    results, reused = run_resumable(units, run.fn, staging.dir, workers=workers, executor=config["run"]["executor"],
                             desc=run.stage)
     manifest = new_manifest(run.stage, dataset=config.dataset, version=config.version,
                             config_sha256=config.sha256, params=run.params)
@@ -117,7 +117,7 @@ def run_stage(config: Config, run: StageRun, *, workers: int, force: bool, resum
             shutil.rmtree(staging.dir / scratch)
     staging.publish(manifest, {"seconds": time.monotonic() - t0, "workers": workers,
                                "executor": config["run"]["executor"], "host": platform.node(),
-                               "resumed_units": already})
+                               "resumed_units": reused})
     return manifest
 
 

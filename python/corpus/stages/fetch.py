@@ -17,7 +17,7 @@ from ..errors import CorpusError, StaleError
 from ..executor import map_units
 from ..jsonl import ZstJsonlWriter
 from ..ledger import load_ledger, select
-from ..manifest import STAGE_FILE, Staging, load_manifest, new_manifest, part_entry
+from ..manifest import STAGE_FILE, Staging, load_manifest, new_manifest, part_entry, verify_part
 from ..retrieve import locate
 from ..sources import read_documents
 
@@ -32,19 +32,21 @@ def fetch_params(row: dict, fetch: dict) -> dict:
             "ledger_row": {k: row[k] for k in READ_FIELDS if k in row}}
 
 
-def find_published(source_dir: Path, params: dict) -> Path | None:
-    """The newest published raw output of a source made with `params`, its parts verified."""
+def find_published(source_dir: Path, params: dict) -> tuple[Path, dict] | None:
+    """The newest published raw output of a source made with `params` and its manifest, parts verified."""
     if not source_dir.is_dir():
         return None
     for d in sorted((p for p in source_dir.iterdir() if p.is_dir() and p.name.isdigit()), reverse=True):
         if not (d / STAGE_FILE).is_file():
             continue
-        if load_manifest(d, verify_parts=False)["params"] == params:
+        manifest = load_manifest(d, verify_parts=False)
+        if manifest["params"] == params:
             try:
-                load_manifest(d, verify_parts=True)
+                for part in manifest["parts"]:
+                    verify_part(d / part["name"], part)
             except CorpusError as e:
                 raise CorpusError(f"{e} (run fetch with --force to fetch this source again)") from None
-            return d
+            return d, manifest
     return None
 
 
@@ -69,7 +71,7 @@ def fetch_source(task: FetchTask) -> dict:
     if not task.force:
         published = find_published(task.raw_root / sid, params)
         if published is not None:
-            m = load_manifest(published, verify_parts=False)
+            published, m = published
             return {"source_id": sid, "status": "current", "dir": str(published), "how": "none",
                     "docs": m["counts"]["docs_out"], "bytes": 0, "seconds": time.monotonic() - t0}
     path, how = locate(row, mirror=task.mirror, downloads=task.downloads, timeout=task.timeout_s)
@@ -137,8 +139,8 @@ def run_fetch(config: Config, *, workers: int, executor: str, force: bool = Fals
 
 def latest_raw(config: Config, row: dict) -> Path:
     """The published raw directory that matches the ledger row now (what normalize reads)."""
-    d = find_published(config.raw_dir / row["source_id"], fetch_params(row, config["fetch"]))
-    if d is None:
+    found = find_published(config.raw_dir / row["source_id"], fetch_params(row, config["fetch"]))
+    if found is None:
         raise CorpusError(f"source '{row['source_id']}': no current raw output under "
                           f"{config.raw_dir / row['source_id']} (run `corpus fetch`)")
-    return d
+    return found[0]

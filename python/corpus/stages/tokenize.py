@@ -332,7 +332,7 @@ def run_tokenize(config: Config, *, workers: int, force: bool = False, resume: b
             part_units.append(PartUnit(f"{split}/part-{i:05d}", first, last, shard_keys, split, facts["dtype"],
                                        staging))
     # Writing parts only moves bytes (disk-bound): in this process, with no pool to start.
-    written = run_resumable(part_units, write_part, staging, workers=1, executor="local",
+    written, _ = run_resumable(part_units, write_part, staging, workers=1, executor="local",
                              desc="tokenize: write", unit="parts")
     splits = {}
     for split in SPLITS:
