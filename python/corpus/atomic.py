@@ -26,6 +26,25 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)  # reading the umask means setting it: put it straight back
+    os.umask(mask)
+    return mask
+
+
+def new_file_mode() -> int:
+    """The mode `open()` would give a new file under the process umask (0644 under umask 022)."""
+    return 0o666 & ~_umask()
+
+
+def temp_beside(path: Path) -> tuple[int, str]:
+    """A temp file in `path`'s folder with the mode a plain `open()` would give it: mkstemp makes
+    files 0600, which a trainer running as another uid could not read once published."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.fchmod(fd, new_file_mode())
+    return fd, tmp
+
+
 def fsync_dir(path: str | os.PathLike) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:
@@ -39,7 +58,7 @@ def atomic_open(path: str | os.PathLike, mode: str = "wb") -> Iterator[Any]:
     """Write to a temp file beside `path`, fsync, then rename over it; on error the temp goes away."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = temp_beside(path)
     try:
         with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8", "newline": "\n"})) as f:
             yield f
@@ -58,7 +77,7 @@ def write_bytes(path: str | os.PathLike, data: bytes) -> None:
 
 
 def canonical_json(obj: Any) -> str:
-    """The hashing form: sorted keys, no spaces, UTF-8 (DESIGN §3)."""
+    """The hashing form: sorted keys, no spaces, UTF-8 (how config_sha256 is computed; see the README)."""
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 

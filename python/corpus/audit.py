@@ -8,16 +8,20 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from pathlib import Path
 
 import pyarrow.parquet as pq
 
 from .atomic import sha256_file
 from .config import Config
 from .errors import CorpusError
+from .layout import CORPUS_MANIFEST, CORPUS_SCHEMA, STAGE_FILE, TOKENS_MANIFEST, tokens_root
 from .ledger import load_ledger
-from .manifest import STAGE_FILE, load_manifest
-
-STAGE_DIRS = (("normalize", "02-normalize"), ("filter", "03-filter"), ("dedup", "04-dedup"), ("pii", "05-pii"))
+from .raw import current_raw
+from .runner import read_stage_manifest, verify_parts as verify_stage_parts
+from .schemas import load_json
+from .stages import part_stages
+from .tokens.directory import verify_tokens_dir
 
 
 @dataclass
@@ -29,12 +33,18 @@ class Check:
     warn: bool = False
 
 
-def _drops(stage: str, counts: dict) -> int:
-    if stage == "normalize":
-        return counts.get("dropped_empty", 0)
-    if stage in ("filter", "dedup"):
-        return sum(counts.get("dropped", {}).values())
-    return 0
+def _drops(counts: dict) -> int:
+    """Every drop a stage counts: empty documents (normalize) and its `dropped` reasons."""
+    return counts.get("dropped_empty", 0) + sum(counts.get("dropped", {}).values())
+
+
+def load_manifest(directory: Path, *, verify_parts: bool) -> dict:
+    manifest = read_stage_manifest(directory)
+    if manifest is None:
+        raise CorpusError(f"{directory / STAGE_FILE}: stage manifest not found (has the stage run?)")
+    if verify_parts:
+        verify_stage_parts(directory, manifest)
+    return manifest
 
 
 def _rows(manifest: dict, prefix: str) -> int:
@@ -65,14 +75,11 @@ def audit(config: Config) -> list[Check]:
     if not check("ledger", config.ledger_path, ledger_ok):
         return checks
 
-    from .stages.fetch import latest_raw
-
     raw_docs = 0
     for sid in config["dataset"]["sources"] + config["decontam"]["evals"]:
         def raw_ok(sid=sid):
             nonlocal raw_docs
-            d = latest_raw(config, ledger[sid])
-            m = load_manifest(d, verify_parts=True)
+            d, m = current_raw(config, ledger[sid])
             if m["source"]["sha256"] != ledger[sid]["sha256"]:
                 raise CorpusError(f"{d / STAGE_FILE}: made from sha256 {m['source']['sha256']}, ledger says "
                                   f"{ledger[sid]['sha256']}")
@@ -85,33 +92,33 @@ def audit(config: Config) -> list[Check]:
         check(f"raw {sid}", config.raw_dir / sid, raw_ok)
 
     prev_out, prev_manifest_path = raw_docs, None
-    for stage, dirname in STAGE_DIRS:
-        d = config.stage_dir(dirname)
+    for st in part_stages():
+        d, dirname = st.path(config), st.dirname
         if not (d / STAGE_FILE).is_file():
             checks.append(Check(False, f"stage {dirname}", str(d / STAGE_FILE), "missing (stage has not run)"))
             return checks
 
-        def stage_ok(stage=stage, d=d, expected_in=prev_out, prev=prev_manifest_path):
+        def stage_ok(st=st, d=d, expected_in=prev_out, prev=prev_manifest_path):
             m = load_manifest(d, verify_parts=True)
             c = m["counts"]
             where = d / STAGE_FILE
             if m["config_sha256"] != config.sha256:
                 raise CorpusError(f"{where}: made with config {m['config_sha256'][:12]}…, current is {config.sha256[:12]}…")
-            if c["docs_in"] != c["docs_out"] + _drops(stage, c):
-                raise CorpusError(f"{where}: docs_in {c['docs_in']} != docs_out {c['docs_out']} + drops {_drops(stage, c)}")
+            if c["docs_in"] != c["docs_out"] + _drops(c):
+                raise CorpusError(f"{where}: docs_in {c['docs_in']} != docs_out {c['docs_out']} + drops {_drops(c)}")
             if c["docs_in"] != expected_in:
                 raise CorpusError(f"{where}: docs_in {c['docs_in']} != {expected_in} documents out of the stage before")
             if _rows(m, "part-") != c["docs_out"]:
                 raise CorpusError(f"{where}: parts hold {_rows(m, 'part-')} rows, docs_out is {c['docs_out']}")
-            side = {"filter": "rejects/", "dedup": "dropped/"}.get(stage)
-            if side and _rows(m, side) != _drops(stage, c):
-                raise CorpusError(f"{where}: {side} holds {_rows(m, side)} rows, {_drops(stage, c)} drops counted")
+            side = st.side.dirname + "/" if st.side else None
+            if side and _rows(m, side) != _drops(c):
+                raise CorpusError(f"{where}: {side} holds {_rows(m, side)} rows, {_drops(c)} drops counted")
             if prev is not None:
                 recorded = {i["path"]: i["sha256"] for i in m["inputs"]}
                 rel = str(prev.relative_to(config.artifacts))
                 if recorded.get(rel) != sha256_file(prev):
                     raise CorpusError(f"{where}: its input {rel} changed since it was read (rerun the stage)")
-            return f"{len(m['parts'])} files verified; {c['docs_in']} in = {c['docs_out']} out + {_drops(stage, c)} dropped"
+            return f"{len(m['parts'])} files verified; {c['docs_in']} in = {c['docs_out']} out + {_drops(c)} dropped"
 
         if not check(f"stage {dirname}", d, stage_ok):
             return checks
@@ -124,14 +131,11 @@ def audit(config: Config) -> list[Check]:
 
 
 def audit_shards(config: Config, ledger: dict, expected_docs: int) -> list[Check]:
-    from .schemas import load_json
-    from .stages.shard import MANIFEST, SCHEMA
-
-    path = config.dataset_dir / MANIFEST
+    path = config.dataset_dir / CORPUS_MANIFEST
     if not path.is_file():
         return [Check(False, "shards", str(path), "missing (run `corpus shard`)")]
     try:
-        m = load_json(path, SCHEMA)
+        m = load_json(path, CORPUS_SCHEMA)
     except CorpusError as e:
         return [Check(False, "shards manifest", str(path), str(e))]
     out = []
@@ -166,15 +170,12 @@ def audit_shards(config: Config, ledger: dict, expected_docs: int) -> list[Check
 
 
 def audit_tokens(config: Config) -> list[Check]:
-    from .stages.shard import MANIFEST as CORPUS_MANIFEST
-    from .stages.tokenize import MANIFEST, tokens_root, verify_tokens_dir
-
     root = tokens_root(config)
     corpus_path = config.dataset_dir / CORPUS_MANIFEST
     corpus_sha = sha256_file(corpus_path) if corpus_path.is_file() else None
     out = []
     for d in sorted(root.glob("*")) if root.is_dir() else []:
-        if not (d / MANIFEST).is_file():
+        if not (d / TOKENS_MANIFEST).is_file():
             continue
         try:
             m = verify_tokens_dir(d)
@@ -184,11 +185,11 @@ def audit_tokens(config: Config) -> list[Check]:
                 continue
             corpus = json.loads(corpus_path.read_text())
             if m["splits"]["val"]["docs"] != corpus["splits"]["val"]:
-                raise CorpusError(f"{d / MANIFEST}: val has {m['splits']['val']['docs']} docs, the shards {corpus['splits']['val']}")
+                raise CorpusError(f"{d / TOKENS_MANIFEST}: val has {m['splits']['val']['docs']} docs, the shards {corpus['splits']['val']}")
             capped = m["budgets"]["max_documents"] is not None or m["budgets"]["train_tokens"] is not None
             if (m["splits"]["train"]["docs"] > corpus["splits"]["train"]
                     or (not capped and m["splits"]["train"]["docs"] != corpus["splits"]["train"])):
-                raise CorpusError(f"{d / MANIFEST}: train has {m['splits']['train']['docs']} docs, the shards "
+                raise CorpusError(f"{d / TOKENS_MANIFEST}: train has {m['splits']['train']['docs']} docs, the shards "
                                   f"{corpus['splits']['train']}")
             n_files = sum(len(s["files"]) for s in m["splits"].values())
             out.append(Check(True, "tokens", str(d), f"{n_files} parts + tokenizer verified; docs match the shards"))

@@ -11,6 +11,9 @@ import click
 from . import __version__
 from .config import Config, load_config
 from .errors import CorpusError
+from .stages import NAMES, STAGE, STAGES
+
+SIDE_STAGES = tuple(s.name for s in STAGES if s.side is not None)
 
 log = logging.getLogger("corpus")
 
@@ -63,102 +66,69 @@ def cli(ctx: click.Context, config_path, artifacts, verbose, quiet):
     ctx.obj = Ctx(config_path, artifacts)
 
 
-# ---------------------------------------------------------------- 01 fetch
-
-@cli.command()
-@workers_option
-@force_option
-@click.option("--source", "sources", multiple=True, metavar="ID",
-              help="Fetch only this ledger source (repeatable). Default: the dataset's sources and evals.")
-@pass_ctx
-def fetch(c: Ctx, workers, force, sources):
-    """Stage 01: read ledger sources into corpus/raw/<source_id>/<yyyymmdd>/part-*.jsonl.zst.
-
-    Files come from the mirror (CORPUS_MIRROR), the download cache or their URL, and are checked
-    against the ledger's sha256 and size before use. A source already fetched with the same ledger
-    facts is left untouched (its parts are verified, nothing is read or rewritten)."""
-    from .stages.fetch import run_fetch
-
-    cfg = c.config
-    t0 = time.monotonic()
-    results = run_fetch(cfg, workers=c.workers(workers), executor=cfg["run"]["executor"], force=force,
-                        only=sources)
-    wall = time.monotonic() - t0
-    click.echo(f"{'source':<28} {'status':<8} {'found in':<10} {'docs':>8} {'MB':>7} {'s':>6}")
-    for r in results:
-        click.echo(f"{r['source_id']:<28} {r['status']:<8} {r['how']:<10} {r['docs']:>8} "
-                   f"{r['bytes'] / 1e6:>7.2f} {r['seconds']:>6.2f}")
-    fetched = [r for r in results if r["status"] == "fetched"]
-    docs, mb = sum(r["docs"] for r in fetched), sum(r["bytes"] for r in fetched) / 1e6
-    click.echo(f"fetched {len(fetched)} of {len(results)} sources: {docs} docs, {mb:.2f} MB in {wall:.2f}s"
-               + (f" ({docs / wall:,.0f} docs/s, {mb / wall:.2f} MB/s)" if fetched and wall > 0 else ""))
-
-
-# ---------------------------------------------------------------- 02–05: per-part stages
+# ---------------------------------------------------------------- the stages (from the stage table)
 
 resume_option = click.option("--resume", is_flag=True,
-                             help="Continue an interrupted run: keep finished parts whose checksums verify.")
+                             help="Continue an interrupted run: keep finished units whose checksums verify.")
 
 
-def _print_counts(manifest: dict, wall: float) -> None:
-    c = manifest["counts"]
-    mb = sum(p["bytes"] for p in manifest["parts"]) / 1e6
-    extra = ", ".join(f"{k} {v}" for k, v in c.items() if isinstance(v, int) and k not in ("docs_in", "docs_out"))
-    if manifest.get("_current"):
-        click.echo(f"{manifest['stage']}: current (config and inputs unchanged); use --force to rebuild")
-        wall = 0.0
-    click.echo(f"{manifest['stage']}: {c['docs_in']} docs in, {c['docs_out']} out"
-               + (f" ({extra})" if extra else "")
-               + f"; {len(manifest['parts'])} parts, {mb:.2f} MB; {wall:.2f}s"
-               + (f", {c['docs_in'] / wall:,.0f} docs/s" if wall > 0 else ""))
+class StageCommand(click.Command):
+    """A stage's command: its help is the stage module's docstring, read only when asked for (importing
+    a stage module can take seconds: presidio, fastText)."""
+
+    def __init__(self, stage, **kw):
+        self.stage = stage
+        super().__init__(stage.name, short_help=f"stage {STAGE_NUMBER[stage.name]:02d}: {stage.summary}", **kw)
+
+    def format_help_text(self, ctx, formatter):
+        doc = self.stage.module().__doc__ or f"Stage {STAGE_NUMBER[self.stage.name]:02d}: {self.stage.summary}."
+        with formatter.indentation():
+            for para in doc.strip().split("\n\n"):
+                formatter.write_paragraph()
+                formatter.write_text(" ".join(para.split()))
+
+
+def _print_result(stage, result, wall: float) -> None:
+    if result.current:
+        click.echo(f"{stage.name}: current (config and inputs unchanged, checksums verified); use --force to rebuild")
+    if stage.kind == "parts":
+        m = result.manifest
+        c = m["counts"]
+        mb = sum(p["bytes"] for p in m["parts"]) / 1e6
+        extra = ", ".join(f"{k} {v}" for k, v in c.items() if isinstance(v, int) and k not in ("docs_in", "docs_out"))
+        wall = 0.0 if result.current else wall
+        click.echo(f"{stage.name}: {c['docs_in']} docs in, {c['docs_out']} out" + (f" ({extra})" if extra else "")
+                   + f"; {len(m['parts'])} parts, {mb:.2f} MB; {wall:.2f}s"
+                   + (f", {c['docs_in'] / wall:,.0f} docs/s" if wall > 0 else ""))
+    for line in stage.report_of(result):
+        click.echo(line)
+    if stage.kind in ("shards", "tokens"):
+        click.echo(f"  {wall:.2f}s")
+
+
+def _add_stage_command(stage) -> None:
+    def callback(workers, force, resume, **extra):
+        from .runner import RunOptions
+        from .stages import run_stage
+
+        c = click.get_current_context().find_object(Ctx)
+        t0 = time.monotonic()
+        result = run_stage(stage.name, c.config, RunOptions(workers=c.workers(workers), force=force, resume=resume,
+                                                            extra=extra))
+        _print_result(stage, result, time.monotonic() - t0)
+
+    for option in (workers_option, force_option, resume_option, *stage.options):
+        callback = option(callback)
+    cli.add_command(StageCommand(stage, callback=callback, params=getattr(callback, "__click_params__", [])))
+
+
+STAGE_NUMBER = {s.name: i for i, s in enumerate(STAGES, 1)}
+for _stage in STAGES:
+    _add_stage_command(_stage)
 
 
 @cli.command()
-@workers_option
-@force_option
-@resume_option
-@pass_ctx
-def normalize(c: Ctx, workers, force, resume):
-    """Stage 02: NFC, newlines, control characters, trailing spaces ([normalize]); assigns ids.
-
-    One Parquet part per raw part in corpus/<dataset>/<version>/stages/02-normalize/."""
-    from .stages.normalize import run_normalize
-
-    t0 = time.monotonic()
-    manifest = run_normalize(c.config, workers=c.workers(workers), force=force, resume=resume)
-    _print_counts(manifest, time.monotonic() - t0)
-
-
-@cli.command("filter")
-@workers_option
-@force_option
-@resume_option
-@pass_ctx
-def filter_cmd(c: Ctx, workers, force, resume):
-    """Stage 03: language ID, Gopher quality, Gopher repetition, perplexity ([filters.*]).
-
-    Kept documents gain `lang` and `lang_score`; each dropped one goes to rejects/ with the filter,
-    rule and measured value that dropped it (see `corpus rejects`)."""
-    from .stages.filter import run_filter
-
-    t0 = time.monotonic()
-    manifest = run_filter(c.config, workers=c.workers(workers), force=force, resume=resume)
-    _print_counts(manifest, time.monotonic() - t0)
-    _print_drops(manifest)
-
-
-def _print_drops(manifest: dict) -> None:
-    c = manifest["counts"]
-    for name, n in c.get("dropped", {}).items():
-        rules = {k.split(".", 1)[1]: v for k, v in c.get("dropped_by_rule", {}).items() if k.startswith(name + ".")}
-        click.echo(f"  dropped by {name:<11} {n:>7}" + (f"   {rules}" if rules else ""))
-    for sid, s in c.get("by_source", {}).items():
-        click.echo(f"  {sid:<28} kept {s['docs_out']:>7} of {s['docs_in']:>7} "
-                   f"({100 * s['docs_out'] / max(1, s['docs_in']):5.1f}%)")
-
-
-@cli.command()
-@click.option("--stage", type=click.Choice(["filter", "dedup"]), default="filter", show_default=True,
+@click.option("--stage", type=click.Choice(list(SIDE_STAGES)), default=SIDE_STAGES[0], show_default=True,
               help="filter: stage 03 rejects; dedup: stage 04 drops (decontam, exact, near).")
 @click.option("--filter", "filter_name", default=None, help="Only this filter (lang, gopher, repetition, ppl).")
 @click.option("--rule", default=None, help="Only this rule (e.g. min_words) or dedup reason (e.g. near).")
@@ -187,92 +157,6 @@ def rejects(c: Ctx, stage, filter_name, rule, source, per_rule, width):
 
 
 @cli.command()
-@workers_option
-@force_option
-@resume_option
-@pass_ctx
-def dedup(c: Ctx, workers, force, resume):
-    """Stage 04: decontamination against [decontam].evals, exact and MinHash-LSH near-dedup ([dedup]).
-
-    Kept documents gain `minhash_cluster`; each dropped one goes to dropped/ with its reason and the
-    id it duplicates or the eval set and n-gram it shares."""
-    from .stages.dedup import run_dedup
-
-    t0 = time.monotonic()
-    m = run_dedup(c.config, workers=c.workers(workers), force=force, resume=resume)
-    _print_counts(m, time.monotonic() - t0)
-    for reason, n in m["counts"].get("dropped", {}).items():
-        click.echo(f"  dropped as {reason:<9} {n:>7}")
-    for ev, n in m["counts"].get("decontam_by_eval", {}).items():
-        click.echo(f"    overlaps {ev:<18} {n:>5}")
-
-
-@cli.command()
-@workers_option
-@force_option
-@resume_option
-@pass_ctx
-def pii(c: Ctx, workers, force, resume):
-    """Stage 05: replace e-mails, phones, cards, IPs and secret keys by <EMAIL> <PHONE> <CARD> <IP> <KEY>."""
-    from .stages.pii import run_pii
-
-    t0 = time.monotonic()
-    m = run_pii(c.config, workers=c.workers(workers), force=force, resume=resume)
-    _print_counts(m, time.monotonic() - t0)
-    click.echo("  redactions: " + ", ".join(f"{k} {v}" for k, v in m["counts"].get("redactions", {}).items()))
-
-
-# ---------------------------------------------------------------- 06 shard, 07 tokenize, export
-
-@cli.command()
-@workers_option
-@force_option
-@pass_ctx
-def shard(c: Ctx, workers, force):
-    """Stage 06: sorted, content-hash-split Parquet shards and _MANIFEST.json.
-
-    Rows sorted by id (byte order) across the dataset, cut every [shard].shard_rows rows into
-    corpus/<dataset>/<version>/shard-<iiiii>-of-<nnnnn>.parquet; split = val when
-    int.from_bytes(sha256[:8], "big") % 1000 < [shard].val_permille."""
-    from .stages.shard import run_shard
-
-    t0 = time.monotonic()
-    m = run_shard(c.config, workers=c.workers(workers), force=force)
-    if m.get("_current"):
-        click.echo("shard: current (config and inputs unchanged); use --force to rebuild")
-    click.echo(f"shard: {m['n_docs']} docs in {m['n_shards']} shards (train {m['splits']['train']}, "
-               f"val {m['splits']['val']}) in {time.monotonic() - t0:.2f}s → {c.config.dataset_dir}")
-
-
-@cli.command()
-@workers_option
-@force_option
-@resume_option
-@click.option("--max-documents", type=click.IntRange(min=0), default=None,
-              help="Train on at most N documents of the shuffled order (val is not capped).")
-@click.option("--train-tokens", type=click.IntRange(min=0), default=None,
-              help="Stop after the train document that crosses N tokens (val is not capped).")
-@pass_ctx
-def tokenize(c: Ctx, workers, force, resume, max_documents, train_tokens):
-    """Stage 07: token streams (.bin + Megatron .idx) per split, in a seeded global permutation.
-
-    The tokenizer is the pinned [tokenize].tokenizer (checked against tokenizer_sha256) or a byte-level
-    BPE trained on the train split. Output: tokens/<dataset>/<version>/<tokenizer_id>/."""
-    from .stages.tokenize import run_tokenize
-
-    t0 = time.monotonic()
-    m, path = run_tokenize(c.config, workers=c.workers(workers), force=force, resume=resume,
-                           max_documents=max_documents, train_tokens=train_tokens)
-    if m.get("_current"):
-        click.echo("tokenize: current (corpus, config and budgets unchanged); use --force to rebuild")
-    t = m["tokenizer"]
-    click.echo(f"tokenize: {m['tokenizer_id']} (vocab {t['vocab_size']}, {t['dtype']}, EOS {t['eos_id']}) → {path}")
-    for split, info in m["splits"].items():
-        click.echo(f"  {split:<5} {info['docs']:>8} docs {info['tokens']:>11} tokens in {len(info['files'])} parts")
-    click.echo(f"  {time.monotonic() - t0:.2f}s")
-
-
-@cli.command()
 @click.option("--format", "fmt", type=click.Choice(["nanogpt", "llmc", "datatrove"]), required=True)
 @click.option("--tokens", "tokens_dir", default=None, metavar="DIR",
               help="Token streams to export (default: the only one of the dataset).")
@@ -280,7 +164,7 @@ def tokenize(c: Ctx, workers, force, resume, max_documents, train_tokens):
 @pass_ctx
 def export(c: Ctx, fmt, tokens_dir, out):
     """Write the token streams as nanoGPT train.bin/val.bin, llm.c shards, or datatrove .ds files."""
-    from .stages.export import run_export
+    from .export import run_export
 
     for path in run_export(c.config, fmt, tokens_dir=tokens_dir, out=out):
         click.echo(str(path))
@@ -290,8 +174,8 @@ def export(c: Ctx, fmt, tokens_dir, out):
 
 @cli.command()
 @workers_option
-@click.option("--through", type=click.Choice(["fetch", "normalize", "filter", "dedup", "pii", "shard", "tokenize"]),
-              default="tokenize", show_default=True, help="Last stage to run.")
+@click.option("--through", type=click.Choice(list(NAMES)), default=NAMES[-1], show_default=True,
+              help="Last stage to run.")
 @pass_ctx
 def run(c: Ctx, workers, through):
     """Every stage in order, skipping stages that are complete and current (config and inputs
@@ -328,21 +212,21 @@ def report(c: Ctx):
     """Summarise the dataset: documents per stage, per source (kept, train/val, licence), what was dropped."""
     import json
 
-    from .stages.shard import MANIFEST
+    from .layout import CORPUS_MANIFEST
 
-    path = c.config.dataset_dir / MANIFEST
+    path = c.config.dataset_dir / CORPUS_MANIFEST
     if not path.is_file():
         raise CorpusError(f"{path}: no corpus manifest (run `corpus run` first)")
     m = json.loads(path.read_text())
     click.echo(f"{m['dataset']} {m['version']}: {m['n_docs']} documents in {m['n_shards']} shards "
                f"(train {m['splits']['train']}, val {m['splits']['val']}); config {m['config_sha256'][:12]}")
-    stages = [s for s in ("normalize", "filter", "dedup", "pii") if s in m["docs_per_stage"]]
+    stages = [s.name for s in STAGES if s.name in m["docs_per_stage"]]
     click.echo("documents through the stages: " + ", ".join(
         f"{s} {m['docs_per_stage'][s]['in']}→{m['docs_per_stage'][s]['out']}" for s in stages))
     click.echo(f"{'source':<28} {'licence':<26} {'docs':>7} {'train':>7} {'val':>5}")
     for s in m["sources"]:
         click.echo(f"{s['source_id']:<28} {s['license_spdx']:<26} {s['docs']:>7} {s['train']:>7} {s['val']:>5}")
-    click.echo("dropped by filter: " + ", ".join(f"{k} {m['filters'][k]}" for k in ("lang", "gopher", "repetition", "ppl")))
+    click.echo("dropped by filter: " + ", ".join(f"{k} {n}" for k, n in m["filters"].items()))
     d = m["dedup"]
     click.echo(f"dedup: exact {d['exact_dropped']}, near {d['near_dropped']} (Jaccard ≥ {d['jaccard_threshold']}, "
                f"{d['num_perm']} perms, {d['bands']} bands), decontaminated {d['decontaminated']} "

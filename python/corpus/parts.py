@@ -9,21 +9,10 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .checksums import read_verified
 from .errors import CorpusError
 
-ROW_GROUP_BYTES = 64 << 20  # DESIGN §4: row groups of at most 64 MiB
-
-
-def read_verified(path: Path, expected_sha256: str) -> bytes:
-    """The file's bytes, after checking them against the manifest: one read, no second pass."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise CorpusError(f"{path}: input part is missing") from None
-    actual = hashlib.sha256(data).hexdigest()
-    if actual != expected_sha256:
-        raise CorpusError(f"{path}: sha256 mismatch: expected {expected_sha256}, got {actual}")
-    return data
+ROW_GROUP_BYTES = 64 << 20  # row groups of at most 64 MiB (the shard contract in the README)
 
 
 def read_table(path: Path, expected_sha256: str) -> pa.Table:
@@ -57,7 +46,3 @@ def validate_columns(table: pa.Table, required: dict[str, pa.DataType], where: P
             raise CorpusError(f"{where}: missing column '{name}'")
         if not table.schema.field(name).type.equals(typ):
             raise CorpusError(f"{where}: column '{name}' has type {table.schema.field(name).type}, expected {typ}")
-
-
-BASE_COLUMNS = {"id": pa.string(), "text": pa.string(), "source_id": pa.string(), "url": pa.string(),
-                "license_spdx": pa.string()}

@@ -1,16 +1,17 @@
-"""Reading dropped documents back for people: counts and an even sample per (filter, rule) of stage 03's
-rejects, or per reason of stage 04's dropped documents."""
+"""Reading dropped documents back for people: counts and an even sample per (filter, rule) of the filter
+stage's rejects, or per reason of the dedup stage's dropped documents (the stages with a side output)."""
 
 from __future__ import annotations
 
 import pyarrow.compute as pc
 
 from .config import Config
-from .manifest import load_manifest
+from .filters.registry import registry
 from .parts import read_table
-from .runner import require_stage
+from .runner import published_stage
+from .stages import STAGE, STAGES
 
-SIDES = {"filter": ("03-filter", "rejects/"), "dedup": ("04-dedup", "dropped/")}
+SIDE_STAGES = tuple(s.name for s in STAGES if s.side is not None)
 DEDUP_ORDER = ("decontam", "exact", "near")
 
 
@@ -19,11 +20,10 @@ def sample_rejects(config: Config, *, stage="filter", filter_name=None, rule=Non
 
     stage "filter": rows of rejects/ (filter, rule, value, text). stage "dedup": rows of dropped/, keyed
     ("dedup", reason), with duplicate_of or eval_source and matched_ngram."""
-    from .stages.filter import FILTER_ORDER
-
-    dirname, side = SIDES[stage]
-    d = require_stage(config, dirname, stage)
-    manifest = load_manifest(d, verify_parts="size")
+    st = STAGE[stage]
+    d = st.path(config)
+    manifest, _ = published_stage(config, d, stage)
+    side = st.side.dirname + "/"
     groups: dict[tuple[str, str], list[dict]] = {}
     for p in manifest["parts"]:
         if not p["name"].startswith(side):
@@ -32,10 +32,10 @@ def sample_rejects(config: Config, *, stage="filter", filter_name=None, rule=Non
         if source is not None:
             t = t.filter(pc.equal(t.column("source_id"), source))
         for row in t.to_pylist():
-            key = ("dedup", row["reason"]) if stage == "dedup" else (row["filter"], row["rule"])
+            key = (stage, row["reason"]) if "reason" in row else (row["filter"], row["rule"])
             if (filter_name is None or key[0] == filter_name) and (rule is None or key[1] == rule):
                 groups.setdefault(key, []).append(row)
-    order = FILTER_ORDER if stage == "filter" else DEDUP_ORDER
+    order = tuple(registry()) + DEDUP_ORDER
     out = []
     for key in sorted(groups, key=lambda k: (order.index(k[0]) if k[0] in order else
                                              order.index(k[1]) if k[1] in order else 99, k[1])):

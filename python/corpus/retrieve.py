@@ -1,7 +1,7 @@
 """Find a ledger source's bytes: the mirror, the download cache, a local path, or an HTTP(S) download.
 
 Every path handed back has been checked against the ledger's size and sha256. Only the URL schemes
-of DESIGN §3 are accepted; redirects may not leave http(s)."""
+of the ledger schema are accepted; redirects may not leave http(s)."""
 
 from __future__ import annotations
 
@@ -9,14 +9,14 @@ import hashlib
 import logging
 import os
 import shutil
-import tempfile
 import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
 
 from . import __version__
-from .atomic import CHUNK, sha256_file
+from .atomic import CHUNK, temp_beside
+from .checksums import verify_file
 from .errors import CorpusError
 
 log = logging.getLogger(__name__)
@@ -52,12 +52,8 @@ def url_path(url: str) -> str:
 
 
 def verify(path: Path, sha256: str, size: int, *, what: str) -> None:
-    actual_size = path.stat().st_size
-    if actual_size != size:
-        raise CorpusError(f"{what}: size mismatch for {path}: expected {size} bytes, got {actual_size}")
-    actual = sha256_file(path)
-    if actual != sha256:
-        raise CorpusError(f"{what}: sha256 mismatch for {path}: expected {sha256}, got {actual}")
+    """A source file against its ledger row (`what` names the source in the error)."""
+    verify_file(path, sha256, size, what=f"{what}: ")
 
 
 class _HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):
@@ -74,7 +70,7 @@ def download(url: str, dest_dir: Path, *, timeout: float) -> tuple[Path, str, in
     dest_dir.mkdir(parents=True, exist_ok=True)
     opener = urllib.request.build_opener(_HttpOnlyRedirects)
     req = urllib.request.Request(url, headers={"User-Agent": f"corpus/{__version__}"})
-    fd, tmp = tempfile.mkstemp(prefix=".download.", dir=dest_dir)
+    fd, tmp = temp_beside(dest_dir / "download")
     h, n = hashlib.sha256(), 0
     try:
         with os.fdopen(fd, "wb") as out, opener.open(req, timeout=timeout) as resp:

@@ -1,149 +1,396 @@
-"""The shape every per-part stage shares: stage into `<dir>.incomplete/`, run one unit per input part
-(resumably), gather counts, write `_STAGE.json`, publish by rename.
+"""The one runner every stage goes through: plan → decide "current" → phases in a staging dir → publish.
 
-A unit returns a dict with `parts` (manifest entries of the files it wrote, relative to the staging
-dir) and `counts`. The parent records each finished unit in `_progress/<key>.json`; `--resume` reuses a
-record only if every file it lists still has its recorded sha256."""
+A stage module's `plan(config, opts)` returns one `Job` per output it publishes (one for most stages,
+one per source for fetch). A job is a list of phases run in `<final>.incomplete/`:
+
+- `Map`: independent units on the executor (local pool or Ray); each finished unit is checkpointed at
+  once in `_progress/<phase>/<key>.json` with the sha256 of every file it wrote, so `--resume` reuses
+  every finished unit of every phase after a kill (the files are verified first);
+- `Step`: a global step in this process (train a model, sort ids, plan a shuffle) that hands state to
+  later phases and may write published files.
+
+When every phase has run, the runner writes `_STAGE.json` (identity, parts, counts) and `_RUN.json`
+(timings, host: what varies) and publishes. A published output is *current* when its `_STAGE.json`
+records the same identity (config_sha256, params, inputs) and every part it lists still has its
+sha256: then nothing runs. See docs/ARCHITECTURE.md."""
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import platform
 import shutil
+import signal
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from .atomic import sha256_file, write_json
+from . import __version__
+from .atomic import fsync_dir, publish_dir, sha256_file, write_json
+from .checksums import verify_entry
 from .config import Config
 from .errors import CorpusError, StaleError
 from .executor import map_units
-from .manifest import STAGE_FILE, Staging, load_manifest, new_manifest
+from .layout import RUN_FILE, STAGE_FILE, STAGE_SCHEMA
+from .schemas import load_json, validate
 
 log = logging.getLogger(__name__)
 PROGRESS_DIR = "_progress"
 WORK_DIR = "_work"
+IDENTITY_FILE = "identity.json"
+# Test-only fault hook: "<phase>:<k>" SIGKILLs this process right after the k-th unit of that phase
+# is checkpointed (tests/faults use it to kill at deterministic points).
+FAULT_ENV = "CORPUS_FAULT_AFTER"
 
 
 @dataclass
-class StageRun:
-    """What a stage module hands the runner."""
-    stage: str                      # "normalize", "filter", ...
-    dirname: str                    # "02-normalize"
-    params: dict                    # what, besides inputs, decides the output bytes
-    inputs: list[dict]              # [{path, sha256}] of the input manifests
-    units: Callable[[dict], Sequence[Any]]  # context -> units, each with a `.key` such as "part-00003";
-                                            # context["out_dir"] is the staging dir units write into
-    fn: Callable[[Any], dict]       # runs one unit in a worker
-    # Optional work in the staging dir before the units (e.g. training a model the units share):
-    # returns (manifest entries of the files it wrote, context for `units`).
-    prepare: Callable[[Path], tuple[list[dict], dict]] | None = None
+class RunOptions:
+    workers: int = 1
+    force: bool = False              # rebuild even if a published output exists
+    resume: bool = False             # keep verified checkpoints of an interrupted run
+    replace_stale: bool = False      # `corpus run`: rebuild a stale output instead of refusing
+    extra: dict = field(default_factory=dict)  # stage-specific options (fetch --source, tokenize budgets)
 
 
-def _checkpoint_path(staging_dir: Path, key: str) -> Path:
-    return staging_dir / PROGRESS_DIR / (key.replace("/", "__") + ".json")
+@dataclass(frozen=True)
+class Map:
+    """Units run on the executor; `units(ctx)` builds them (each has a `.key`), `fn(unit)` returns
+    {"key", "parts": [published files], "work": [scratch files], "counts": {...}, ...}."""
+    name: str
+    units: Callable[["PhaseContext"], Sequence[Any]]
+    fn: Callable[[Any], dict]
+    unit: str = "parts"              # the progress bar's noun
+    in_process: bool = False         # disk-bound byte moving: no pool to start
 
 
-def checkpoint(staging_dir: Path, result: dict) -> dict:
-    """Record a finished unit: its `key` and the files it wrote (`parts`: name, sha256, bytes)."""
-    write_json(_checkpoint_path(staging_dir, result["key"]), result)
-    return result
+@dataclass(frozen=True)
+class Step:
+    """A global step in this process: `fn(ctx)` reads earlier results, sets ctx.state for later phases,
+    and adds any file it publishes with ctx.add_part()."""
+    name: str
+    fn: Callable[["PhaseContext"], None]
 
 
-def verified_checkpoint(staging_dir: Path, key: str) -> dict | None:
-    """A unit's record, if every file it lists still has its recorded size and sha256."""
-    path = _checkpoint_path(staging_dir, key)
-    if not path.is_file():
-        return None
-    record = json.loads(path.read_text())
-    for part in record["parts"]:
-        f = staging_dir / part["name"]
-        if not f.is_file() or f.stat().st_size != part["bytes"] or sha256_file(f) != part["sha256"]:
-            log.warning("resume: %s does not match its checkpoint; redoing unit %s", f, key)
-            return None
-    return record
+@dataclass
+class Job:
+    key: str                               # the stage name, or the source id for fetch
+    final: Path                            # where the output is published
+    identity: dict                         # {config_sha256, params, inputs}: decides "current"
+    phases: list
+    extra: dict = field(default_factory=dict)        # further _STAGE.json fields (fetch: fetched_at, source)
+    candidates: list[Path] | None = None   # published outputs that may already be current (default: final)
+    shared_dir: bool = False               # final also holds other outputs: publish files, manifest last
+    owned: tuple[str, ...] = ()            # with shared_dir: globs of the files this stage owns in final
+    dataset: str | None = None
+    version: str | None = None
 
 
-def run_resumable(units: Sequence[Any], fn: Callable[[Any], dict], staging_dir: Path, *, workers: int,
-                  executor: str, desc: str, unit: str = "parts") -> tuple[dict[str, dict], int]:
-    """(results by key, how many came from checkpoints): verified checkpoints are reused, the other
-    units run and are checkpointed as each finishes (so a kill loses at most the units under way)."""
-    done = {u.key: rec for u in units if (rec := verified_checkpoint(staging_dir, u.key)) is not None}
-    if done:
-        log.info("resume: %s: %d of %d units already done and verified", desc, len(done), len(units))
-    (staging_dir / PROGRESS_DIR).mkdir(parents=True, exist_ok=True)
-    todo = [u for u in units if u.key not in done]
-    reused = len(done)
-    for res in map_units(fn, todo, workers=workers, executor=executor, desc=desc, unit=unit,
-                         on_result=lambda r: checkpoint(staging_dir, r)):
-        done[res["key"]] = res
-    return done, reused
+@dataclass
+class Output:
+    key: str
+    path: Path
+    manifest: dict                         # its _STAGE.json
+    status: str                            # "current" | "computed" | "recomputed"
+    run_info: dict = field(default_factory=dict)
 
 
-def run_stage(config: Config, run: StageRun, *, workers: int, force: bool, resume: bool) -> dict:
-    """Run every unit, then publish. Returns the stage manifest.
+@dataclass
+class StageResult:
+    stage: str
+    outputs: list[Output]
+    seconds: float = 0.0
 
-    A published output made from the same config, parameters and input manifests is current: it is
-    verified and returned as it is. A different one is only replaced with `force`."""
-    t0 = time.monotonic()
-    final = config.stage_dir(run.dirname)
-    if (final / STAGE_FILE).is_file() and not force:
-        published = load_manifest(final, verify_parts=True)
-        if is_current(published, config, run):
-            log.info("%s: published output is current and verified; nothing to do", final)
-            published["_current"] = True
-            return published
-        raise StaleError(f"{final}: published output is stale (config, parameters or inputs changed); "
-                          f"use --force to rebuild it")
-    staging = Staging(final, force=force, resume=resume)
-    prepared_parts, context = run.prepare(staging.dir) if run.prepare else ([], {})
-    units = list(run.units({**context, "out_dir": staging.dir}))
-    results, reused = run_resumable(units, run.fn, staging.dir, workers=workers, executor=config["run"]["executor"],
-                            desc=run.stage)
-    manifest = new_manifest(run.stage, dataset=config.dataset, version=config.version,
-                            config_sha256=config.sha256, params=run.params)
-    manifest["inputs"] = run.inputs
-    manifest["parts"].extend(prepared_parts)
-    counts: dict[str, Any] = {}
-    for unit in units:  # in unit order: the manifest never depends on completion order
-        res = results[unit.key]
-        manifest["parts"].extend(res["parts"])
-        _add_counts(counts, res["counts"])
-    manifest["counts"] = counts
-    for scratch in (PROGRESS_DIR, WORK_DIR):  # checkpoints and spill files never get published
-        if (staging.dir / scratch).exists():
-            shutil.rmtree(staging.dir / scratch)
-    staging.publish(manifest, {"seconds": time.monotonic() - t0, "workers": workers,
-                               "executor": config["run"]["executor"], "host": platform.node(),
-                               "resumed_units": reused})
-    return manifest
+    @property
+    def current(self) -> bool:
+        return all(o.status == "current" for o in self.outputs)
+
+    @property
+    def status(self) -> str:
+        statuses = {o.status for o in self.outputs}
+        return "recomputed" if "recomputed" in statuses else "computed" if "computed" in statuses else "current"
+
+    @property
+    def output(self) -> Output:
+        if len(self.outputs) != 1:
+            raise ValueError(f"{self.stage} published {len(self.outputs)} outputs")
+        return self.outputs[0]
+
+    @property
+    def manifest(self) -> dict:
+        return self.output.manifest
+
+    @property
+    def path(self) -> Path:
+        return self.output.path
 
 
-def is_current(published: dict, config: Config, run: StageRun) -> bool:
-    return (published["config_sha256"] == config.sha256 and published["params"] == run.params
-            and published["inputs"] == run.inputs)
+class PhaseContext:
+    """What the phases of one job share: the staging dir, results of earlier phases, state, parts."""
+
+    def __init__(self, config: Config, opts: RunOptions, job: Job, staging: Path):
+        self.config, self.opts, self.job, self.staging = config, opts, job, staging
+        self.work = staging / WORK_DIR
+        self.state: dict[str, Any] = {}
+        self.results: dict[str, list[dict]] = {}   # map phase → results in unit order
+        self.parts: list[dict] = []                # published files in phase and unit order
+        self.counts: dict | None = None            # set by a step to override the summed unit counts
+        self.run_info: dict[str, Any] = {}         # extra _RUN.json facts
+        self.reused: dict[str, int] = {}
+
+    def add_part(self, entry: dict) -> None:
+        self.parts.append(entry)
+
+    def summed_counts(self) -> dict:
+        total: dict = {}
+        for results in self.results.values():
+            for r in results:
+                add_counts(total, r.get("counts", {}))
+        return total
 
 
-def _add_counts(total: dict, add: dict) -> None:
+def add_counts(total: dict, add: dict) -> None:
     for k, v in add.items():
         if isinstance(v, dict):
-            _add_counts(total.setdefault(k, {}), v)
+            add_counts(total.setdefault(k, {}), v)
         else:
             total[k] = total.get(k, 0) + v
 
 
-def input_manifest(config: Config, directory: Path) -> tuple[dict, dict]:
-    """Load a previous stage's manifest (schema, parts present with their sizes; each part's sha256 is
-    checked by the worker that reads it): (manifest, {path, sha256} of its _STAGE.json)."""
-    manifest = load_manifest(directory, verify_parts="size")
+# ---------------------------------------------------------------- manifests and "current"
+
+def read_stage_manifest(directory: Path) -> dict | None:
     path = directory / STAGE_FILE
-    return manifest, {"path": str(path.relative_to(config.artifacts)), "sha256": sha256_file(path)}
+    return load_json(path, STAGE_SCHEMA) if path.is_file() else None
 
 
-def require_stage(config: Config, dirname: str, expected_stage: str) -> Path:
-    d = config.stage_dir(dirname)
-    if not (d / STAGE_FILE).is_file():
-        raise CorpusError(f"{d}: no published {expected_stage} output (run `corpus {expected_stage}` first)")
-    return d
+def identity_of(manifest: dict) -> dict:
+    return {k: manifest.get(k) for k in ("config_sha256", "params", "inputs")}
+
+
+def verify_parts(directory: Path, manifest: dict, *, sha: bool = True) -> None:
+    for part in manifest["parts"]:
+        verify_entry(directory, part, sha=sha, listed_in=STAGE_FILE)
+
+
+def find_current(candidates: Sequence[Path], identity: dict) -> tuple[Path, dict] | None:
+    """The first published output among `candidates` made with `identity`, its parts verified (a damaged
+    one is an error naming the file, never a silent rebuild); None if there is none."""
+    for d in candidates:
+        manifest = read_stage_manifest(d)
+        if manifest is None or identity_of(manifest) != identity:
+            continue
+        try:
+            verify_parts(d, manifest)
+        except CorpusError as e:
+            raise CorpusError(f"{e} (use --force to rebuild it)") from None
+        return d, manifest
+    return None
+
+
+def is_published(job: Job) -> bool:
+    if (job.final / STAGE_FILE).is_file():
+        return True
+    if job.shared_dir:  # an output written before stage manifests existed in this directory
+        return any(any(job.final.glob(g)) for g in job.owned)
+    return job.final.exists()
+
+
+def input_ref(config: Config, directory: Path, name: str = STAGE_FILE) -> dict:
+    """{path relative to the artifacts root, sha256} of a manifest a stage reads."""
+    path = directory / name
+    return {"path": str(path.relative_to(config.artifacts)), "sha256": sha256_file(path)}
+
+
+def published_stage(config: Config, directory: Path, stage: str, *, verify: bool | str = "size") -> tuple[dict, dict]:
+    """The manifest of a published earlier stage (schema checked; parts present with their size — each
+    part's sha256 is checked by whoever reads it) and the {path, sha256} to record as an input."""
+    manifest = read_stage_manifest(directory)
+    if manifest is None:
+        raise CorpusError(f"{directory}: no published {stage} output (run `corpus {stage}` first)")
+    if verify:
+        verify_parts(directory, manifest, sha=verify is True)
+    return manifest, input_ref(config, directory)
+
+
+# ---------------------------------------------------------------- checkpoints
+
+def _checkpoint_path(staging: Path, phase: str, key: str) -> Path:
+    return staging / PROGRESS_DIR / phase / (key.replace("/", "__") + ".json")
+
+
+def _verified_checkpoint(staging: Path, phase: str, key: str) -> dict | None:
+    """A unit's record, if every file it lists still has its recorded size and sha256."""
+    path = _checkpoint_path(staging, phase, key)
+    if not path.is_file():
+        return None
+    try:
+        record = json.loads(path.read_text())
+        for entry in record.get("parts", []) + record.get("work", []):
+            verify_entry(staging, entry)
+    except (CorpusError, json.JSONDecodeError, KeyError) as e:
+        log.warning("resume: unit %s of %s does not verify (%s); redoing it", key, phase, e)
+        return None
+    return record
+
+
+def _fault_point() -> tuple[str, int] | None:
+    spec = os.environ.get(FAULT_ENV, "")
+    if not spec:
+        return None
+    phase, _, k = spec.rpartition(":")
+    return phase, int(k)
+
+
+@dataclass(frozen=True)
+class _Tagged:
+    """A unit with the job it belongs to, so the units of several jobs share one pool."""
+    job: int
+    fn: Callable[[Any], dict]
+    unit: Any
+
+    @property
+    def key(self) -> str:
+        return self.unit.key
+
+
+def _run_tagged(t: _Tagged) -> tuple[int, dict]:
+    return t.job, t.fn(t.unit)
+
+
+def _run_map(phase: Map, ctxs: list[PhaseContext], opts: RunOptions, executor: str, desc: str) -> None:
+    """One map phase over the units of every job; each finished unit is checkpointed as it arrives."""
+    fault = _fault_point()
+    done: list[dict[str, dict]] = [{} for _ in ctxs]
+    todo: list[_Tagged] = []
+    order: list[list[str]] = []
+    for j, ctx in enumerate(ctxs):
+        units = list(phase.units(ctx))
+        order.append([u.key for u in units])
+        if len(set(order[-1])) != len(units):
+            raise AssertionError(f"{desc}: duplicate unit keys in phase {phase.name}")
+        (ctx.staging / PROGRESS_DIR / phase.name).mkdir(parents=True, exist_ok=True)
+        for u in units:
+            rec = _verified_checkpoint(ctx.staging, phase.name, u.key) if opts.resume else None
+            if rec is not None:
+                done[j][u.key] = rec
+            else:
+                todo.append(_Tagged(j, phase.fn, u))
+        ctx.reused[phase.name] = len(done[j])
+    reused = sum(len(d) for d in done)
+    if reused:
+        log.info("resume: %s: %d of %d units already done and verified", desc, reused, reused + len(todo))
+    finished = 0
+
+    def on_result(tagged_result: tuple[int, dict]) -> None:
+        nonlocal finished
+        j, res = tagged_result
+        write_json(_checkpoint_path(ctxs[j].staging, phase.name, res["key"]), res)
+        done[j][res["key"]] = res
+        finished += 1
+        if fault is not None and fault == (phase.name, finished):
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    workers, where = (1, "local") if phase.in_process else (opts.workers, executor)
+    map_units(_run_tagged, todo, workers=workers, executor=where, desc=desc, unit=phase.unit, on_result=on_result)
+    for j, ctx in enumerate(ctxs):
+        ctx.results[phase.name] = [done[j][k] for k in order[j]]  # unit order, never completion order
+        for r in ctx.results[phase.name]:
+            ctx.parts.extend(r.get("parts", []))
+
+
+# ---------------------------------------------------------------- staging and publishing
+
+def staging_dir(job: Job, stage: str) -> Path:
+    if job.shared_dir:
+        return job.final / f".{stage}.incomplete"
+    return job.final.with_name(job.final.name + ".incomplete")
+
+
+def _open_staging(job: Job, stage: str, resume: bool) -> Path:
+    staging = staging_dir(job, stage)
+    ident = staging / PROGRESS_DIR / IDENTITY_FILE
+    if staging.exists() and resume and ident.is_file():
+        if json.loads(ident.read_text()) != job.identity:
+            raise CorpusError(f"{staging}: was started with another config, parameters or inputs; "
+                              f"run again without --resume")
+    elif staging.exists():
+        shutil.rmtree(staging)
+    (staging / PROGRESS_DIR).mkdir(parents=True, exist_ok=True)
+    (staging / WORK_DIR).mkdir(exist_ok=True)
+    write_json(ident, job.identity)
+    return staging
+
+
+def _manifest(stage: str, job: Job, ctx: PhaseContext) -> dict:
+    manifest = {"stage": stage, "corpus_version": __version__, "dataset": job.dataset, "version": job.version,
+                **job.identity, "parts": ctx.parts,
+                "counts": ctx.counts if ctx.counts is not None else ctx.summed_counts()}
+    manifest.update(job.extra)
+    return manifest
+
+
+def _publish(job: Job, staging: Path, manifest: dict, run_info: dict) -> None:
+    validate(manifest, STAGE_SCHEMA, what=str(job.final / STAGE_FILE))
+    for scratch in (PROGRESS_DIR, WORK_DIR):  # checkpoints and spill files never get published
+        if (staging / scratch).exists():
+            shutil.rmtree(staging / scratch)
+    if not job.shared_dir:
+        write_json(staging / RUN_FILE, run_info)
+        write_json(staging / STAGE_FILE, manifest)
+        publish_dir(staging, job.final, replace=job.final.exists())
+        return
+    # A directory shared with other outputs: the old stage manifest goes first and the new one comes
+    # last, so a stage manifest on disk always describes the files beside it (the object-store rule).
+    (job.final / STAGE_FILE).unlink(missing_ok=True)
+    for pattern in job.owned:
+        for old in job.final.glob(pattern):
+            old.unlink()
+    for part in manifest["parts"]:
+        dest = job.final / part["name"]
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(staging / part["name"], dest)
+    write_json(job.final / RUN_FILE, run_info)
+    write_json(job.final / STAGE_FILE, manifest)
+    fsync_dir(job.final)
+    shutil.rmtree(staging)
+
+
+def run_jobs(stage: str, config: Config, opts: RunOptions, jobs: list[Job]) -> StageResult:
+    """Run a stage's jobs: current ones are returned as they are; the others run phase by phase (the
+    units of every job share one executor) and are published."""
+    t0 = time.monotonic()
+    outputs: dict[str, Output] = {}
+    pending: list[tuple[Job, str]] = []
+    for job in jobs:
+        found = None if opts.force else find_current(job.candidates or [job.final], job.identity)
+        if found is not None:
+            log.info("%s: %s is current and verified; nothing to do", stage, found[0])
+            outputs[job.key] = Output(job.key, found[0], found[1], "current")
+            continue
+        published = is_published(job)
+        if published and not (opts.force or opts.replace_stale):
+            raise StaleError(f"{job.final}: published {stage} output is stale (config, parameters or inputs "
+                             f"changed); use --force to rebuild it")
+        pending.append((job, "recomputed" if published else "computed"))
+    if pending:
+        names = [[p.name for p in job.phases] for job, _ in pending]
+        if any(n != names[0] for n in names):
+            raise AssertionError(f"{stage}: jobs with different phases")
+        ctxs = [PhaseContext(config, opts, job, _open_staging(job, stage, opts.resume)) for job, _ in pending]
+        executor = config["run"]["executor"]
+        for i, phase in enumerate(pending[0][0].phases):
+            desc = stage if len(pending[0][0].phases) == 1 else f"{stage}: {phase.name}"
+            if isinstance(phase, Map):
+                _run_map(phase, ctxs, opts, executor, desc)
+            else:
+                for ctx in ctxs:
+                    ctx.job.phases[i].fn(ctx)
+        for (job, status), ctx in zip(pending, ctxs):
+            manifest = _manifest(stage, job, ctx)
+            run_info = {"seconds": round(time.monotonic() - t0, 3), "workers": opts.workers, "executor": executor,
+                        "host": platform.node(), "resumed_units": ctx.reused, **ctx.run_info}
+            _publish(job, ctx.staging, manifest, run_info)
+            outputs[job.key] = Output(job.key, job.final, manifest, status, run_info)
+    return StageResult(stage, [outputs[job.key] for job in jobs], time.monotonic() - t0)

@@ -58,6 +58,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from .registry import FilterSpec, rule_function
+
 __all__ = [
     "BULLET_PREFIXES",
     "DEFAULT_PARAMS",
@@ -184,3 +186,6 @@ def gopher_quality(text: str, p: GopherParams = DEFAULT_PARAMS) -> tuple[str, fl
     if stop_words < p.min_stop_words:
         return "stop_words", float(stop_words)
     return None
+
+
+FILTER = FilterSpec("gopher", GopherParams, rule_function(gopher_quality))

@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+from dataclasses import dataclass
 from pathlib import Path
 
+import pyarrow as pa
+
 from ..errors import CorpusError
+from .registry import FilterSpec
 
 UNDETERMINED = "und"
 
@@ -46,3 +50,27 @@ def language_of(text: str, model, min_score: float) -> tuple[str, float]:
     """The language, or `und` when the model's confidence is below `min_score`; and the score."""
     lang, score = detect(text, model)
     return (lang if score >= min_score else UNDETERMINED), score
+
+
+@dataclass(frozen=True)
+class LangParams:
+    keep: tuple[str, ...] = ("en",)
+    min_score: float = 0.65
+    model: str = ""            # '' = the bundled lid.176.ftz
+
+
+class LanguageFilter:
+    """Annotates every document with (lang, lang_score); drops those whose language is not kept."""
+
+    def __init__(self, params: LangParams, resources: dict):
+        self.params, self.model, self.keep = params, load_model(params.model), set(params.keep)
+
+    def annotate(self, text: str) -> tuple[tuple[str, float], tuple[str, float] | None]:
+        lang, score = language_of(text, self.model, self.params.min_score)
+        if lang in self.keep:
+            return (lang, score), None
+        return (lang, score), ("keep" if lang != UNDETERMINED else "min_score", score)
+
+
+FILTER = FilterSpec("lang", LangParams, LanguageFilter, columns={"lang": pa.string(), "lang_score": pa.float32()},
+                    defaults=(UNDETERMINED, 0.0))

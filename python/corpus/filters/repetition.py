@@ -62,6 +62,7 @@ from dataclasses import dataclass
 from itertools import accumulate, compress
 
 from corpus.filters.gopher import nonblank_lines, split_words
+from corpus.filters.registry import FilterSpec, rule_function
 
 __all__ = [
     "DEFAULT_PARAMS",
@@ -217,3 +218,6 @@ def gopher_repetition(text: str, p: RepetitionParams = DEFAULT_PARAMS) -> tuple[
         if frac > max_frac:
             return f"dup_{n}gram_char_frac", frac
     return None
+
+
+FILTER = FilterSpec("repetition", RepetitionParams, rule_function(gopher_repetition))

@@ -1,0 +1,137 @@
+"""The stage table: every stage, in order, declared once.
+
+The CLI commands, `corpus run` and `--through`, audit, rejects, report, the shard manifest's per-stage
+counts and the Makefile (checked by a test) all read this table. A stage is a module here with
+
+    plan(config, opts) -> list[runner.Job]    what to publish, its identity and its phases
+    summary(result) -> str                     optional: one line for `corpus run` (default: counts)
+    report(result) -> list[str]                optional: further lines its own command prints
+
+plus one row below. See docs/ARCHITECTURE.md ("Adding a stage")."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+
+import click
+import pyarrow as pa
+
+from ..config import Config
+from ..runner import RunOptions, StageResult, run_jobs
+
+BASE_COLUMNS = {"id": pa.string(), "text": pa.string(), "source_id": pa.string(), "url": pa.string(),
+                "license_spdx": pa.string()}
+
+
+@dataclass(frozen=True)
+class Side:
+    """A second set of parts a stage writes beside its output: the documents it dropped, and why."""
+    dirname: str                    # "rejects"
+    columns: dict
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str                       # the CLI command and the `stage` of its _STAGE.json
+    dirname: str                    # stages/<dirname>/ for per-part stages
+    reads: str | None               # the stage whose published output it reads
+    kind: str                       # "sources" (per ledger source), "parts", "shards", "tokens"
+    summary: str                    # one line: what it does
+    make_target: str                # its Makefile target
+    adds: dict = field(default_factory=dict)   # columns its parts add to those it reads
+    side: Side | None = None
+    # click options of its command beyond --workers/--force/--resume; their values reach the stage
+    # as RunOptions.extra (declared here so `corpus --help` never imports a stage module)
+    options: tuple = ()
+
+    def module(self) -> ModuleType:
+        return importlib.import_module(f"{__name__}.{self.name}")
+
+    def summary_of(self, result: StageResult) -> str:
+        """The one line `corpus run` prints (a module's `summary`, else its document counts)."""
+        fn = getattr(self.module(), "summary", None)
+        if fn is not None:
+            return fn(result)
+        c = result.manifest["counts"]
+        return f"{c['docs_in']} docs in, {c['docs_out']} out"
+
+    def report_of(self, result: StageResult) -> list[str]:
+        """Further lines its own command prints (a module's `report`)."""
+        fn = getattr(self.module(), "report", None)
+        return fn(result) if fn is not None else []
+
+
+    def path(self, config: Config) -> Path:
+        """Where a per-part stage or the shard stage publishes (fetch and tokenize: see their modules)."""
+        if self.kind == "parts":
+            return config.stage_dir(self.dirname)
+        if self.kind == "shards":
+            return config.dataset_dir
+        raise ValueError(f"stage {self.name} publishes under per-source or per-tokenizer directories")
+
+
+def _filter_annotations() -> dict:
+    from ..filters.registry import annotation_columns
+
+    return annotation_columns()
+
+
+STAGES: tuple[Stage, ...] = (
+    Stage("fetch", "01-fetch", None, "sources", "ledger sources -> corpus/raw/<source_id>/<yyyymmdd>/part-<nnnnn>.jsonl.zst",
+          "fetch", options=(click.option("--source", "sources", multiple=True, metavar="ID",
+                                         help="Fetch only this ledger source (repeatable). Default: the dataset's "
+                                              "sources, evals and perplexity reference."),)),
+    Stage("normalize", "02-normalize", "fetch", "parts", "NFC, newlines, control characters, trailing spaces; assigns ids",
+          "normalize", adds=BASE_COLUMNS),
+    Stage("filter", "03-filter", "normalize", "parts",
+          "language ID, Gopher quality and repetition, perplexity (the filter registry, in configured order)",
+          "filter", adds=_filter_annotations(),
+          side=Side("rejects", {"id": pa.string(), "source_id": pa.string(), "url": pa.string(),
+                                "filter": pa.string(), "rule": pa.string(), "value": pa.float64(),
+                                "text": pa.string()})),
+    Stage("dedup", "04-dedup", "filter", "parts", "decontamination, exact and MinHash-LSH near-dedup",
+          "dedup", adds={"minhash_cluster": pa.int64()},
+          side=Side("dropped", {"id": pa.string(), "source_id": pa.string(), "url": pa.string(),
+                                "reason": pa.string(), "duplicate_of": pa.string(), "eval_source": pa.string(),
+                                "matched_ngram": pa.string(), "text": pa.string()})),
+    Stage("pii", "05-pii", "dedup", "parts", "PII -> <EMAIL> <PHONE> <CARD> <IP> <KEY> placeholders",
+          "pii", adds={"pii_redactions": pa.int32()}),
+    Stage("shard", "06-shard", "pii", "shards", "sorted, content-hash-split Parquet shards + _MANIFEST.json",
+          "shards"),
+    Stage("tokenize", "07-tokenize", "shard", "tokens", "token streams (.bin + Megatron .idx) for the trainer",
+          "tokens", options=(
+              click.option("--max-documents", type=click.IntRange(min=0), default=None,
+                           help="Train on at most N documents of the shuffled order (val is not capped)."),
+              click.option("--train-tokens", type=click.IntRange(min=0), default=None,
+                           help="Stop after the train document that crosses N tokens (val is not capped)."))),
+)
+STAGE = {s.name: s for s in STAGES}
+NAMES = tuple(s.name for s in STAGES)
+
+
+def columns(name: str) -> dict:
+    """The columns of a per-part stage's output parts: what it reads plus what it adds."""
+    out: dict = {}
+    for s in STAGES:
+        out.update(s.adds)
+        if s.name == name:
+            return out
+    raise KeyError(name)
+
+
+def input_columns(name: str) -> dict:
+    return columns(STAGE[name].reads)
+
+
+def part_stages() -> tuple[Stage, ...]:
+    """The per-part stages (02–05), whose counts the shard manifest carries."""
+    return tuple(s for s in STAGES if s.kind == "parts")
+
+
+def run_stage(name: str, config: Config, opts: RunOptions | None = None, **kw) -> StageResult:
+    """Plan and run one stage (`kw` builds the RunOptions when `opts` is not given)."""
+    opts = opts or RunOptions(**kw)
+    return run_jobs(name, config, opts, STAGE[name].module().plan(config, opts))

@@ -1,113 +1,60 @@
 """Stage 01 fetch: ledger sources → corpus/raw/<source_id>/<yyyymmdd>/part-<nnnnn>.jsonl.zst + _STAGE.json.
 
-One work unit per source. A source whose published raw output was made from the same ledger facts and
-parameters, and whose parts still match their checksums, is left alone: nothing is read, downloaded or
-rewritten."""
+One job (one published directory) per source. A source whose published raw output records the same
+ledger facts and part sizes, and whose parts still match their checksums, is current: nothing is read,
+downloaded or rewritten. The dataset's corpus sources, its protected eval sets and the perplexity
+reference are fetched (or only the `--source` ones)."""
 
 from __future__ import annotations
 
 import datetime as dt
-import logging
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
+
+from ..atomic import sha256_file
 from ..config import Config
-from ..errors import CorpusError, StaleError
-from ..executor import map_units
+from ..errors import CorpusError
 from ..jsonl import ZstJsonlWriter
 from ..ledger import load_ledger, select
-from ..manifest import STAGE_FILE, Staging, load_manifest, new_manifest, part_entry, verify_part
+from ..raw import dated_dirs, fetch_identity
 from ..retrieve import locate
+from ..runner import Job, Map, PhaseContext, RunOptions, Step
 from ..sources import read_documents
-
-log = logging.getLogger(__name__)
-# Ledger fields that decide what the raw documents are; a change to any of them means fetching again.
-READ_FIELDS = ("url", "sha256", "bytes", "license_spdx", "format", "members", "text_fields", "split",
-               "delimiter", "pattern", "encoding")
-
-
-def fetch_params(row: dict, fetch: dict) -> dict:
-    return {"source_id": row["source_id"], "part_docs": fetch["part_docs"], "part_bytes": fetch["part_bytes"],
-            "ledger_row": {k: row[k] for k in READ_FIELDS if k in row}}
-
-
-def find_published(source_dir: Path, params: dict) -> tuple[Path, dict] | None:
-    """The newest published raw output of a source made with `params` and its manifest, parts verified."""
-    if not source_dir.is_dir():
-        return None
-    for d in sorted((p for p in source_dir.iterdir() if p.is_dir() and p.name.isdigit()), reverse=True):
-        if not (d / STAGE_FILE).is_file():
-            continue
-        manifest = load_manifest(d, verify_parts=False)
-        if manifest["params"] == params:
-            try:
-                for part in manifest["parts"]:
-                    verify_part(d / part["name"], part)
-            except CorpusError as e:
-                raise CorpusError(f"{e} (run fetch with --force to fetch this source again)") from None
-            return d, manifest
-    return None
 
 
 @dataclass(frozen=True)
-class FetchTask:
+class FetchUnit:
+    key: str
     row: dict
     fetch: dict             # the [fetch] table
-    raw_root: Path
     downloads: Path
     mirror: Path | None
-    timeout_s: float
     fetched_at: str
-    force: bool
-    replace_stale: bool = False  # `corpus run`: a same-day output made from other ledger facts is replaced
+    out_dir: Path
 
 
-def fetch_source(task: FetchTask) -> dict:
-    """Fetch one source (a work unit). Returns a summary for the log and the run file."""
-    row, sid = task.row, task.row["source_id"]
-    params = fetch_params(row, task.fetch)
-    t0 = time.monotonic()
-    if not task.force:
-        published = find_published(task.raw_root / sid, params)
-        if published is not None:
-            published, m = published
-            return {"source_id": sid, "status": "current", "dir": str(published), "how": "none",
-                    "docs": m["counts"]["docs_out"], "bytes": 0, "seconds": time.monotonic() - t0}
-    path, how = locate(row, mirror=task.mirror, downloads=task.downloads, timeout=task.timeout_s)
-    date = task.fetched_at[:10].replace("-", "")
-    final = task.raw_root / sid / date
-    if (final / STAGE_FILE).is_file() and not (task.force or task.replace_stale):
-        raise StaleError(f"{final}: published raw output is stale (its ledger row or [fetch] part sizes changed); "
-                          f"use --force to fetch it again")
-    staging = Staging(final, force=task.force or task.replace_stale)
-    writer = ZstJsonlWriter(staging.dir, task.fetch["part_docs"], task.fetch["part_bytes"])
+def fetch_source(u: FetchUnit) -> dict:
+    """Read one source into raw parts in the staging dir."""
+    row = u.row
+    path, how = locate(row, mirror=u.mirror, downloads=u.downloads, timeout=u.fetch["timeout_s"])
+    writer = ZstJsonlWriter(u.out_dir, u.fetch["part_docs"], u.fetch["part_bytes"])
     docs_in = empty = 0
     for locator, text in read_documents(path, row):
         docs_in += 1
         if not text.strip():
             empty += 1
             continue
-        writer.write({"url": locator, "fetched_at": task.fetched_at, "license_spdx": row["license_spdx"],
-                      "text": text})
-    parts = writer.close()
-    manifest = new_manifest("fetch", params=params)
-    manifest.update({
-        "fetched_at": task.fetched_at,
-        "source": {"source_id": sid, "url": row["url"], "sha256": row["sha256"], "bytes": row["bytes"],
-                   "license_spdx": row["license_spdx"], "role": row["role"]},
-        "inputs": [{"path": row["url"], "sha256": row["sha256"]}],
-        "parts": [part_entry(p, rows) for p, rows in parts],
-        "counts": {"docs_in": docs_in, "docs_out": docs_in - empty, "skipped_empty": empty},
-    })
-    seconds = time.monotonic() - t0
-    staging.publish(manifest, {"seconds": seconds, "found_by": how, "source_path": str(path)})
-    return {"source_id": sid, "status": "fetched", "dir": str(staging.final), "how": how,
-            "docs": docs_in - empty, "bytes": row["bytes"], "seconds": seconds}
+        writer.write({"url": locator, "fetched_at": u.fetched_at, "license_spdx": row["license_spdx"], "text": text})
+    parts = [{"name": p.name, "sha256": sha256_file(p), "rows": rows, "bytes": p.stat().st_size}
+             for p, rows in writer.close()]
+    return {"key": u.key, "parts": parts, "found_by": how, "source_path": str(path),
+            "counts": {"docs_in": docs_in, "docs_out": docs_in - empty, "skipped_empty": empty}}
 
 
 def source_rows(config: Config, only: tuple[str, ...] = ()) -> list[dict]:
-    """The rows to fetch: the dataset's corpus sources, then its protected eval sets (or just `only`)."""
+    """The rows to fetch: the dataset's corpus sources, its protected eval sets and the perplexity
+    reference (or just `only`)."""
     ledger = load_ledger(config.ledger_path)
     if only:
         missing = [s for s in only if s not in ledger]
@@ -127,20 +74,48 @@ def source_rows(config: Config, only: tuple[str, ...] = ()) -> list[dict]:
     return rows
 
 
-def run_fetch(config: Config, *, workers: int, executor: str, force: bool = False,
-              only: tuple[str, ...] = (), replace_stale: bool = False) -> list[dict]:
-    rows = source_rows(config, only)
+def _record_source(ctx: PhaseContext) -> None:
+    (res,) = ctx.results["read"]
+    ctx.run_info.update(found_by=res["found_by"], source_path=res["source_path"])
+
+
+def plan(config: Config, opts: RunOptions) -> list[Job]:
     now = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
     fetched_at = now.isoformat().replace("+00:00", "Z")
-    tasks = [FetchTask(row, config["fetch"], config.raw_dir, config.downloads_dir, config.mirror,
-                       config["fetch"]["timeout_s"], fetched_at, force, replace_stale) for row in rows]
-    return map_units(fetch_source, tasks, workers=workers, executor=executor, desc="fetch", unit="sources")
+    date = fetched_at[:10].replace("-", "")
+    jobs = []
+    for row in source_rows(config, tuple(opts.extra.get("sources", ()))):
+        sid = row["source_id"]
+        unit = FetchUnit(sid, row, config["fetch"], config.downloads_dir, config.mirror, fetched_at, Path())
+
+        def units(ctx: PhaseContext, unit=unit) -> list[FetchUnit]:
+            return [FetchUnit(**{**unit.__dict__, "out_dir": ctx.staging})]
+
+        source = {"source_id": sid, "url": row["url"], "sha256": row["sha256"], "bytes": row["bytes"],
+                  "license_spdx": row["license_spdx"], "role": row["role"]}
+        jobs.append(Job(sid, config.raw_dir / sid / date, fetch_identity(row, config["fetch"]),
+                        [Map("read", units, fetch_source, unit="sources"), Step("record", _record_source)],
+                        extra={"fetched_at": fetched_at, "source": source},
+                        candidates=dated_dirs(config, sid)))
+    return jobs
 
 
-def latest_raw(config: Config, row: dict) -> Path:
-    """The published raw directory that matches the ledger row now (what normalize reads)."""
-    found = find_published(config.raw_dir / row["source_id"], fetch_params(row, config["fetch"]))
-    if found is None:
-        raise CorpusError(f"source '{row['source_id']}': no current raw output under "
-                          f"{config.raw_dir / row['source_id']} (run `corpus fetch`)")
-    return found[0]
+def summary(result) -> str:
+    fetched = [o for o in result.outputs if o.status != "current"]
+    return f"{len(fetched)} of {len(result.outputs)} sources fetched"
+
+
+def report(result) -> list[str]:
+    lines = [f"{'source':<28} {'status':<10} {'found in':<10} {'docs':>8} {'MB':>7} {'s':>6}"]
+    for o in result.outputs:
+        fetched = o.status != "current"
+        mb = o.manifest["source"]["bytes"] / 1e6 if fetched else 0.0
+        lines.append(f"{o.key:<28} {'fetched' if fetched else 'current':<10} {o.run_info.get('found_by', 'none'):<10} "
+                     f"{o.manifest['counts']['docs_out']:>8} {mb:>7.2f} {o.run_info.get('seconds', 0.0):>6.2f}")
+    fetched = [o for o in result.outputs if o.status != "current"]
+    docs = sum(o.manifest["counts"]["docs_out"] for o in fetched)
+    mb = sum(o.manifest["source"]["bytes"] for o in fetched) / 1e6
+    wall = result.seconds
+    lines.append(f"fetched {len(fetched)} of {len(result.outputs)} sources: {docs} docs, {mb:.2f} MB in {wall:.2f}s"
+                 + (f" ({docs / wall:,.0f} docs/s, {mb / wall:.2f} MB/s)" if fetched and wall > 0 else ""))
+    return lines

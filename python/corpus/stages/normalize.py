@@ -1,4 +1,4 @@
-"""Stage 02 normalize: raw parts → Parquet parts with stable ids and normalised text.
+"""Stage 02 normalize: raw parts → Parquet parts with stable ids and normalised text (corpus.textnorm).
 
 `id = <source_id>:<k>`, k the document's position in its source's raw parts read in path order; the
 offset of each part is known from the raw manifest, so ids never depend on the worker count."""
@@ -7,40 +7,24 @@ from __future__ import annotations
 
 import io
 import json
-import re
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
 import zstandard
 
+from ..checksums import read_verified
 from ..config import Config
 from ..errors import CorpusError
 from ..ledger import load_ledger, select
-from ..parts import BASE_COLUMNS, read_verified, write_table
-from ..runner import StageRun, input_manifest, run_stage
-from .fetch import latest_raw
+from ..parts import write_table
+from ..raw import current_raw
+from ..runner import Job, Map, PhaseContext, RunOptions, input_ref
+from ..textnorm import normalize_text
+from . import STAGE, columns
 
-DIRNAME = "02-normalize"
-_NEWLINES = re.compile(r"\r\n?")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")   # C0/C1 controls except \t (\x09) and \n (\x0a)
-_TRAILING = re.compile(r"[^\S\n]+$", re.MULTILINE)        # any whitespace but \n at a line's end
-
-
-def normalize_text(text: str, *, nfc: bool = True, newlines: bool = True, control_chars: bool = True,
-                   strip_trailing: bool = True) -> str:
-    """The normalisation of DESIGN §6, each step switchable. Newlines first, so \\r never counts as a
-    control character when both are on."""
-    if newlines:
-        text = _NEWLINES.sub("\n", text)
-    if control_chars:
-        text = _CONTROL.sub("", text)
-    if nfc:
-        text = unicodedata.normalize("NFC", text)
-    if strip_trailing:
-        text = _TRAILING.sub("", text)
-    return text
+ME = STAGE["normalize"]
+OUT_COLUMNS = columns("normalize")
 
 
 @dataclass(frozen=True)
@@ -60,7 +44,7 @@ def normalize_part(u: NormalizeUnit) -> dict:
         lines = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(data), read_across_frames=True).read()
     except zstandard.ZstdError as e:
         raise CorpusError(f"{u.raw_path}: corrupt zstd data: {e}") from None
-    cols: dict[str, list] = {k: [] for k in BASE_COLUMNS}
+    cols: dict[str, list] = {k: [] for k in OUT_COLUMNS}
     n_in = changed = 0
     for n, line in enumerate(lines.split(b"\n"), 1):
         if not line:
@@ -79,7 +63,7 @@ def normalize_part(u: NormalizeUnit) -> dict:
         for col, value in (("id", f"{u.source_id}:{k}"), ("text", text), ("source_id", u.source_id),
                            ("url", rec["url"]), ("license_spdx", rec["license_spdx"])):
             cols[col].append(value)
-    table = pa.table({k: pa.array(v, type=BASE_COLUMNS[k]) for k, v in cols.items()})
+    table = pa.table({k: pa.array(v, type=OUT_COLUMNS[k]) for k, v in cols.items()})
     part = write_table(table, u.out_dir / f"{u.key}.parquet")
     n_out = table.num_rows
     counts = {"docs_in": n_in, "docs_out": n_out, "dropped_empty": n_in - n_out, "changed": changed,
@@ -87,24 +71,23 @@ def normalize_part(u: NormalizeUnit) -> dict:
     return {"key": u.key, "parts": [part], "counts": counts}
 
 
-def run_normalize(config: Config, *, workers: int, force: bool = False, resume: bool = False) -> dict:
+def plan(config: Config, opts: RunOptions) -> list[Job]:
     ledger = load_ledger(config.ledger_path)
     rows = select(ledger, config["dataset"]["sources"], "corpus", what=f"{config.path}: dataset.sources")
     options = dict(config["normalize"])
-    plan, inputs = [], []  # (source_id, raw part path, sha256, first k)
+    sources, inputs = [], []  # (source_id, raw part path, sha256, first k)
     for row in rows:
-        raw_dir = latest_raw(config, row)
-        manifest, ref = input_manifest(config, raw_dir)
-        inputs.append(ref)
+        raw_dir, manifest = current_raw(config, row)
+        inputs.append(input_ref(config, raw_dir))
         k = 0
         for part in manifest["parts"]:
-            plan.append((row["source_id"], raw_dir / part["name"], part["sha256"], k))
+            sources.append((row["source_id"], raw_dir / part["name"], part["sha256"], k))
             k += part["rows"]
 
-    def units(ctx: dict) -> list[NormalizeUnit]:
-        return [NormalizeUnit(f"part-{i:05d}", *p, options, ctx["out_dir"]) for i, p in enumerate(plan)]
+    def units(ctx: PhaseContext) -> list[NormalizeUnit]:
+        return [NormalizeUnit(f"part-{i:05d}", *p, options, ctx.staging) for i, p in enumerate(sources)]
 
     params = {"normalize": options, "sources": [r["source_id"] for r in rows],
               "source_sha256": {r["source_id"]: r["sha256"] for r in rows}}
-    return run_stage(config, StageRun("normalize", DIRNAME, params, inputs, units, normalize_part),
-                     workers=workers, force=force, resume=resume)
+    return [Job("normalize", ME.path(config), {"config_sha256": config.sha256, "params": params, "inputs": inputs},
+                [Map("normalize", units, normalize_part)], dataset=config.dataset, version=config.version)]

@@ -12,13 +12,14 @@ from pathlib import Path
 import pyarrow as pa
 
 from ..config import Config
-from ..parts import BASE_COLUMNS, read_table, validate_columns, write_table
+from ..parts import read_table, validate_columns, write_table
 from ..pii.scrub import PiiParams, scrub_batch
-from ..runner import StageRun, input_manifest, require_stage, run_stage
+from ..runner import Job, Map, PhaseContext, RunOptions, published_stage
+from . import STAGE, columns, input_columns
 
-DIRNAME = "05-pii"
-INPUT_DIR = "04-dedup"
-IN_COLUMNS = {**BASE_COLUMNS, "lang": pa.string(), "lang_score": pa.float32(), "minhash_cluster": pa.int64()}
+ME = STAGE["pii"]
+IN_COLUMNS = input_columns("pii")
+OUT_COLUMNS = columns("pii")
 TYPES = ("EMAIL", "PHONE", "CARD", "IP", "KEY")
 
 
@@ -48,21 +49,27 @@ def scrub_part(u: PiiUnit) -> dict:
         per_doc.append(sum(counts.values()))
     out = table.select(list(IN_COLUMNS))
     out = out.set_column(out.schema.get_field_index("text"), "text", pa.array([t for t, _ in results], pa.string()))
-    out = out.append_column("pii_redactions", pa.array(per_doc, pa.int32()))
+    out = out.append_column("pii_redactions", pa.array(per_doc, OUT_COLUMNS["pii_redactions"]))
     part = write_table(out, u.out_dir / f"{u.key}.parquet")
     return {"key": u.key, "parts": [part],
             "counts": {"docs_in": table.num_rows, "docs_out": out.num_rows, "redactions": totals,
                        "docs_redacted": sum(1 for n in per_doc if n)}}
 
 
-def run_pii(config: Config, *, workers: int, force: bool = False, resume: bool = False) -> dict:
-    src = require_stage(config, INPUT_DIR, "dedup")
-    manifest, ref = input_manifest(config, src)
+def plan(config: Config, opts: RunOptions) -> list[Job]:
+    src = STAGE[ME.reads].path(config)
+    manifest, ref = published_stage(config, src, ME.reads)
     params = pii_params(config["pii"])
 
-    def units(ctx: dict) -> list[PiiUnit]:
-        return [PiiUnit(p["name"].removesuffix(".parquet"), src / p["name"], p["sha256"], params, ctx["out_dir"])
+    def units(ctx: PhaseContext) -> list[PiiUnit]:
+        return [PiiUnit(p["name"].removesuffix(".parquet"), src / p["name"], p["sha256"], params, ctx.staging)
                 for p in manifest["parts"] if p["name"].startswith("part-")]
 
-    return run_stage(config, StageRun("pii", DIRNAME, {"pii": config["pii"]}, [ref], units, scrub_part),
-                     workers=workers, force=force, resume=resume)
+    return [Job("pii", ME.path(config), {"config_sha256": config.sha256, "params": {"pii": config["pii"]},
+                                         "inputs": [ref]},
+                [Map("pii", units, scrub_part)], dataset=config.dataset, version=config.version)]
+
+
+def report(result) -> list[str]:
+    red = result.manifest["counts"].get("redactions", {})
+    return ["  redactions: " + ", ".join(f"{k} {v}" for k, v in red.items())]

@@ -1,20 +1,16 @@
 """Stage 06 shard: the final, sorted, content-hash-split Parquet shards and `_MANIFEST.json`.
 
-The global sort by id never holds the texts: the parent sorts only the ids (compact keys with their
-part and row), which fixes every row's destination shard. Pass 1 reads each input part once and
-scatters its rows to per-shard spill files; pass 2 sorts each shard's rows by id and writes it. Both
-passes are units on the executor, so the work splits across workers and the bytes do not depend on
-how many there are."""
+The global sort by id never holds the texts: a step sorts only the ids, which fixes every row's
+destination shard. `scatter` reads each input part once and spills its rows per destination shard;
+`write` sorts each shard's rows by id and writes it. Both are map phases, so the work splits across
+workers and the bytes do not depend on how many there are. The shards and `_MANIFEST.json` share the
+dataset directory with `stages/`: they are published file by file, the stage manifest last."""
 
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import os
-import platform
-import shutil
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,33 +21,29 @@ import pyarrow.ipc as ipc
 import pyarrow.parquet as pq
 
 from .. import __version__
-from ..atomic import canonical_json, dump_json, fsync_dir, sha256_file, write_bytes, write_json
+from ..atomic import canonical_json, dump_json, sha256_bytes, sha256_file, write_bytes
 from ..config import Config
-from ..errors import CorpusError, StaleError
-from ..executor import map_units
+from ..errors import CorpusError
+from ..layout import CORPUS_MANIFEST, CORPUS_SCHEMA
 from ..ledger import load_ledger
-from ..manifest import load_manifest
 from ..parts import read_table, rows_per_group, validate_columns
-from ..runner import input_manifest, require_stage
+from ..runner import Job, Map, PhaseContext, RunOptions, Step, published_stage, read_stage_manifest
 from ..schemas import validate
+from . import STAGE, input_columns, part_stages
 
 log = logging.getLogger(__name__)
-INPUT_DIR = "05-pii"
-MANIFEST = "_MANIFEST.json"
-RUN_FILE = "_RUN.json"
-SCHEMA = "corpus-manifest.schema.json"
+ME = STAGE["shard"]
 SHARD_COLUMNS = [("id", pa.string()), ("text", pa.string()), ("source_id", pa.string()), ("url", pa.string()),
                  ("license_spdx", pa.string()), ("lang", pa.string()), ("n_chars", pa.int32()),
                  ("sha256", pa.binary(32)), ("minhash_cluster", pa.int64()), ("pii_redactions", pa.int32()),
                  ("split", pa.string())]
 SHARD_SCHEMA = pa.schema(SHARD_COLUMNS)
-INPUT_COLUMNS = {"id": pa.string(), "text": pa.string(), "source_id": pa.string(), "url": pa.string(),
-                 "license_spdx": pa.string(), "lang": pa.string(), "minhash_cluster": pa.int64(),
-                 "pii_redactions": pa.int32()}
+# What a shard carries from its input parts (the rest it computes): every input column but lang_score.
+INPUT_COLUMNS = {k: v for k, v in input_columns("shard").items() if k in dict(SHARD_COLUMNS)}
 
 
 def split_of(sha256: bytes, val_permille: int) -> str:
-    """DESIGN §4: val when the first 8 bytes of the text's sha256, big-endian, mod 1000 < val_permille."""
+    """val when the first 8 bytes of the text's sha256, big-endian, mod 1000 < val_permille."""
     return "val" if int.from_bytes(sha256[:8], "big") % 1000 < val_permille else "train"
 
 
@@ -72,13 +64,16 @@ def scatter_part(u: ScatterUnit) -> dict:
     table = read_table(u.path, u.sha256)
     validate_columns(table, INPUT_COLUMNS, u.path)
     table = table.select(list(INPUT_COLUMNS))
+    work = []
     for shard in np.unique(u.dest):
         rows = table.take(pa.array(np.flatnonzero(u.dest == shard)))
         out = u.spill_dir / f"{int(shard):05d}" / f"{u.key}.arrow"
         out.parent.mkdir(parents=True, exist_ok=True)
         with pa.OSFile(str(out), "wb") as f, ipc.new_file(f, rows.schema) as w:
             w.write_table(rows)
-    return {"key": u.key, "rows": table.num_rows}
+        work.append({"name": str(out.relative_to(u.spill_dir.parent.parent)), "sha256": sha256_file(out),
+                     "bytes": out.stat().st_size})
+    return {"key": u.key, "rows": table.num_rows, "work": work}
 
 
 @dataclass(frozen=True)
@@ -110,15 +105,15 @@ def write_shard(u: ShardUnit) -> dict:
     pq.write_table(out, path, compression="zstd", row_group_size=rows_per_group(out))
     with open(path, "rb") as f:
         os.fsync(f.fileno())
-    shutil.rmtree(u.spill_dir / f"{u.index:05d}")
     stats: dict = {}
     for sid, lic, split in zip(out.column("source_id").to_pylist(), out.column("license_spdx").to_pylist(),
                                out.column("split").to_pylist()):
-        s = stats.setdefault(sid, {"license_spdx": set(), "train": 0, "val": 0})
-        s["license_spdx"].add(lic)
+        s = stats.setdefault(sid, {"license_spdx": [], "train": 0, "val": 0})
+        if lic not in s["license_spdx"]:
+            s["license_spdx"].append(lic)
         s[split] += 1
-    return {"key": u.key, "shard": {"name": name, "sha256": sha256_file(path), "rows": out.num_rows},
-            "sources": stats}
+    entry = {"name": name, "sha256": sha256_file(path), "rows": out.num_rows, "bytes": path.stat().st_size}
+    return {"key": u.key, "parts": [entry], "sources": stats}
 
 
 def sorted_destinations(parts: list[tuple[Path, dict]], shard_rows: int) -> tuple[list[np.ndarray], int]:
@@ -143,6 +138,17 @@ def sorted_destinations(parts: list[tuple[Path, dict]], shard_rows: int) -> tupl
     return [dest[owner == i] for i in range(len(parts))], n_shards
 
 
+def ledger_ref(config: Config) -> dict:
+    """The ledger by content: the sha256 of the rows the dataset uses (sources, then evals) and the
+    ledger's path relative to the config file, so a manifest never depends on where the checkout is."""
+    ledger = load_ledger(config.ledger_path)
+    used = [ledger[s] for s in config["dataset"]["sources"]]
+    evals = [ledger[s] for s in config["decontam"]["evals"] if s in ledger]
+    rel = os.path.relpath(os.path.abspath(config.ledger_path), os.path.abspath(config.path.parent))
+    return {"path": Path(rel).as_posix(), "sha256": sha256_bytes(canonical_json(used + evals).encode()),
+            "sources": [r["source_id"] for r in used]}
+
+
 def build_manifest(config: Config, shards: list[dict], sources: dict, stage_counts: dict) -> dict:
     ledger = load_ledger(config.ledger_path)
     used = [ledger[s] for s in config["dataset"]["sources"]]
@@ -152,7 +158,7 @@ def build_manifest(config: Config, shards: list[dict], sources: dict, stage_coun
     red = p.get("redactions", {})
     per_source = []
     for row in used:
-        s = sources.get(row["source_id"], {"license_spdx": set(), "train": 0, "val": 0})
+        s = sources.get(row["source_id"], {"license_spdx": [], "train": 0, "val": 0})
         per_source.append({"source_id": row["source_id"], "license_spdx": row["license_spdx"], "url": row["url"],
                            "sha256": row["sha256"], "docs": s["train"] + s["val"], "train": s["train"],
                            "val": s["val"], "licenses_in_shards": sorted(s["license_spdx"])})
@@ -162,7 +168,7 @@ def build_manifest(config: Config, shards: list[dict], sources: dict, stage_coun
         "n_docs": sum(s["rows"] for s in shards), "n_shards": len(shards), "shards": shards,
         "splits": splits, "val_permille": config["shard"]["val_permille"], "shard_rows": config["shard"]["shard_rows"],
         "sources": per_source, "licenses": sorted({r["license_spdx"] for r in used}),
-        "filters": {name: f["dropped"].get(name, 0) for name in ("lang", "gopher", "repetition", "ppl")},
+        "filters": dict(f["dropped"]),
         "filters_by_rule": f.get("dropped_by_rule", {}),
         "dedup": {"exact_dropped": d["dropped"]["exact"], "near_dropped": d["dropped"]["near"],
                   "decontaminated": d["dropped"]["decontam"], "near_marked": d.get("near_marked", 0),
@@ -174,91 +180,65 @@ def build_manifest(config: Config, shards: list[dict], sources: dict, stage_coun
         "pii": {"emails": red.get("EMAIL", 0), "phones": red.get("PHONE", 0), "cards": red.get("CARD", 0),
                 "ips": red.get("IP", 0), "keys": red.get("KEY", 0)},
         "docs_per_stage": {stage: {"in": c["docs_in"], "out": c["docs_out"]} for stage, c in stage_counts.items()},
-        "ledger_ref": {"path": str(config.ledger_path), "sha256": hashlib.sha256(
-            canonical_json([r for r in used + evals]).encode()).hexdigest(), "sources": [r["source_id"] for r in used]},
+        "ledger_ref": ledger_ref(config),
         "config_sha256": config.sha256,
         "corpus_version": __version__,
     }
 
 
 def stage_counts(config: Config) -> dict:
-    out = {}
-    for stage, dirname in (("normalize", "02-normalize"), ("filter", "03-filter"), ("dedup", "04-dedup"),
-                           ("pii", "05-pii")):
-        out[stage] = load_manifest(config.stage_dir(dirname), verify_parts=False)["counts"]
-    return out
+    """The counts of every per-part stage, from their published manifests (in stage order)."""
+    return {s.name: read_stage_manifest(s.path(config))["counts"] for s in part_stages()}
 
 
-def shards_current(config: Config, input_ref: dict) -> bool:
-    """True when the published shards were made from this config and input (their checksums are then
-    verified: a damaged shard is an error naming it, not a reason to rebuild silently)."""
-    d = config.dataset_dir
-    if not (d / MANIFEST).is_file() or not (d / RUN_FILE).is_file():
-        return False
-    manifest = json.loads((d / MANIFEST).read_text())
-    run = json.loads((d / RUN_FILE).read_text())
-    if manifest.get("config_sha256") != config.sha256 or run.get("input") != input_ref:
-        return False
-    for s in manifest["shards"]:
-        path = d / s["name"]
-        actual = sha256_file(path) if path.is_file() else "missing"
-        if actual != s["sha256"]:
-            raise CorpusError(f"{path}: sha256 mismatch: expected {s['sha256']}, got {actual}")
-    return True
-
-
-def run_shard(config: Config, *, workers: int, force: bool = False) -> dict:
-    t0 = time.monotonic()
-    src = require_stage(config, INPUT_DIR, "pii")
-    manifest, ref = input_manifest(config, src)
-    out_dir = config.dataset_dir
-    if (out_dir / MANIFEST).exists() and not force:
-        if shards_current(config, ref):
-            published = json.loads((out_dir / MANIFEST).read_text())
-            published["_current"] = True
-            return published
-        raise StaleError(f"{out_dir / MANIFEST}: published shards are stale (config or inputs changed); "
-                         f"use --force to rebuild them")
-    staging = out_dir / ".shard.incomplete"
-    if staging.exists():
-        shutil.rmtree(staging)
-    spill = staging / "_spill"
-    spill.mkdir(parents=True)
+def plan(config: Config, opts: RunOptions) -> list[Job]:
+    src = STAGE[ME.reads].path(config)
+    manifest, ref = published_stage(config, src, ME.reads)
     parts = [(src / p["name"], p) for p in manifest["parts"] if p["name"].startswith("part-")]
-    dests, n_shards = sorted_destinations(parts, config["shard"]["shard_rows"])
-    executor = config["run"]["executor"]
-    scatter = [ScatterUnit(p["name"].removesuffix(".parquet"), path, p["sha256"], dest, spill)
-               for (path, p), dest in zip(parts, dests)]
-    map_units(scatter_part, scatter, workers=workers, executor=executor, desc="shard: scatter", unit="parts")
-    shard_units = [ShardUnit(f"shard-{i:05d}", i, n_shards, spill, staging, config["shard"]["val_permille"])
-                   for i in range(n_shards)]
-    results = map_units(write_shard, shard_units, workers=workers, executor=executor, desc="shard: write",
-                        unit="shards")
-    sources: dict = {}
-    for r in results:
-        for sid, s in r["sources"].items():
-            agg = sources.setdefault(sid, {"license_spdx": set(), "train": 0, "val": 0})
-            agg["license_spdx"] |= s["license_spdx"]
-            agg["train"] += s["train"]
-            agg["val"] += s["val"]
-    counts = stage_counts(config)
-    result = build_manifest(config, [r["shard"] for r in results], sources, counts)
-    validate(result, SCHEMA, what=str(out_dir / MANIFEST))
-    shutil.rmtree(spill)
-    publish_shards(staging, out_dir, result, {"input": ref, "seconds": time.monotonic() - t0, "workers": workers,
-                                               "executor": executor, "host": platform.node()})
-    return result
+    shard_rows, val_permille = config["shard"]["shard_rows"], config["shard"]["val_permille"]
+
+    def sort_step(ctx: PhaseContext) -> None:
+        ctx.state["dests"], ctx.state["n_shards"] = sorted_destinations(parts, shard_rows)
+
+    def scatter_units(ctx: PhaseContext) -> list[ScatterUnit]:
+        return [ScatterUnit(p["name"].removesuffix(".parquet"), path, p["sha256"], dest, ctx.work / "spill")
+                for (path, p), dest in zip(parts, ctx.state["dests"])]
+
+    def shard_units(ctx: PhaseContext) -> list[ShardUnit]:
+        n = ctx.state["n_shards"]
+        return [ShardUnit(f"shard-{i:05d}", i, n, ctx.work / "spill", ctx.staging, val_permille) for i in range(n)]
+
+    def manifest_step(ctx: PhaseContext) -> None:
+        results = ctx.results["write"]
+        sources: dict = {}
+        for r in results:
+            for sid, s in r["sources"].items():
+                agg = sources.setdefault(sid, {"license_spdx": set(), "train": 0, "val": 0})
+                agg["license_spdx"] |= set(s["license_spdx"])
+                agg["train"] += s["train"]
+                agg["val"] += s["val"]
+        shards = [{k: r["parts"][0][k] for k in ("name", "sha256", "rows")} for r in results]
+        result = build_manifest(config, shards, sources, stage_counts(config))
+        validate(result, CORPUS_SCHEMA, what=str(ME.path(config) / CORPUS_MANIFEST))
+        data = dump_json(result)
+        write_bytes(ctx.staging / CORPUS_MANIFEST, data)
+        ctx.add_part({"name": CORPUS_MANIFEST, "sha256": sha256_bytes(data), "rows": result["n_docs"],
+                      "bytes": len(data)})
+        ctx.counts = {"docs_in": manifest["counts"]["docs_out"], "docs_out": result["n_docs"],
+                      "n_shards": result["n_shards"], "splits": result["splits"]}
+
+    params = {"shard": config["shard"], "ledger_sha256": ledger_ref(config)["sha256"]}
+    return [Job("shard", ME.path(config), {"config_sha256": config.sha256, "params": params, "inputs": [ref]},
+                [Step("sort", sort_step), Map("scatter", scatter_units, scatter_part),
+                 Map("write", shard_units, write_shard, unit="shards"), Step("manifest", manifest_step)],
+                shared_dir=True, owned=("shard-*-of-*.parquet", CORPUS_MANIFEST),
+                dataset=config.dataset, version=config.version)]
 
 
-def publish_shards(staging: Path, out_dir: Path, manifest: dict, run_info: dict) -> None:
-    """Swap the shards in: the old manifest goes first and the new one comes last, so a manifest on
-    disk always describes the shards beside it."""
-    (out_dir / MANIFEST).unlink(missing_ok=True)
-    for old in out_dir.glob("shard-*-of-*.parquet"):
-        old.unlink()
-    for s in manifest["shards"]:
-        os.replace(staging / s["name"], out_dir / s["name"])
-    write_json(out_dir / RUN_FILE, run_info)
-    write_bytes(out_dir / MANIFEST, dump_json(manifest))
-    fsync_dir(out_dir)
-    shutil.rmtree(staging)
+def summary(result) -> str:
+    c = result.manifest["counts"]
+    return f"{c['docs_out']} docs in {c['n_shards']} shards (train {c['splits']['train']}, val {c['splits']['val']})"
+
+
+def report(result) -> list[str]:
+    return [f"shard: {summary(result)} -> {result.path}"]

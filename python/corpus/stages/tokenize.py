@@ -1,25 +1,19 @@
 """Stage 07 tokenize: the corpus shards → token streams a trainer reads directly.
 
-1. The corpus `_MANIFEST.json` is schema-checked and every shard is checked against its sha256 as it is read.
-2. The tokenizer is pinned (a tokenizer.json whose sha256 the config names) or trained deterministically
-   (byte-level BPE on the train split, the EOS and the PII placeholders as special tokens).
-3. Encode: one unit per shard, `encode_batch` without added special tokens, exactly one EOS appended
-   per document, the id range checked before the cast; tokens go to unshuffled work files per split.
-4. Shuffle: one seeded permutation per split (numpy PCG64 from SeedSequence(seed)); parts are cut at
-   `max_tokens_per_file` on document boundaries and written by moving token bytes, never re-encoding.
-5. Every finished unit and part is checkpointed; `--resume` verifies them and continues, and the result is
-   byte-identical to an uninterrupted run.
-"""
+Phases: `tokenizer` (the pinned tokenizer.json, checked against its sha256, or a byte-level BPE trained
+deterministically on the train split with the EOS and the PII placeholders as special tokens);
+`encode` (one unit per shard: `encode_batch_fast` without added special tokens, exactly one EOS per
+document, the id range checked before the cast, tokens to unshuffled work files per split); `plan`
+(one seeded permutation per split and the budgets, corpus.tokens.plan; parts cut at
+`max_tokens_per_file` on document boundaries); `write` (each part's token bytes moved from the work
+files in the planned order, never re-encoded); `manifest` (the tokens `_MANIFEST.json`)."""
 
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import logging
 import os
-import platform
-import shutil
 import time
 from dataclasses import dataclass
 from importlib import metadata
@@ -30,19 +24,19 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .. import __version__
-from ..atomic import dump_json, publish_dir, sha256_bytes, sha256_file, write_bytes, write_json
+from ..atomic import dump_json, sha256_bytes, write_bytes
+from ..checksums import read_verified
 from ..config import Config
-from ..errors import CorpusError, StaleError
-from ..parts import read_verified
-from ..runner import PROGRESS_DIR as PROGRESS, WORK_DIR as WORK, run_resumable
-from ..schemas import load_json, validate
+from ..errors import CorpusError
+from ..layout import CORPUS_MANIFEST, CORPUS_SCHEMA, TOKENIZER_FILE, TOKENS_MANIFEST, TOKENS_SCHEMA, tokens_root
+from ..runner import WORK_DIR as WORK, Job, Map, PhaseContext, RunOptions, Step, published_stage
+from ..schemas import validate
 from ..tokens.megatron import MegatronWriter, check_range, choose_dtype, manifest_file_entry, memmap_tokens
-from .shard import MANIFEST as CORPUS_MANIFEST, SCHEMA as CORPUS_SCHEMA
+from ..tokens.plan import budget, cut_parts, document_locations, permutation
+from . import STAGE
 
 log = logging.getLogger(__name__)
-SCHEMA = "tokens-manifest.schema.json"
-MANIFEST = "_MANIFEST.json"
-TOKENIZER_FILE = "tokenizer.json"
+ME = STAGE["tokenize"]
 PLACEHOLDERS = ["<EMAIL>", "<PHONE>", "<CARD>", "<IP>", "<KEY>"]
 SPLITS = ("train", "val")
 # encode_batch calls are cut at this many documents or characters: big enough that the tokenizer's
@@ -54,6 +48,7 @@ ENCODE_BATCH_CHARS = 16 << 20
 # ---------------------------------------------------------------- inputs
 
 def load_corpus_manifest(config: Config) -> tuple[dict, str]:
+    """The corpus _MANIFEST.json (schema-checked, shards present) and its sha256."""
     path = config.dataset_dir / CORPUS_MANIFEST
     try:
         data = path.read_bytes()
@@ -67,8 +62,8 @@ def load_corpus_manifest(config: Config) -> tuple[dict, str]:
     for s in manifest["shards"]:
         p = config.dataset_dir / s["name"]
         if not p.is_file():
-            raise CorpusError(f"{p}: shard listed in {path} is missing")
-    return manifest, hashlib.sha256(data).hexdigest()
+            raise CorpusError(f"{p}: missing (listed in {path})")
+    return manifest, sha256_bytes(data)
 
 
 def shard_columns(path: Path, sha256: str, columns: list[str]) -> pa.Table:
@@ -134,7 +129,7 @@ def tokenizer_facts(data: bytes, eos: str) -> dict:
             "special_tokens": specials}
 
 
-# ---------------------------------------------------------------- 3. encode (one unit per shard)
+# ---------------------------------------------------------------- encode (one unit per shard)
 
 @dataclass(frozen=True)
 class EncodeUnit:
@@ -195,39 +190,10 @@ def encode_shard(u: EncodeUnit) -> dict:
         for name, data in ((f"{u.key}.{split}.bin", tokens.tobytes()), (f"{u.key}.{split}.len", lengths.astype("<i8").tobytes())):
             write_bytes(u.work / name, data)
             files.append({"name": f"{WORK}/{name}", "sha256": sha256_bytes(data), "bytes": len(data)})
-    return {"key": u.key, "parts": files}
+    return {"key": u.key, "work": files}
 
 
-# ---------------------------------------------------------------- 4. shuffle and write parts
-
-def permutation(seed: int, split: str, n: int) -> np.ndarray:
-    train_ss, val_ss = np.random.SeedSequence(seed).spawn(2)
-    rng = np.random.Generator(np.random.PCG64(train_ss if split == "train" else val_ss))
-    return rng.permutation(n)
-
-
-def budget(order: np.ndarray, lengths: np.ndarray, max_documents: int | None, train_tokens: int | None) -> np.ndarray:
-    """The prefix of the permuted order within the budgets: stop after the document that crosses train_tokens."""
-    if max_documents is not None:
-        order = order[:max_documents]
-    if train_tokens is not None and len(order):
-        cum = np.cumsum(lengths[order])
-        order = order[: int(np.searchsorted(cum, train_tokens, side="left")) + 1]
-    return order
-
-
-def cut_parts(order: np.ndarray, lengths: np.ndarray, max_tokens: int) -> list[tuple[int, int]]:
-    """[first, last) ranges of `order`, each of at most max_tokens (a longer document gets a part of its own)."""
-    parts, start, total = [], 0, 0
-    for i, n in enumerate(lengths[order].tolist()):
-        if i > start and total + n > max_tokens:
-            parts.append((start, i))
-            start, total = i, 0
-        total += n
-    if len(order) > start:
-        parts.append((start, len(order)))
-    return parts
-
+# ---------------------------------------------------------------- write parts (in the planned order)
 
 @dataclass(frozen=True)
 class PartUnit:
@@ -259,16 +225,13 @@ def write_part(u: PartUnit) -> dict:
             w.add_raw(maps[s][a:a + n], n)
     entry = manifest_file_entry(prefix, u.stage_dir)
     return {"key": u.key, "entry": entry,
-            "parts": [{"name": entry["bin"], "sha256": entry["bin_sha256"], "bytes": entry["bin_bytes"]},
-                      {"name": entry["idx"], "sha256": entry["idx_sha256"],
+            "parts": [{"name": entry["bin"], "sha256": entry["bin_sha256"], "rows": entry["docs"],
+                       "bytes": entry["bin_bytes"]},
+                      {"name": entry["idx"], "sha256": entry["idx_sha256"], "rows": entry["docs"],
                        "bytes": (u.stage_dir / entry["idx"]).stat().st_size}]}
 
 
 # ---------------------------------------------------------------- the stage
-
-def tokens_root(config: Config) -> Path:
-    return config.artifacts / "tokens" / config.dataset / config.version
-
 
 def package_versions() -> dict:
     out = {"corpus": __version__, "numpy": np.__version__}
@@ -280,94 +243,82 @@ def package_versions() -> dict:
     return out
 
 
-def run_tokenize(config: Config, *, workers: int, force: bool = False, resume: bool = False,
-                 max_documents: int | None = None, train_tokens: int | None = None) -> tuple[dict, Path]:
-    t0 = time.monotonic()
+def plan(config: Config, opts: RunOptions) -> list[Job]:
     tcfg = config["tokenize"]
+    _, shard_ref = published_stage(config, STAGE[ME.reads].path(config), ME.reads, verify=False)
     corpus, corpus_sha = load_corpus_manifest(config)
+    max_documents, train_tokens = opts.extra.get("max_documents"), opts.extra.get("train_tokens")
     budgets = {"max_documents": max_documents, "train_tokens": train_tokens,
                "max_tokens_per_file": tcfg["max_tokens_per_file"]}
     tok_bytes, tokenizer_id = resolve_tokenizer(config, corpus)
-    final = tokens_root(config) / tokenizer_id
-    identity = {"corpus_manifest_sha256": corpus_sha, "config_sha256": config.sha256, "budgets": budgets,
-                "seed": tcfg["seed"]}
-    if (final / MANIFEST).is_file() and not force:
-        published = json.loads((final / MANIFEST).read_text())
-        if all(published.get(k) == v for k, v in identity.items()):
-            verify_tokens_dir(final, published)
-            published["_current"] = True
-            return published, final
-        raise StaleError(f"{final}: published token streams are stale (corpus, config or budgets changed); "
-                          f"use --force to rebuild them")
-    staging = final.with_name(final.name + ".incomplete")
-    if staging.exists() and not resume:
-        shutil.rmtree(staging)
-    (staging / WORK).mkdir(parents=True, exist_ok=True)
-    (staging / PROGRESS).mkdir(exist_ok=True)
-    if (staging / TOKENIZER_FILE).is_file() and (staging / TOKENIZER_FILE).read_bytes() != tok_bytes:
-        raise CorpusError(f"{staging}: --resume with a different tokenizer; start again without --resume")
-    write_bytes(staging / TOKENIZER_FILE, tok_bytes)
-    facts = tokenizer_facts(tok_bytes, tcfg["eos_token"])
-    executor = config["run"]["executor"]
     shard_keys = tuple(s["name"].removesuffix(".parquet") for s in corpus["shards"])
-    threads = max(1, (os.cpu_count() or 1) // max(1, min(workers, len(shard_keys))))
-    enc_units = [EncodeUnit(k, config.dataset_dir / s["name"], s["sha256"], staging / TOKENIZER_FILE,
-                            facts["eos_id"], facts["dtype"], staging / WORK, threads)
-                 for k, s in zip(shard_keys, corpus["shards"])]
-    run_resumable(enc_units, encode_shard, staging, workers=workers, executor=executor, desc="tokenize: encode",
-                   unit="shards")
-    part_units = []
-    for split in SPLITS:
-        per_shard = [np.frombuffer((staging / WORK / f"{k}.{split}.len").read_bytes(), "<i8") for k in shard_keys]
-        lengths = np.concatenate(per_shard) if per_shard else np.zeros(0, np.int64)
-        doc_shard = np.concatenate([np.full(len(x), i, np.int32) for i, x in enumerate(per_shard)]) \
-            if per_shard else np.zeros(0, np.int32)
-        doc_offset = np.concatenate([np.cumsum(x) - x for x in per_shard]) if per_shard else np.zeros(0, np.int64)
-        order = permutation(tcfg["seed"], split, len(lengths))
-        if split == "train":
-            order = budget(order, lengths, max_documents, train_tokens)
-        with open(staging / WORK / f"plan.{split}.npz", "wb") as f:
-            np.savez(f, order=order, shard=doc_shard, offset=doc_offset, length=lengths)
-        for i, (first, last) in enumerate(cut_parts(order, lengths, tcfg["max_tokens_per_file"])):
-            part_units.append(PartUnit(f"{split}/part-{i:05d}", first, last, shard_keys, split, facts["dtype"],
-                                       staging))
-    # Writing parts only moves bytes (disk-bound): in this process, with no pool to start.
-    written, _ = run_resumable(part_units, write_part, staging, workers=1, executor="local",
-                             desc="tokenize: write", unit="parts")
-    splits = {}
-    for split in SPLITS:
-        files = [written[u.key]["entry"] for u in part_units if u.split == split]
-        splits[split] = {"docs": sum(f["docs"] for f in files), "tokens": sum(f["tokens"] for f in files),
-                         "files": files}
-    manifest = {"dataset": config.dataset, "version": config.version, "tokenizer_id": tokenizer_id,
-                "corpus_manifest_sha256": corpus_sha, "config_sha256": config.sha256,
-                "tokenizer": {"file": TOKENIZER_FILE, "sha256": sha256_bytes(tok_bytes), **facts},
-                "seed": tcfg["seed"], "budgets": budgets, "splits": splits, "packages": package_versions()}
-    validate(manifest, SCHEMA, what=str(final / MANIFEST))
-    shutil.rmtree(staging / WORK)
-    shutil.rmtree(staging / PROGRESS)
-    write_bytes(staging / MANIFEST, dump_json(manifest))
-    write_json(staging / "_RUN.json", {"seconds": time.monotonic() - t0, "workers": workers, "executor": executor,
-                                       "host": platform.node()})
-    publish_dir(staging, final, replace=force)
-    return manifest, final
+    threads = max(1, (os.cpu_count() or 1) // max(1, min(opts.workers, len(shard_keys))))
+
+    def tokenizer_step(ctx: PhaseContext) -> None:
+        write_bytes(ctx.staging / TOKENIZER_FILE, tok_bytes)
+        ctx.add_part({"name": TOKENIZER_FILE, "sha256": sha256_bytes(tok_bytes), "rows": 0, "bytes": len(tok_bytes)})
+        ctx.state["facts"] = tokenizer_facts(tok_bytes, tcfg["eos_token"])
+
+    def encode_units(ctx: PhaseContext) -> list[EncodeUnit]:
+        facts = ctx.state["facts"]
+        return [EncodeUnit(k, config.dataset_dir / s["name"], s["sha256"], ctx.staging / TOKENIZER_FILE,
+                           facts["eos_id"], facts["dtype"], ctx.work, threads)
+                for k, s in zip(shard_keys, corpus["shards"])]
+
+    def plan_step(ctx: PhaseContext) -> None:
+        units = []
+        for split in SPLITS:
+            per_shard = [np.frombuffer((ctx.work / f"{k}.{split}.len").read_bytes(), "<i8") for k in shard_keys]
+            lengths, doc_shard, doc_offset = document_locations(per_shard)
+            order = permutation(tcfg["seed"], split, len(lengths))
+            if split == "train":
+                order = budget(order, lengths, max_documents, train_tokens)
+            with open(ctx.work / f"plan.{split}.npz", "wb") as f:
+                np.savez(f, order=order, shard=doc_shard, offset=doc_offset, length=lengths)
+            for i, (first, last) in enumerate(cut_parts(order, lengths, tcfg["max_tokens_per_file"])):
+                units.append(PartUnit(f"{split}/part-{i:05d}", first, last, shard_keys, split,
+                                      ctx.state["facts"]["dtype"], ctx.staging))
+        ctx.state["part_units"] = units
+
+    def manifest_step(ctx: PhaseContext) -> None:
+        written = {r["key"]: r for r in ctx.results["write"]}
+        splits = {}
+        for split in SPLITS:
+            files = [written[u.key]["entry"] for u in ctx.state["part_units"] if u.split == split]
+            splits[split] = {"docs": sum(f["docs"] for f in files), "tokens": sum(f["tokens"] for f in files),
+                             "files": files}
+        manifest = {"dataset": config.dataset, "version": config.version, "tokenizer_id": tokenizer_id,
+                    "corpus_manifest_sha256": corpus_sha, "config_sha256": config.sha256,
+                    "tokenizer": {"file": TOKENIZER_FILE, "sha256": sha256_bytes(tok_bytes), **ctx.state["facts"]},
+                    "seed": tcfg["seed"], "budgets": budgets, "splits": splits, "packages": package_versions()}
+        validate(manifest, TOKENS_SCHEMA, what=str(ctx.job.final / TOKENS_MANIFEST))
+        data = dump_json(manifest)
+        write_bytes(ctx.staging / TOKENS_MANIFEST, data)
+        ctx.add_part({"name": TOKENS_MANIFEST, "sha256": sha256_bytes(data), "rows": 0, "bytes": len(data)})
+        ctx.counts = {"docs_in": corpus["n_docs"], "docs_out": sum(s["docs"] for s in splits.values()),
+                      "tokens": {s: splits[s]["tokens"] for s in SPLITS}}
+
+    params = {"corpus_manifest_sha256": corpus_sha, "tokenizer_sha256": sha256_bytes(tok_bytes), "budgets": budgets,
+              "seed": tcfg["seed"]}
+    phases = [Step("tokenizer", tokenizer_step), Map("encode", encode_units, encode_shard, unit="shards"),
+              Step("plan", plan_step),
+              # Writing parts only moves bytes (disk-bound): in this process, with no pool to start.
+              Map("write", lambda ctx: ctx.state["part_units"], write_part, in_process=True),
+              Step("manifest", manifest_step)]
+    return [Job("tokenize", tokens_root(config) / tokenizer_id,
+                {"config_sha256": config.sha256, "params": params, "inputs": [shard_ref]}, phases,
+                dataset=config.dataset, version=config.version)]
 
 
-def verify_tokens_dir(directory: Path, manifest: dict | None = None) -> dict:
-    """Schema and every file's sha256; raises CorpusError naming the first bad file."""
-    path = directory / MANIFEST
-    if manifest is None:
-        manifest = load_json(path, missing="tokens manifest not found")
-    validate(manifest, SCHEMA, what=str(path))
-    checks = [(manifest["tokenizer"]["file"], manifest["tokenizer"]["sha256"])]
-    for split in manifest["splits"].values():
-        for f in split["files"]:
-            checks += [(f["bin"], f["bin_sha256"]), (f["idx"], f["idx_sha256"])]
-    for rel, sha in checks:
-        p = directory / rel
-        if not p.is_file():
-            raise CorpusError(f"{p}: listed in {path} but missing")
-        actual = sha256_file(p)
-        if actual != sha:
-            raise CorpusError(f"{p}: sha256 mismatch: expected {sha}, got {actual}")
-    return manifest
+def summary(result) -> str:
+    m = json.loads((result.path / TOKENS_MANIFEST).read_text())
+    return ", ".join(f"{s} {i['docs']} docs / {i['tokens']} tokens" for s, i in m["splits"].items())
+
+
+def report(result) -> list[str]:
+    m = json.loads((result.path / TOKENS_MANIFEST).read_text())
+    t = m["tokenizer"]
+    lines = [f"tokenize: {m['tokenizer_id']} (vocab {t['vocab_size']}, {t['dtype']}, EOS {t['eos_id']}) -> {result.path}"]
+    for split, info in m["splits"].items():
+        lines.append(f"  {split:<5} {info['docs']:>8} docs {info['tokens']:>11} tokens in {len(info['files'])} parts")
+    return lines

@@ -21,11 +21,12 @@ from __future__ import annotations
 import contextlib
 import os
 import struct
-import tempfile
 from array import array
 from pathlib import Path
 
 import numpy as np
+
+from ..atomic import temp_beside
 
 MAGIC = b"MMIDIDX\x00\x00"
 VERSION = 1
@@ -88,10 +89,6 @@ def index_bytes(lengths: np.ndarray, dtype: np.dtype) -> bytes:
                      np.arange(n + 1, dtype="<i8").tobytes()])
 
 
-def _temp_beside(path: Path) -> tuple[int, str]:
-    return tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-
-
 class MegatronWriter:
     """Writes `<prefix>.bin` + `<prefix>.idx`; nothing appears under those names until close() succeeds.
 
@@ -103,7 +100,7 @@ class MegatronWriter:
         self.bin_path = self.prefix.with_name(self.prefix.name + ".bin")
         self.idx_path = self.prefix.with_name(self.prefix.name + ".idx")
         self.prefix.parent.mkdir(parents=True, exist_ok=True)
-        fd, self._bin_tmp = _temp_beside(self.bin_path)
+        fd, self._bin_tmp = temp_beside(self.bin_path)
         self._bin = os.fdopen(fd, "wb")
         self._lengths = array("q")
         self.n_tokens = 0
@@ -170,7 +167,7 @@ class MegatronWriter:
         return self.n_docs, self.n_tokens
 
     def _write_index_temp(self) -> str:
-        fd, tmp = _temp_beside(self.idx_path)
+        fd, tmp = temp_beside(self.idx_path)
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(index_bytes(np.frombuffer(self._lengths, dtype=np.int64), self.dtype))

@@ -11,26 +11,14 @@ from pathlib import Path
 
 import numpy as np
 
-from ..atomic import atomic_open
-from ..config import Config
-from ..errors import CorpusError
-from ..tokens.exports import write_datatrove, write_llmc_shard
-from ..tokens.megatron import MegatronIndex, check_range, memmap_tokens
-from .tokenize import MANIFEST, tokens_root, verify_tokens_dir
+from .atomic import atomic_open
+from .config import Config
+from .errors import CorpusError
+from .tokens.directory import find_tokens_dir, verify_tokens_dir
+from .tokens.exports import write_datatrove, write_llmc_shard
+from .tokens.megatron import MegatronIndex, check_range, memmap_tokens
 
 FORMATS = ("nanogpt", "llmc", "datatrove")
-
-
-def find_tokens_dir(config: Config, tokens_dir: str | None) -> Path:
-    if tokens_dir:
-        return Path(tokens_dir)
-    root = tokens_root(config)
-    found = sorted(p for p in root.glob("*") if (p / MANIFEST).is_file()) if root.is_dir() else []
-    if not found:
-        raise CorpusError(f"{root}: no token streams (run `corpus tokenize` first)")
-    if len(found) > 1:
-        raise CorpusError(f"{root}: several token streams ({', '.join(p.name for p in found)}); choose one with --tokens")
-    return found[0]
 
 
 def run_export(config: Config, fmt: str, *, tokens_dir: str | None = None, out: str | None = None) -> list[Path]:

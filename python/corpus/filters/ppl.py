@@ -1,0 +1,82 @@
+"""The perplexity filter: a word n-gram model (ngram_lm) trained on reference sources before the filter
+stage's parts run; a document whose perplexity exceeds `threshold` is dropped."""
+
+from __future__ import annotations
+
+import functools
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..atomic import sha256_bytes, write_bytes
+from ..checksums import read_verified
+from ..errors import CorpusError
+from ..ledger import load_ledger
+from .ngram_lm import NGramLM
+from .registry import FilterSpec
+
+log = logging.getLogger(__name__)
+MODEL_FILE = "ppl-model.npz"
+
+
+@dataclass(frozen=True)
+class PplParams:
+    reference: str | tuple[str, ...] = ""
+    threshold: float = 1000.0
+    order: int = 3
+    discount: float = 0.75
+    min_count: int = 2
+    max_vocab: int | None = 50000
+
+
+def references(config) -> list[str]:
+    """The reference source ids, each checked against the ledger."""
+    ref = config["filters"]["ppl"]["reference"]
+    refs = list(ref) if isinstance(ref, list) else [ref]
+    if not refs or not all(refs):
+        raise CorpusError(f"{config.path}: filters.ppl.reference must name ledger sources when ppl is enabled")
+    ledger = load_ledger(config.ledger_path)
+    missing = [r for r in refs if r not in ledger]
+    if missing:
+        raise CorpusError(f"{config.path}: filters.ppl.reference: source '{missing[0]}' is not in the ledger")
+    return refs
+
+
+def identity(config) -> dict:
+    ledger = load_ledger(config.ledger_path)
+    return {"ppl_reference_sha256": {r: ledger[r]["sha256"] for r in references(config)}}
+
+
+def train_model(config, staging: Path) -> tuple[list[dict], dict]:
+    """Train the model on the reference sources' raw documents (normalised as stage 02 does)."""
+    from ..raw import raw_texts
+
+    ppl = config["filters"]["ppl"]
+    ledger = load_ledger(config.ledger_path)
+    texts = [t for sid in references(config) for t in raw_texts(config, ledger[sid])]
+    lm = NGramLM.train(texts, order=ppl["order"], discount=ppl["discount"], min_count=ppl["min_count"],
+                       max_vocab=ppl["max_vocab"])
+    data = lm.to_bytes()
+    write_bytes(staging / MODEL_FILE, data)
+    log.info("perplexity model: order %d, trained on %d reference documents (%s)", ppl["order"], len(texts),
+             ", ".join(references(config)))
+    entry = {"name": MODEL_FILE, "sha256": sha256_bytes(data), "rows": len(texts), "bytes": len(data)}
+    return [entry], {"lm_path": str(staging / MODEL_FILE), "lm_sha256": entry["sha256"]}
+
+
+@functools.cache
+def _load_lm(path: str, sha256: str) -> NGramLM:
+    return NGramLM.from_bytes(read_verified(Path(path), sha256))
+
+
+class PerplexityFilter:
+    def __init__(self, params: PplParams, resources: dict):
+        self.threshold = params.threshold
+        self.lm = _load_lm(resources["lm_path"], resources["lm_sha256"])
+
+    def check(self, text: str) -> tuple[str, float] | None:
+        ppl = self.lm.perplexity(text)
+        return ("threshold", ppl) if ppl > self.threshold else None
+
+
+FILTER = FilterSpec("ppl", PplParams, PerplexityFilter, prepare=train_model, identity=identity)

@@ -1,0 +1,135 @@
+"""The filter registry: every module in this package that declares `FILTER = FilterSpec(...)`.
+
+A filter is a name, a parameter dataclass built from its config table ([filters.<name>], minus
+`enabled`), and a checker built once per worker whose `check(text)` returns `(rule, value)` for the
+first rule the text fails, or None. A filter may also annotate every document (language ID adds
+`lang` and `lang_score`) and may prepare a resource in the staging directory first (the perplexity
+filter trains its model). The default order is the order of the filter tables in
+schemas/corpus-config.schema.json; `[filters] order` changes it. Adding a filter is one module here
+plus its schema table."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import importlib
+import json
+import pkgutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from ..errors import CorpusError
+from ..schemas import load_schema
+
+CONFIG_SCHEMA = "corpus-config.schema.json"
+
+
+@dataclass(frozen=True)
+class FilterSpec:
+    name: str
+    params: type                                       # a frozen dataclass of the table's keys
+    make: Callable[[Any, dict], Any]                   # (params, resources) -> checker
+    # (config, staging dir) -> (published file entries, resources for `make`), before any part runs
+    prepare: Callable[[Any, Path], tuple[list[dict], dict]] | None = None
+    # config -> further stage params that decide the output (e.g. the reference sources' sha256)
+    identity: Callable[[Any], dict] | None = None
+    columns: dict = field(default_factory=dict)        # annotation columns (name -> pyarrow type)
+    defaults: tuple = ()                               # their values when the filter is off
+
+
+class RuleFunction:
+    """A checker over a pure `fn(text, params) -> (rule, value) | None` (the Gopher rule modules)."""
+
+    def __init__(self, fn: Callable[[str, Any], tuple[str, float] | None], params: Any):
+        self.fn, self.params = fn, params
+
+    def check(self, text: str) -> tuple[str, float] | None:
+        return self.fn(text, self.params)
+
+
+def rule_function(fn: Callable[[str, Any], tuple[str, float] | None]) -> Callable[[Any, dict], RuleFunction]:
+    """A FilterSpec `make` for a pure rule function."""
+    return lambda params, resources: RuleFunction(fn, params)
+
+
+def _tupled(value: Any) -> Any:
+    return tuple(_tupled(v) for v in value) if isinstance(value, list) else value
+
+
+def build_params(spec: FilterSpec, table: dict) -> Any:
+    """The filter's parameter dataclass from its config table (lists become tuples: hashable, frozen)."""
+    names = {f.name for f in dataclasses.fields(spec.params)}
+    return spec.params(**{k: _tupled(v) for k, v in table.items() if k in names})
+
+
+@functools.cache
+def registry() -> dict[str, FilterSpec]:
+    """Every registered filter, in the default order (the schema's)."""
+    found: dict[str, FilterSpec] = {}
+    for mod in pkgutil.iter_modules([str(Path(__file__).parent)]):
+        spec = getattr(importlib.import_module(f"{__package__}.{mod.name}"), "FILTER", None)
+        if isinstance(spec, FilterSpec):
+            found[spec.name] = spec
+    order = [k for k in schema_filter_tables() if k in found]
+    return {name: found[name] for name in order + sorted(set(found) - set(order))}
+
+
+def schema_filter_tables() -> dict[str, dict]:
+    """The [filters.<name>] tables of the config schema, in their order there."""
+    props = load_schema(CONFIG_SCHEMA)["properties"]["filters"]["properties"]
+    return {k: v for k, v in props.items() if v.get("type") == "object"}
+
+
+def filter_order(filters_cfg: dict) -> list[str]:
+    names = list(registry())
+    order = list(filters_cfg.get("order") or names)
+    unknown = [n for n in order if n not in registry()]
+    if unknown:
+        raise CorpusError(f"filters.order: unknown filter '{unknown[0]}' (known: {', '.join(names)})")
+    return order + [n for n in names if n not in order]
+
+
+def annotation_columns() -> dict:
+    out: dict = {}
+    for spec in registry().values():
+        out.update(spec.columns)
+    return out
+
+
+class FilterChain:
+    """The enabled filters of a config in order, built once per worker. `check(text)` returns
+    (annotations in annotation_columns() order, None) for a kept text or (annotations, (filter, rule, value))."""
+
+    def __init__(self, filters_cfg: dict, resources: dict):
+        self.order = filter_order(filters_cfg)
+        self.defaults: tuple = ()
+        slots: dict[str, int] = {}  # where each annotating filter's values start
+        for name, spec in registry().items():
+            if spec.columns:
+                slots[name] = len(self.defaults)
+                self.defaults += tuple(spec.defaults)
+        self.checkers = []  # (name, checker, annotation slot or None, its width)
+        for name in self.order:
+            spec = registry()[name]
+            if filters_cfg[name]["enabled"]:
+                checker = spec.make(build_params(spec, filters_cfg[name]), resources)
+                self.checkers.append((name, checker, slots.get(name), len(spec.columns)))
+
+    def check(self, text: str) -> tuple[tuple, tuple[str, str, float] | None]:
+        values = list(self.defaults)
+        for name, checker, slot, width in self.checkers:
+            if slot is None:
+                failed = checker.check(text)
+            else:
+                annotation, failed = checker.annotate(text)
+                values[slot:slot + width] = annotation
+            if failed is not None:
+                return tuple(values), (name, *failed)
+        return tuple(values), None
+
+
+@functools.cache
+def chain_for(filters_json: str, resources_json: str) -> FilterChain:
+    """One chain per worker process and configuration (models load once)."""
+    return FilterChain(json.loads(filters_json), json.loads(resources_json))
