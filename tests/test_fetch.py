@@ -12,7 +12,8 @@ import pytest
 
 from corpus.config import load_config
 from corpus.jsonl import read_zst_jsonl
-from corpus.stages.fetch import latest_raw, run_fetch
+from corpus.raw import current_raw
+from corpus.stages import run_stage
 from conftest import LEDGER, error_line, ledger_rows, mirror_file, run_corpus, write_config
 
 SOURCES = ["tinystories-train-head", "wikitext2-test", "state-union", "inaugural", "inaugural-utf8", "webtext", "udhr",
@@ -27,12 +28,12 @@ def fetched(tmp_path_factory, mirror):
     cfg_path = write_config(root / "c.toml", ledger=LEDGER, sources=SOURCES, artifacts=root / "art",
                             fetch={"part_docs": 1000}, decontam={"evals": EVALS})
     config = load_config(cfg_path)
-    results = run_fetch(config, workers=2, executor="local")
-    return config, {r["source_id"]: r for r in results}
+    results = run_stage("fetch", config, workers=2).outputs
+    return config, {o.key: o for o in results}
 
 
 def raw_docs(config, source_id) -> list[dict]:
-    d = latest_raw(config, ledger_rows()[source_id])
+    d, _ = current_raw(config, ledger_rows()[source_id])
     return [r for p in sorted(d.glob("part-*.jsonl.zst")) for r in read_zst_jsonl(p)]
 
 
@@ -95,7 +96,7 @@ def test_counts_match_independent_counts(fetched):
     assert expected["tinystories-train-head"] == 1097 and expected["wikitext2-test"] == 60  # WikiText-2 test
     got = {s: len(raw_docs(config, s)) for s in expected}
     assert got == expected
-    assert {s: r["docs"] for s, r in results.items()} == expected
+    assert {s: o.manifest["counts"]["docs_out"] for s, o in results.items()} == expected
 
 
 def test_raw_records_and_locators(fetched):
@@ -123,7 +124,7 @@ def test_raw_records_and_locators(fetched):
 
 def test_parts_cut_at_part_docs(fetched):
     config, _ = fetched
-    d = latest_raw(config, ledger_rows()["gsm8k-train"])
+    d, _ = current_raw(config, ledger_rows()["gsm8k-train"])
     manifest = json.loads((d / "_STAGE.json").read_text())
     assert [p["rows"] for p in manifest["parts"]] == [1000] * 7 + [473]
     assert manifest["counts"] == {"docs_in": 7473, "docs_out": 7473, "skipped_empty": 0}
@@ -133,9 +134,8 @@ def test_second_fetch_reads_and_rewrites_nothing(fetched):
     config, _ = fetched
     raw = config.raw_dir
     before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in raw.rglob("*") if p.is_file()}
-    results = run_fetch(config, workers=2, executor="local")
-    assert {r["status"] for r in results} == {"current"}
-    assert {r["how"] for r in results} == {"none"}
+    results = run_stage("fetch", config, workers=2).outputs
+    assert {o.status for o in results} == {"current"}
     after = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in raw.rglob("*") if p.is_file()}
     assert after == before
     assert not list(config.downloads_dir.glob("*")) if config.downloads_dir.exists() else True
@@ -146,7 +146,7 @@ def test_workers_do_not_change_documents(fetched, tmp_path):
     cfg1 = write_config(tmp_path / "c.toml", ledger=LEDGER, sources=["webtext", "udhr", "wikitext2-test"],
                         artifacts=tmp_path / "a1", fetch={"part_docs": 1000})
     one = load_config(cfg1)
-    run_fetch(one, workers=1, executor="local")
+    run_stage("fetch", one, workers=1)
     for s in ["webtext", "udhr", "wikitext2-test"]:
         strip = lambda docs: [(d["url"], d["text"]) for d in docs]  # noqa: E731 (fetched_at differs by design)
         assert strip(raw_docs(one, s)) == strip(raw_docs(config, s))

@@ -6,9 +6,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from corpus.config import load_config
-from corpus.stages.fetch import run_fetch
-from corpus.stages.filter import run_filter
-from corpus.stages.normalize import run_normalize
+from corpus.stages import run_stage
 from conftest import LEDGER, run_corpus, write_config
 
 SOURCES = ["tinystories-train-head", "state-union", "inaugural", "webtext", "udhr", "genesis", "genesis-utf8"]
@@ -21,9 +19,9 @@ def filtered(tmp_path_factory, mirror):
     root = tmp_path_factory.mktemp("filter")
     cfg = write_config(root / "c.toml", ledger=LEDGER, sources=SOURCES, artifacts=root / "a", **FILTERS)
     config = load_config(cfg)
-    run_fetch(config, workers=2, executor="local")
-    run_normalize(config, workers=2)
-    manifest = run_filter(config, workers=2)
+    run_stage("fetch", config, workers=2)
+    run_stage("normalize", config, workers=2)
+    manifest = run_stage("filter", config, workers=2).manifest
     return config, manifest
 
 
@@ -75,7 +73,7 @@ def test_workers_and_reruns_give_identical_bytes(filtered, tmp_path):
     d = config.stage_dir("03-filter")
     before = {p.relative_to(d): p.read_bytes() for p in d.rglob("*.parquet")}
     model = (d / "ppl-model.npz").read_bytes()
-    again = run_filter(config, workers=1, force=True)
+    again = run_stage("filter", config, workers=1, force=True).manifest
     assert {p.relative_to(d): p.read_bytes() for p in d.rglob("*.parquet")} == before
     assert (d / "ppl-model.npz").read_bytes() == model
     assert again["parts"] == manifest["parts"] and again["counts"] == manifest["counts"]

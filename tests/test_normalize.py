@@ -10,8 +10,8 @@ import pytest
 
 from corpus.config import load_config
 from corpus.errors import CorpusError
-from corpus.stages.fetch import run_fetch
-from corpus.stages.normalize import normalize_text, run_normalize
+from corpus.stages import run_stage
+from corpus.textnorm import normalize_text
 from conftest import LEDGER, error_line, run_corpus, write_config
 
 SOURCES = ["tinystories-train-head", "wikitext2-test", "webtext", "genesis"]
@@ -32,7 +32,7 @@ def fetched(tmp_path_factory, mirror):
     root = tmp_path_factory.mktemp("norm")
     cfg = write_config(root / "c.toml", ledger=LEDGER, sources=SOURCES, artifacts=root / "a1", fetch={"part_docs": 5000})
     config = load_config(cfg)
-    run_fetch(config, workers=2, executor="local")
+    run_stage("fetch", config, workers=2)
     return root, config
 
 
@@ -43,9 +43,9 @@ def part_bytes(config):
 
 def test_ids_text_and_worker_independence(fetched):
     root, config = fetched
-    m1 = run_normalize(config, workers=1)
+    m1 = run_stage("normalize", config, workers=1).manifest
     one = part_bytes(config)
-    m2 = run_normalize(config, workers=2, force=True)
+    m2 = run_stage("normalize", config, workers=2, force=True).manifest
     assert part_bytes(config) == one
     assert m1["parts"] == m2["parts"] and m1["counts"] == m2["counts"]
     table = pq.read_table(config.stage_dir("02-normalize") / "part-00000.parquet")
@@ -64,19 +64,19 @@ def test_ids_text_and_worker_independence(fetched):
 
 def test_rerun_is_current_and_stale_needs_force(fetched, tmp_path):
     root, config = fetched
-    run_normalize(config, workers=2, force=True)
+    run_stage("normalize", config, workers=2, force=True)
     before = part_bytes(config)
-    assert run_normalize(config, workers=2).get("_current")
+    assert run_stage("normalize", config, workers=2).current
     cfg2 = write_config(root / "c2.toml", ledger=LEDGER, sources=SOURCES, artifacts=config.artifacts,
                         fetch={"part_docs": 5000}, normalize={"nfc": False})
     with pytest.raises(CorpusError, match="stale"):
-        run_normalize(load_config(cfg2), workers=1)
+        run_stage("normalize", load_config(cfg2), workers=1)
     assert part_bytes(config) == before
 
 
 def test_resume_after_interruption_is_byte_identical(fetched, monkeypatch):
     root, config = fetched
-    run_normalize(config, workers=1, force=True)
+    run_stage("normalize", config, workers=1, force=True)
     want = part_bytes(config)
     final = config.stage_dir("02-normalize")
     # interrupt: the third unit fails after two were checkpointed
@@ -93,12 +93,12 @@ def test_resume_after_interruption_is_byte_identical(fetched, monkeypatch):
     shutil.rmtree(final)
     monkeypatch.setattr(norm, "normalize_part", flaky)
     with pytest.raises(KeyboardInterrupt):
-        run_normalize(config, workers=1)
+        run_stage("normalize", config, workers=1)
     assert not final.exists() and final.with_name("02-normalize.incomplete").is_dir()
     monkeypatch.setattr(norm, "normalize_part", real)
     done = []
     monkeypatch.setattr(norm, "normalize_part", lambda u: done.append(u.key) or real(u))
-    run_normalize(config, workers=1, resume=True)
+    run_stage("normalize", config, workers=1, resume=True)
     assert calls[:2] and not set(calls[:2]) & set(done)  # the checkpointed units were not redone
     assert part_bytes(config) == want
 
@@ -121,7 +121,7 @@ def test_corrupt_raw_part_is_named(fetched, tmp_path):
 
 def test_input_manifest_with_a_wrong_schema_is_named(fetched, tmp_path):
     root, config = fetched
-    run_normalize(config, workers=1, force=True)
+    run_stage("normalize", config, workers=1, force=True)
     stage = config.stage_dir("02-normalize") / "_STAGE.json"
     original = stage.read_text()
     broken = json.loads(original)

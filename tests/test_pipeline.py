@@ -19,7 +19,8 @@ import pytest
 from corpus.config import load_config
 from corpus.errors import CorpusError
 from corpus.pipeline import run_all
-from corpus.stages.tokenize import run_tokenize
+from corpus.runner import RunOptions
+from corpus.stages import run_stage
 from conftest import LEDGER, error_line, mirror_file, run_corpus, write_config
 
 SOURCES = ["tinystories-train-head", "wikitext2-test", "state-union", "minhash-articles-100", "enterprise-pii"]
@@ -55,6 +56,12 @@ def files(config, *globs):
 
 def shard_rows(config) -> list[dict]:
     return [r for p in sorted(config.dataset_dir.glob("shard-*.parquet")) for r in pq.read_table(p).to_pylist()]
+
+
+def run_tokenize(config, *, workers, force=False, resume=False, **budgets) -> tuple[dict, Path]:
+    """The tokenize stage: (its tokens _MANIFEST.json, its directory)."""
+    r = run_stage("tokenize", config, RunOptions(workers=workers, force=force, resume=resume, extra=budgets))
+    return json.loads((r.path / "_MANIFEST.json").read_text()), r.path
 
 
 def tokens_dir(config) -> Path:

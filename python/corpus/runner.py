@@ -259,14 +259,15 @@ def _run_tagged(t: _Tagged) -> tuple[int, dict]:
     return t.job, t.fn(t.unit)
 
 
-def _run_map(phase: Map, ctxs: list[PhaseContext], opts: RunOptions, executor: str, desc: str) -> None:
-    """One map phase over the units of every job; each finished unit is checkpointed as it arrives."""
+def _run_map(index: int, ctxs: list[PhaseContext], opts: RunOptions, executor: str, desc: str) -> None:
+    """Map phase `index` over the units of every job; each finished unit is checkpointed as it arrives."""
+    phase = ctxs[0].job.phases[index]
     fault = _fault_point()
     done: list[dict[str, dict]] = [{} for _ in ctxs]
     todo: list[_Tagged] = []
     order: list[list[str]] = []
     for j, ctx in enumerate(ctxs):
-        units = list(phase.units(ctx))
+        units = list(ctx.job.phases[index].units(ctx))
         order.append([u.key for u in units])
         if len(set(order[-1])) != len(units):
             raise AssertionError(f"{desc}: duplicate unit keys in phase {phase.name}")
@@ -276,7 +277,7 @@ def _run_map(phase: Map, ctxs: list[PhaseContext], opts: RunOptions, executor: s
             if rec is not None:
                 done[j][u.key] = rec
             else:
-                todo.append(_Tagged(j, phase.fn, u))
+                todo.append(_Tagged(j, ctx.job.phases[index].fn, u))
         ctx.reused[phase.name] = len(done[j])
     reused = sum(len(d) for d in done)
     if reused:
@@ -383,7 +384,7 @@ def run_jobs(stage: str, config: Config, opts: RunOptions, jobs: list[Job]) -> S
         for i, phase in enumerate(pending[0][0].phases):
             desc = stage if len(pending[0][0].phases) == 1 else f"{stage}: {phase.name}"
             if isinstance(phase, Map):
-                _run_map(phase, ctxs, opts, executor, desc)
+                _run_map(i, ctxs, opts, executor, desc)
             else:
                 for ctx in ctxs:
                     ctx.job.phases[i].fn(ctx)
