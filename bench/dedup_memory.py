@@ -1,7 +1,7 @@
 """Peak memory per document of stage 04's global step (the only step that sees every document).
 
 Builds synthetic per-part work files (sha256, signatures, band keys) for N documents with a few
-percent near-duplicates, then runs corpus.stages.dedup.row_ranks + decide under tracemalloc.
+percent near-duplicates, then runs corpus.dedup.decide.row_ranks + decide under tracemalloc.
 
     .venv/bin/python bench/dedup_memory.py --docs 1000000 [--json PATH]
 """
@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from corpus.dedup.minhash import band_keys
-from corpus.stages.dedup import decide, row_ranks
+from corpus.dedup.decide import decide, row_ranks
 
 
 def build(work: Path, n: int, parts: int, num_perm: int, bands: int, seed: int = 0) -> list[tuple[Path, dict]]:
@@ -55,11 +55,12 @@ def main() -> None:
         keys = [p.stem for p, _ in parts]
         sizes = [m["rows"] for _, m in parts]
         offsets = np.cumsum([0] + sizes)
-        signed = [{"rows": s, "decontam": []} for s in sizes]
+        hits = [[] for _ in sizes]
         tracemalloc.start()
         t0 = time.monotonic()
-        rank, ids = row_ranks(parts)
-        reason, dup, roots, _, edges = decide(signed, ids, rank, offsets, work, keys, d)
+        rank, _ = row_ranks([p for p, _ in parts])
+        dec = decide(hits, rank, offsets, work, keys, d)
+        reason, edges = dec.reason, dec.near_edges
         seconds = time.monotonic() - t0
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()

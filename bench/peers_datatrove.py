@@ -10,10 +10,10 @@ BLOCK is one of
   lang        language ID, keep --config's filters.lang.keep at min_score. ours: filters/lang.py;
               datatrove: LanguageFilter(backend="ft176") with the SAME lid.176.ftz file (no download).
   minhash     near-dedup end to end on --input (bench: the 03-filter parts, what the dedup stage reads).
-              ours: stage 04 `run_dedup` with --config (the bench writes one with decontam and exact
+              ours: stage 04 (`run_stage("dedup", ...)`) with --config (the bench writes one with decontam and exact
               dedup off, so only MinHash-LSH runs); datatrove: MinhashDedupSignature -> Buckets ->
               Cluster -> Filter (+ ParquetWriter), 5-word shingles, 16 buckets x 8 hashes.
-  tokenize    ours: stage 07 `run_tokenize` with --config (a tokenizer pinned to the trained
+  tokenize    ours: stage 07 (`run_stage("tokenize", ...)`) with --config (a tokenizer pinned to the trained
               tokenizer.json); datatrove: ParquetReader -> DocumentTokenizer with that tokenizer.json
               and EOS, on the shard Parquet files in --input.
   encode-raw  tokenizers.Tokenizer.encode_batch on all texts of --input at once (no I/O, no EOS):
@@ -79,13 +79,13 @@ def load_filters(config_path: str) -> dict:
 def _ours_gopher_unit(unit: tuple[str, str]) -> list[str]:
     import pyarrow.parquet as pq
 
-    from corpus.stages.filter import gopher_params, repetition_params
     from corpus.filters.gopher import gopher_quality
+    from corpus.filters.registry import build_params, registry
     from corpus.filters.repetition import gopher_repetition
 
     path, filters_json = unit
     filters = json.loads(filters_json)
-    g, r = gopher_params(filters["gopher"]), repetition_params(filters["repetition"])
+    g, r = (build_params(registry()[n], filters[n]) for n in ("gopher", "repetition"))
     t = pq.read_table(path, columns=["id", "text"])
     return [i for i, text in zip(t.column("id").to_pylist(), t.column("text").to_pylist())
             if gopher_quality(text, g) is None and gopher_repetition(text, r) is None]
@@ -293,11 +293,11 @@ def dt_minhash(folder: Path, pattern: str, workers: int, work: Path, *, save_clu
 
 def ours_minhash(config_path: str, workers: int) -> tuple[float, dict]:
     from corpus.config import load_config
-    from corpus.stages.dedup import run_dedup
+    from corpus.stages import run_stage
 
     config = load_config(config_path)
     t0 = time.perf_counter()
-    m = run_dedup(config, workers=workers, force=True)
+    m = run_stage("dedup", config, workers=workers, force=True).manifest
     wall = time.perf_counter() - t0
     return wall, {"removed": m["counts"]["docs_in"] - m["counts"]["docs_out"], "dropped": m["counts"]["dropped"]}
 
@@ -352,11 +352,12 @@ def dt_tokenize(folder: Path, tokenizer: str, eos: str, workers: int, work: Path
 
 def ours_tokenize(config_path: str, workers: int) -> tuple[float, dict]:
     from corpus.config import load_config
-    from corpus.stages.tokenize import run_tokenize
+    from corpus.stages import run_stage
 
     config = load_config(config_path)
     t0 = time.perf_counter()
-    m, path = run_tokenize(config, workers=workers, force=True)
+    path = run_stage("tokenize", config, workers=workers, force=True).path
+    m = json.loads((path / "_MANIFEST.json").read_text())
     wall = time.perf_counter() - t0
     return wall, {"tokens": sum(s["tokens"] for s in m["splits"].values()), "dir": str(path)}
 

@@ -51,9 +51,12 @@ from corpus.config import dump_toml
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 PY = sys.executable
-STAGES = ("fetch", "normalize", "filter", "dedup", "pii", "shard", "tokenize")
-STAGE_INPUT = {"normalize": None, "filter": "02-normalize", "dedup": "03-filter", "pii": "04-dedup",
-               "shard": "05-pii"}
+sys.path.insert(0, str(REPO / "python"))  # the stage table, even when run with another interpreter
+from corpus.stages import STAGE as _STAGE, STAGES as _STAGES  # noqa: E402
+
+STAGES = tuple(s.name for s in _STAGES)
+# The published per-part directory each stage reads (None: fetch's raw output, or the shards).
+STAGE_INPUT = {s.name: _STAGE[s.reads].dirname for s in _STAGES if s.reads and _STAGE[s.reads].kind == "parts"}
 TARGETS = {"filters": 2.0, "minhash": 3.0, "tokenize_vs_raw": 0.85}
 PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -229,27 +232,26 @@ def stage_inputs(config_path: Path) -> dict[str, dict]:
     from corpus.config import load_config
     from corpus.jsonl import read_zst_jsonl
     from corpus.ledger import load_ledger
-    from corpus.stages.fetch import latest_raw, source_rows
+    from corpus.raw import current_raw
+    from corpus.stages.fetch import source_rows
 
     config = load_config(str(config_path))
     out: dict[str, dict] = {}
     docs = nbytes = 0
     for row in source_rows(config):
-        m = json.loads((latest_raw(config, row) / "_STAGE.json").read_text())
+        _, m = current_raw(config, row)
         docs += m["counts"]["docs_out"]
         nbytes += row["bytes"]
     out["fetch"] = {"docs": docs, "mb": nbytes / 1e6, "what": "documents written; MB of source files read"}
     ledger = load_ledger(config.ledger_path)
     docs = nbytes = 0
     for sid in config["dataset"]["sources"]:
-        for part in sorted(latest_raw(config, ledger[sid]).glob("part-*.jsonl.zst")):
+        for part in sorted(current_raw(config, ledger[sid])[0].glob("part-*.jsonl.zst")):
             for rec in read_zst_jsonl(part):
                 docs += 1
                 nbytes += len(rec["text"].encode("utf-8"))
     out["normalize"] = {"docs": docs, "mb": nbytes / 1e6, "what": "raw documents of the dataset's sources"}
     for stage, dirname in STAGE_INPUT.items():
-        if dirname is None:
-            continue
         d = config.stage_dir(dirname)
         m = json.loads((d / "_STAGE.json").read_text())
         files = [d / p["name"] for p in m["parts"] if p["name"].startswith("part-")]

@@ -1,4 +1,4 @@
-"""The Ray executor gives the same bytes as the local process pool (DESIGN §5: executors never change output)."""
+"""The Ray executor gives the same bytes as the local process pool (executors never change output bytes)."""
 
 from __future__ import annotations
 

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
-from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
+import threading
+import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any, Callable, Sequence
 
 from .errors import CorpusError
@@ -33,15 +35,42 @@ def map_units(fn: Callable[[Any], Any], units: Sequence[Any], *, workers: int = 
         return _map_pool(fn, units, workers, finished)
 
 
+def _alive(pid: int) -> bool:
+    """Whether a process runs (a zombie — killed but not yet reaped by its parent — does not)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except FileNotFoundError:
+        return False
+    except OSError:  # no /proc: ask the kernel
+        try:
+            os.kill(pid, 0)
+            return True
+        except ProcessLookupError:
+            return False
+
+
+def _exit_with(parent: int) -> None:
+    """Pool-worker initializer: exit when the parent dies (a SIGKILLed run must not leave workers
+    behind, holding its output pipes and the forkserver open)."""
+    def watch() -> None:
+        while _alive(parent):
+            time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
+
+
 def _map_pool(fn, units, workers, finished) -> list[Any]:
     # forkserver: workers start from a clean process, never from a parent holding threads or models.
     ctx = mp.get_context("forkserver")
     results: list[Any] = [None] * len(units)
-    with ProcessPoolExecutor(max_workers=min(workers, len(units)), mp_context=ctx) as pool:
+    with ProcessPoolExecutor(max_workers=min(workers, len(units)), mp_context=ctx, initializer=_exit_with,
+                             initargs=(os.getpid(),)) as pool:
         futures = {pool.submit(fn, u): i for i, u in enumerate(units)}
         pending = set(futures)
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_EXCEPTION)
+        while pending:  # each result is handed on (checkpointed) as soon as it arrives
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for fut in done:
                 exc = fut.exception()
                 if exc is not None:

@@ -1,0 +1,79 @@
+"""The stage table and the filter registry are the one place stage wiring lives: the CLI, the Makefile,
+the config schema and the modules must agree with them."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import re
+from pathlib import Path
+
+import click
+
+from corpus.cli import cli
+from corpus.filters.registry import build_params, registry, schema_filter_tables
+from corpus.stages import NAMES, STAGES, columns
+from conftest import REPO
+
+PACKAGE = REPO / "python" / "corpus"
+
+
+def test_every_stage_has_a_command_and_a_make_target_that_runs_it():
+    commands = set(cli.commands)
+    makefile = (REPO / "Makefile").read_text()
+    for stage in STAGES:
+        assert stage.name in commands
+        recipe = re.search(rf"^{re.escape(stage.make_target)}:.*\n\t(.+)$", makefile, re.M)
+        assert recipe, f"Makefile has no target {stage.make_target}"
+        assert recipe.group(1).split()[:2] == ["$(RUN)", stage.name], recipe.group(0)
+        assert stage.make_target in re.search(r"^\.PHONY:(.*)$", makefile, re.M).group(1).split()
+
+
+def test_run_through_offers_exactly_the_stage_table():
+    through = next(p for p in cli.commands["run"].params if p.name == "through")
+    assert isinstance(through.type, click.Choice) and tuple(through.type.choices) == NAMES
+
+
+def test_config_schema_filter_tables_equal_the_registry():
+    tables = schema_filter_tables()
+    assert list(tables) == list(registry())  # the same filters, in the same (default) order
+    for name, spec in registry().items():
+        props = tables[name]["properties"]
+        assert set(props) == {f.name for f in dataclasses.fields(spec.params)} | {"enabled"}, name
+        # the schema's defaults build exactly the dataclass's defaults
+        assert build_params(spec, {k: v["default"] for k, v in props.items() if k != "enabled"}) == spec.params()
+
+
+def test_filter_stage_columns_come_from_the_registry():
+    added = {k for spec in registry().values() for k in spec.columns}
+    assert set(columns("filter")) - set(columns("normalize")) == added == {"lang", "lang_score"}
+
+
+def _imports(path: Path) -> set[str]:
+    """Modules a file imports, resolved to corpus.* names."""
+    tree = ast.parse(path.read_text())
+    pkg = ".".join(path.relative_to(REPO / "python").with_suffix("").parts[:-1])
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = pkg.rsplit(".", node.level - 1)[0] if node.level else ""
+            mod = f"{base}.{node.module}" if node.level and node.module else (node.module or base)
+            out.add(mod)
+            out.update(f"{mod}.{a.name}" for a in node.names)
+        elif isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+    return out
+
+
+def test_no_stage_module_imports_another_stage_module():
+    stage_modules = {f"corpus.stages.{s.name}" for s in STAGES}
+    for s in STAGES:
+        path = PACKAGE / "stages" / f"{s.name}.py"
+        others = (_imports(path) & stage_modules) - {f"corpus.stages.{s.name}"}
+        assert not others, f"{path.name} imports {others}"
+
+
+def test_comments_point_only_inside_the_repository():
+    for path in list(PACKAGE.rglob("*.py")) + list((REPO / "tests").glob("*.py")) + list((REPO / "bench").glob("*.py")):
+        assert "DESIGN" + " §" not in path.read_text(), path  # (spelt so this file does not match)
+    assert (REPO / "docs" / "ARCHITECTURE.md").is_file()
