@@ -190,6 +190,15 @@ def test_latin1_zip_members(mirror):
     assert_same(p, ledger_rows()["state-union"], chunks=(5, 4096))
 
 
+@pytest.mark.parametrize("method", [zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA])
+def test_zip_member_compressions(tmp_path, inaugural_members, method):
+    p = tmp_path / "inaugural.zip"
+    with zipfile.ZipFile(p, "w", compression=method) as z:
+        for name, data in reversed(list(inaugural_members.items())[:12]):
+            z.writestr(name, data)
+    assert len(assert_same(p, row_for(p, split="paragraph", encoding="latin-1"), chunks=(5, 4096))) > 100
+
+
 @pytest.mark.parametrize("place", ["start", "after_cr", "middle", "truncated_end"])
 def test_invalid_utf8_named_by_line_and_column(tmp_path, mirror, place):
     data = bytearray(head_lines(mirror_file("wikitext2-test").read_bytes(), 8_000))  # CRLF

@@ -234,8 +234,8 @@ class _Guarded(io.RawIOBase):
     refuses to inflate past the limits when it knows its compressed size."""
 
     def __init__(self, inner: IO[bytes], where: str, what: str, *, compressed: int | None = None,
-                 limits: ReadLimits = DEFAULT_LIMITS):
-        self._inner, self._where, self._what = inner, where, what
+                 limits: ReadLimits = DEFAULT_LIMITS, step: int | None = None):
+        self._inner, self._where, self._what, self._step = inner, where, what, step
         self._compressed, self._limits = compressed, limits
         self._cap = None
         if compressed is not None:
@@ -266,6 +266,20 @@ class _Guarded(io.RawIOBase):
                     f"{lim.max_inflate_bytes}): refused as a possible decompression bomb")
 
     def read(self, n: int = -1) -> bytes:
+        if self._step is not None:  # an inner reader that inflates all it reads: read it a little at a time
+            if n is None or n < 0:
+                return b"".join(iter(lambda: self.read(self._step), b""))
+            parts, want = [], n
+            while want > 0:
+                part = self._read(min(want, self._step))
+                if not part:
+                    break
+                parts.append(part)
+                want -= len(part)
+            return b"".join(parts)
+        return self._read(n)
+
+    def _read(self, n: int) -> bytes:
         try:
             data = self._inner.read(n)
         except DECODE_ERRORS as e:
@@ -280,6 +294,15 @@ class _Guarded(io.RawIOBase):
 
     def seek(self, offset: int, whence: int = 0) -> int:
         try:
+            if whence in (0, 1) and self._cap is not None:  # forward over a bomb: check as it inflates
+                target = offset if whence == 0 else self._pos + offset
+                while self._pos + 16 * MiB < target:
+                    pos = self._inner.seek(self._pos + 16 * MiB)
+                    if pos < self._pos + 16 * MiB:  # the stream ended
+                        self._moved(pos)
+                        return pos
+                    self._moved(pos)
+                offset, whence = target, 0
             pos = self._inner.seek(offset, whence)
         except DECODE_ERRORS as e:
             self._fail(e)
@@ -913,7 +936,9 @@ def read_documents(path: Path, row: dict, rng: Range | None = None, *,
                     raise CorpusError(f"{where}: corrupt zip member: {e}") from None
                 with f:
                     stored = info.compress_type == zipfile.ZIP_STORED
-                    stream = _Guarded(f, where, "corrupt zip member", limits=limits,
+                    # zipfile inflates deflate with a bound, but bzip2/LZMA members wholly per read
+                    step = None if info.compress_type in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED) else 4096
+                    stream = _Guarded(f, where, "corrupt zip member", limits=limits, step=step,
                                       compressed=None if stored else info.compress_size)
                     yield from _parse(stream, row, where, f"{url}#{member}:", limits)
     elif archive == "tar":
