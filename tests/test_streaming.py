@@ -265,6 +265,15 @@ def test_parquet_batches_and_json_array(tmp_path, mirror):
     pq.write_table(table, tmp_path / "pii.parquet", row_group_size=17)
     row = row_for(tmp_path / "pii.parquet", format="parquet", text_fields=["full_text"])
     assert len(assert_same(tmp_path / "pii.parquet", row, chunks=(4096,))) == len(items)
+    buf = io.BytesIO()
+    pq.write_table(table, buf, row_group_size=13)
+    (tmp_path / "pii.parquet.gz").write_bytes(gzip.compress(buf.getvalue()))  # read through a seekable stream
+    with zipfile.ZipFile(tmp_path / "pii.zip", "w", compression=zipfile.ZIP_DEFLATED) as z:
+        z.writestr("b/pii.parquet", buf.getvalue())
+        z.writestr("a/pii.parquet", buf.getvalue())
+    for p in (tmp_path / "pii.parquet.gz", tmp_path / "pii.zip"):
+        got = assert_same(p, row_for(p, format="parquet", text_fields=["full_text"]), chunks=(7, 4096))
+        assert len(got) == len(items) * (2 if p.suffix == ".zip" else 1)
     gz = tmp_path / "pii.json.gz"
     gz.write_bytes(gzip.compress(mirror_file("presidio-pii-sentences").read_bytes()))
     assert len(assert_same(gz, row_for(gz, format="json", text_fields=["full_text"]), chunks=(3, 4096))) == 100

@@ -519,11 +519,6 @@ def _text_chunks(stream: IO[bytes], encoding: str, where: str, limits: ReadLimit
 
 # ---------------------------------------------------------------- record-level splitting
 
-def _lines_with_numbers(data: bytes, encoding: str, where: str) -> Iterator[tuple[int, str]]:
-    """(1-based line number, decoded line with its terminator) of bytes in memory."""
-    return _records(io.BytesIO(data), encoding, where, f"{where}#", DEFAULT_LIMITS)
-
-
 def _trim(text: str) -> tuple[str, int]:
     """Drop leading/trailing line breaks; return the text and how many leading characters went."""
     stripped = text.lstrip("\r\n")
@@ -917,6 +912,8 @@ def read_documents(path: Path, row: dict, rng: Range | None = None, *,
     only = set(rng.members) if kind == "members" else None
     if kind not in ("whole", "bytes", "rows", "members"):
         raise ValueError(f"unknown range kind {kind!r}")
+    if (kind == "members") != (archive is not None and kind != "whole"):
+        raise ValueError(f"{url}: a {kind!r} range does not fit this source (plan it with plan_ranges)")
 
     if archive == "zip":
         try:
