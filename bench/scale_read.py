@@ -85,7 +85,9 @@ t0 = time.perf_counter(); n = chars = 0
 for loc, text in mod.read_documents(Path(sys.argv[1]), row):
     n += 1; chars += len(text)
 dt = time.perf_counter() - t0
-print(json.dumps({"docs": n, "chars": chars, "seconds": dt,
+import resource
+ru = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({"docs": n, "chars": chars, "seconds": dt, "cpu_seconds": ru.ru_utime + ru.ru_stime,
                   "peak_rss_mb": hwm_mb()}))
 """
 
@@ -101,7 +103,10 @@ if sys.argv[4] == "old":
     fetch.read_documents = reference_sources.read_documents
 t0 = time.perf_counter()
 res = fetch.run_fetch(load_config(sys.argv[1]), workers=1, executor="local", force=True)
-print(json.dumps({"docs": res[0]["docs"], "seconds": time.perf_counter() - t0, "peak_rss_mb": hwm_mb()}))
+import resource
+ru = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({"docs": res[0]["docs"], "seconds": time.perf_counter() - t0, "cpu_seconds": ru.ru_utime + ru.ru_stime,
+                  "peak_rss_mb": hwm_mb()}))
 """
 
 
@@ -138,6 +143,8 @@ def main() -> None:
             r = run(READ, str(src), "corpus.sources" if impl == "new" else "reference_sources", *paths, json.dumps(row))
             r["mb_per_s_json"] = built.get("json_bytes", 0) / 1e6 / r["seconds"] if "json_bytes" in built else None
             r["mb_per_s_file"] = src.stat().st_size / 1e6 / r["seconds"]
+            if "json_bytes" in built:
+                r["mb_per_cpu_s_json"] = built["json_bytes"] / 1e6 / r["cpu_seconds"]
             results["read"][impl] = r
             print(f"read  {impl}: {r}", flush=True)
         if args.fetch:
