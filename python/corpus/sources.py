@@ -532,7 +532,7 @@ def _paragraphs(lines: Iterable[tuple[int, str]], anchor: str, limit: int) -> It
             if not buf:
                 start, size = n, 0
             buf.append(line)
-            size += len(line) if line.isascii() else _utf8_len(line)
+            size += _utf8_len(line)
             if size > limit:
                 raise _too_big(f"{anchor}{start}", "document", limit)
         elif buf:
@@ -540,6 +540,9 @@ def _paragraphs(lines: Iterable[tuple[int, str]], anchor: str, limit: int) -> It
             buf = []
     if buf:
         yield start, "".join(buf).rstrip("\r\n")
+
+
+_LEAD = re.compile(r"[\r\n]*")
 
 
 def _cut_text(chunks: Iterable[str], rx: re.Pattern | None, anchor: str,
@@ -556,11 +559,15 @@ def _cut_text(chunks: Iterable[str], rx: re.Pattern | None, anchor: str,
     it = iter(chunks)
     eof = False
 
+    def start_line(a: int) -> int:  # the line of a document starting at `a`, its leading line breaks dropped
+        lead = _LEAD.match(buf, a - base).end() - (a - base)
+        return line + buf.count("\n", counted - base, a + lead - base)
+
     def emit(a: int, b: int):
         nonlocal line, counted
         piece = buf[a - base:b - base]
         if _over(piece, limit):
-            raise _too_big(f"{anchor}{line + buf.count(chr(10), counted - base, a - base)}", "document", limit)
+            raise _too_big(f"{anchor}{start_line(a)}", "document", limit)
         text, lead = _trim(piece)
         line += buf.count("\n", counted - base, a + lead - base)
         counted = a + lead
@@ -598,8 +605,8 @@ def _cut_text(chunks: Iterable[str], rx: re.Pattern | None, anchor: str,
             scan = later if later is not None else max(pos, settled)
         else:
             scan = max(pos, settled)
-        if scan - pos > limit:
-            raise _too_big(f"{anchor}{line + buf.count(chr(10), counted - base, pos - base)}", "document", limit)
+        if scan - pos > limit:  # the document holds more characters than the limit allows bytes
+            raise _too_big(f"{anchor}{start_line(pos)}", "document", limit)
     yield emit(pos, base + len(buf))
 
 
