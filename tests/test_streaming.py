@@ -522,3 +522,30 @@ def test_unknown_encoding_named_when_the_ledger_is_read(tmp_path, mirror):
     cfg = write_config(tmp_path / "c.toml", ledger=ledger, sources=[rows[0]["source_id"]], artifacts=tmp_path / "a")
     line = error_line(run_corpus("--config", cfg, "fetch"))
     assert f"{ledger}:3: source '{rows[2]['source_id']}'" in line
+
+
+# ---------------------------------------------------------------- config and raw parts
+
+def test_fetch_config_defaults_are_the_reader_defaults(tmp_path):
+    from corpus.config import load_config
+    cfg = load_config(write_config(tmp_path / "c.toml", ledger=LEDGER, sources=["lee-background"], artifacts=tmp_path))
+    assert ReadLimits.from_fetch(cfg["fetch"]) == ReadLimits()
+    assert cfg["fetch"]["unit_bytes"] == 64 << 20
+    cfg = load_config(write_config(tmp_path / "d.toml", ledger=LEDGER, sources=["lee-background"], artifacts=tmp_path,
+                                   fetch={"max_doc_bytes": 4096, "max_inflate_ratio": 50, "max_inflate_bytes": 1 << 30}))
+    assert ReadLimits.from_fetch(cfg["fetch"]) == ReadLimits(max_doc_bytes=4096, max_inflate_ratio=50,
+                                                             max_inflate_bytes=1 << 30)
+
+
+def test_raw_part_read_back_and_truncation(tmp_path, mirror):
+    from corpus.jsonl import ZstJsonlWriter, read_zst_jsonl
+    docs = read(mirror_file("lee-background"), ledger_rows()["lee-background"])
+    writer = ZstJsonlWriter(tmp_path, part_docs=10**6)
+    for loc, text in docs:
+        writer.write({"url": loc, "text": text})
+    (part, rows), = writer.close()
+    assert [(r["url"], r["text"]) for r in read_zst_jsonl(part)] == docs and rows == len(docs)
+    data = part.read_bytes()
+    part.write_bytes(data[: len(data) - 7])
+    with pytest.raises(CorpusError, match=rf"^{part}:\d+: truncated or corrupt zstd data: zstd stream ends inside a frame"):
+        list(read_zst_jsonl(part))
