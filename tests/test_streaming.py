@@ -338,6 +338,14 @@ def test_ranges_of_crlf_lines_and_tar_and_parquet(tmp_path, mirror, inaugural_me
     assert len(plan) > 3 and plan[1].kind == "rows" and plan[1].first_row > 0
 
 
+def test_planning_a_broken_source_is_a_one_line_error(tmp_path, mirror):
+    for name, fmt in (("x.zip", "text"), ("x.tar", "text"), ("x.parquet", "parquet")):
+        p = tmp_path / name
+        p.write_bytes(mirror_file("lee-background").read_bytes()[:5000])
+        msg = error_of(lambda: plan_ranges(p, row_for(p, format=fmt, split="file"), 1024))
+        assert msg.startswith(f"{p}: ")
+
+
 def test_unsplittable_sources_are_one_range(tmp_path, mirror):
     gz = tmp_path / "g.jsonl.gz"
     gz.write_bytes(gzip.compress(mirror_file("gsm8k-test").read_bytes()))

@@ -856,8 +856,12 @@ def plan_ranges(path: Path, row: dict, unit_bytes: int) -> list[Range]:
     compression, archive = compression_of(name), archive_of(name)
     whole = [Range(0, "whole")]
     if archive == "zip":
-        with zipfile.ZipFile(path) as zf:
-            infos = [i for i in sorted((i for i in zf.infolist() if not i.is_dir()), key=lambda i: i.filename)]
+        try:
+            zf = zipfile.ZipFile(path)
+        except (zipfile.BadZipFile, OSError) as e:
+            raise CorpusError(f"{row['url']}: not a readable zip archive: {e}") from None
+        with zf:
+            infos = sorted((i for i in zf.infolist() if not i.is_dir()), key=lambda i: i.filename)
             members = [(safe_member_name(i.filename, row["url"]), i.compress_size) for i in infos]
         return _member_ranges(members, row, unit_bytes)
     if archive == "tar":
