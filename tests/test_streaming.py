@@ -146,6 +146,22 @@ def test_multi_frame_zstd_small_frames_and_truncation(tmp_path, mirror):
     assert msg.startswith(f"{p}:") and "invalid JSON: Unterminated string" in msg
 
 
+def test_zstd_skippable_frames_and_trailing_garbage(tmp_path, mirror):
+    text = head_lines(mirror_file("lingua-en").read_bytes(), 20_000)
+    c = zstandard.ZstdCompressor(write_checksum=True, write_content_size=False)
+    skippable = struct.pack("<II", 0x184D2A5A, 5) + b"hello"
+    p = tmp_path / "en.txt.zst"
+    row = row_for(p, split="line")
+    for data in (c.compress(text[:9000]) + skippable + c.compress(text[9000:]), skippable + c.compress(text)):
+        p.write_bytes(data)
+        assert len(assert_same(p, row, chunks=(1, 5, 4096))) == text.count(b"\n")
+    for tail in (b"garbage!", bytes(4)):
+        p.write_bytes(c.compress(text) + tail)
+        assert error_of(lambda: read(p, row, tiny(5))).startswith(f"{p}: truncated or corrupt .zst data: zstd ")
+        with pytest.raises(CorpusError):  # (zstandard words its message differently for the two readers)
+            list(reference.read_documents(p, row))
+
+
 def test_multibyte_utf8_split_inside_characters(tmp_path, mirror):
     for sid in ("lingua-zh", "lingua-hi", "lingua-ru"):
         p = tmp_path / f"{sid}.txt"
