@@ -26,6 +26,16 @@ def check_row(row: object, where: str) -> dict:
             re.compile(row["pattern"])
         except re.error as e:
             raise CorpusError(f"{where}: pattern: invalid regex: {e}") from None
+    if "encoding" in row:
+        import codecs
+        try:
+            info = codecs.lookup(row["encoding"])
+        except LookupError:
+            raise CorpusError(f"{where}: source '{row.get('source_id')}': unknown encoding "
+                              f"'{row['encoding']}'") from None
+        if not getattr(info, "_is_text_encoding", True) or info.incrementaldecoder is None:  # 'rot13', 'base64'...
+            raise CorpusError(f"{where}: source '{row.get('source_id')}': '{row['encoding']}' is not a "
+                              f"text encoding") from None
     return row
 
 
