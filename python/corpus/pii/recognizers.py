@@ -63,6 +63,9 @@ from presidio_analyzer.predefined_recognizers import (
 )
 from spacy.tokens import Doc
 
+from corpus.pii.cards import PaymentCardRecognizer
+from corpus.pii.phones import ContextPhoneRecognizer, InternationalPhoneRecognizer
+
 __all__ = [
     "ASSIGNMENT_REGEX",
     "ENTITY_OF_TYPE",
@@ -73,6 +76,8 @@ __all__ = [
     "PRESIDIO_REGEX_FLAGS",
     "SECRET_NAME",
     "TYPE_OF_ENTITY",
+    "BASIC_AUTH_REGEX",
+    "BasicAuthUrlRecognizer",
     "BlankSpacyNlpEngine",
     "FormattedPhoneRecognizer",
     "IndexedContextEnhancer",
@@ -83,6 +88,7 @@ __all__ = [
     "SecretAssignmentRecognizer",
     "SecretKeyRecognizer",
     "build_analyzer",
+    "recognizers_for",
     "looks_like_secret",
     "min_phone_digits",
     "offline_tld_extractor",
@@ -341,6 +347,8 @@ class KeyFormat:
 
     Its regex is ``start``, then one of the literal ``prefixes``, then ``tail``, compiled without
     IGNORECASE: every match contains a prefix verbatim, which is what the pre-check looks for.
+    With ``keep_prefix`` the prefix is a look-behind instead (``AccountKey=<KEY>``: the name stays
+    readable); the text still holds the prefix verbatim wherever the regex matches.
     """
 
     name: str
@@ -348,10 +356,14 @@ class KeyFormat:
     tail: str
     score: float = 0.9
     start: str = _TOKEN_START
+    keep_prefix: bool = False
 
     @property
     def regex(self) -> str:
-        return f"{self.start}(?:{'|'.join(map(regex.escape, self.prefixes))}){self.tail}"
+        alternatives = "|".join(map(regex.escape, self.prefixes))
+        if self.keep_prefix:
+            return f"{self.start}(?<=(?:{alternatives})){self.tail}"
+        return f"{self.start}(?:{alternatives}){self.tail}"
 
 
 # Mixed-case-and-digit body: real generated keys have all three, hyphenated words do not.
@@ -371,8 +383,24 @@ SECRET_TOKEN_FORMATS = (
     KeyFormat("google_api_key", ("AIza",), rf"[0-9A-Za-z_\-]{{35}}{_TOKEN_END}"),
     KeyFormat("sk_api_key", ("sk-",), rf"(?:proj-|svcacct-|admin-|or-v1-|ant-[a-z]+[0-9]{{2}}-)?{_MIXED}"
                                       rf"[A-Za-z0-9_\-]{{20,255}}{_TOKEN_END}"),
-    KeyFormat("stripe_secret_key", ("sk_live_", "sk_test_", "rk_live_", "rk_test_"),
+    KeyFormat("stripe_key", ("sk_live_", "sk_test_", "rk_live_", "rk_test_", "pk_live_", "pk_test_", "whsec_"),
               rf"[A-Za-z0-9]{{16,255}}{_TOKEN_END}"),
+    # Hugging Face user (hf_) and org (api_org_) tokens: 30-40 letters/digits of mixed case.
+    KeyFormat("huggingface_token", ("hf_", "api_org_"),
+              rf"(?=[A-Za-z0-9]*[a-z])(?=[A-Za-z0-9]*[A-Z])[A-Za-z0-9]{{30,40}}{_TOKEN_END}"),
+    # Twilio account SID (AC), API key SID (SK): 32 lower-case hex digits.
+    KeyFormat("twilio_sid", ("AC", "SK"), rf"[0-9a-f]{{32}}{_TOKEN_END}"),
+    KeyFormat("npm_token", ("npm_",), rf"[A-Za-z0-9]{{36}}{_TOKEN_END}"),
+    KeyFormat("pypi_token", ("pypi-AgEIcHlwaS5vcmc",), rf"[A-Za-z0-9_\-]{{50,255}}{_TOKEN_END}"),
+    KeyFormat("sendgrid_key", ("SG.",), rf"[A-Za-z0-9_\-]{{22}}\.[A-Za-z0-9_\-]{{43}}{_TOKEN_END}"),
+    KeyFormat("shopify_token", ("shpat_", "shpss_", "shpca_", "shppa_"), rf"[a-fA-F0-9]{{32}}{_TOKEN_END}"),
+    KeyFormat("digitalocean_token", ("dop_v1_", "doo_v1_", "dor_v1_"), rf"[a-f0-9]{{64}}{_TOKEN_END}"),
+    # Azure storage / Service Bus / Event Hubs connection strings: the base64 key after its name.
+    KeyFormat("azure_connection_key", ("AccountKey=", "SharedAccessKey="),
+              r"[A-Za-z0-9+/]{30,100}={0,2}(?![A-Za-z0-9+/=])", start="", keep_prefix=True),
+    # Azure SAS token signature in a URL query (sig=...%3D).
+    KeyFormat("azure_sas_signature", ("?sig=", "&sig="), r"(?:[A-Za-z0-9+/]|%2[BbFf]){30,120}(?:%3[Dd]|=){0,2}"
+              r"(?![A-Za-z0-9+/%=])", start="", keep_prefix=True),
 )
 JWT_FORMAT = KeyFormat("jwt", ("eyJ",), rf"[A-Za-z0-9_\-]{{5,}}\.eyJ[A-Za-z0-9_\-]{{5,}}\.[A-Za-z0-9_\-]*{_TOKEN_END}")
 PEM_FORMAT = KeyFormat(
@@ -392,7 +420,7 @@ KEY_FORMATS = (*SECRET_TOKEN_FORMATS, JWT_FORMAT, PEM_FORMAT)
 # keeps it ("password=<KEY>"). Every name-and-separator contains ":" or "=" (the pre-check's gate).
 SECRET_NAME = (
     r"(?<![A-Za-z0-9])(?i:pass(?:word|wd|phrase)|pwd|secret|token|api[_\-]?key|access[_\-]?key"
-    r"|private[_\-]?key|auth[_\-]?key|client[_\-]?secret)"
+    r"|private[_\-]?key|auth[_\-]?key|client[_\-]?secret|account[_\-]?key|subscription[_\-]?key)"
     r"(?:[_\-.][A-Za-z0-9]+)*"  # DB_PASSWORD, aws_secret_access_key, token.value
     r"[\"']?[ \t]{0,3}(?:=>|:=|[:=])\s{0,3}[\"']?"
 )
@@ -416,8 +444,15 @@ def _patterns(*formats: KeyFormat) -> list[Pattern]:
     return [Pattern(f.name, f.regex, f.score) for f in formats]
 
 
+def _prefixes(*formats: KeyFormat) -> tuple[str, ...]:
+    return tuple(prefix for f in formats for prefix in f.prefixes)
+
+
 class SecretKeyRecognizer(_KeyPatternRecognizer):
-    """Tokens whose prefix names the issuer: AWS, GitHub, GitLab, Slack, Google, sk-/Stripe keys."""
+    """Tokens whose prefix names the issuer: AWS, GitHub, GitLab, Slack, Google, OpenAI/Anthropic
+    ``sk-``, Stripe, Hugging Face, Twilio, npm, PyPI, SendGrid, Shopify, DigitalOcean, Azure."""
+
+    KEY_PREFIXES = _prefixes(*SECRET_TOKEN_FORMATS)  # the pre-check gate: one is in every match
 
     def __init__(self) -> None:
         super().__init__("SecretKeyRecognizer", _patterns(*SECRET_TOKEN_FORMATS))
@@ -425,6 +460,8 @@ class SecretKeyRecognizer(_KeyPatternRecognizer):
 
 class JwtRecognizer(_KeyPatternRecognizer):
     """``header.payload.signature`` whose header decodes to a JSON object (as every JWT's does)."""
+
+    KEY_PREFIXES = JWT_FORMAT.prefixes
 
     def __init__(self) -> None:
         super().__init__("JwtRecognizer", _patterns(JWT_FORMAT))
@@ -441,6 +478,8 @@ class JwtRecognizer(_KeyPatternRecognizer):
 class PemPrivateKeyRecognizer(_KeyPatternRecognizer):
     """A PEM/PGP private-key block from its BEGIN line through its END line (or its last base64 line)."""
 
+    KEY_PREFIXES = PEM_FORMAT.prefixes
+
     def __init__(self) -> None:
         super().__init__("PemPrivateKeyRecognizer", _patterns(PEM_FORMAT))
 
@@ -456,6 +495,25 @@ class SecretAssignmentRecognizer(_KeyPatternRecognizer):
 
     def invalidate_result(self, pattern_text: str) -> bool:
         return not looks_like_secret(pattern_text)
+
+
+# scheme://user:password@host -- the span runs through the host so that it always contains (and so
+# outlasts, in span resolution) the e-mail-shaped "password@host" inside it.
+BASIC_AUTH_REGEX = (r"(?<=[A-Za-z][A-Za-z0-9+.\-]{0,15}://)"
+                    r"[^\s:/@?#\[\]\"'<>]{1,64}:[^\s/@?#\"'<>]{1,128}"
+                    r"@[A-Za-z0-9](?:[A-Za-z0-9\-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9\-]+)*")
+_PLACEHOLDER_PASSWORD = regex.compile(r"(?i)(?:pass(?:word|wd)?|pwd|secret|x+|\*+|[<${%].*|\.\.\.)")
+
+
+class BasicAuthUrlRecognizer(_KeyPatternRecognizer):
+    """Credentials in a URL (``https://user:pass@host``), unless the password is a placeholder."""
+
+    def __init__(self) -> None:
+        super().__init__("BasicAuthUrlRecognizer", [Pattern("basic auth url", BASIC_AUTH_REGEX, 0.9)])
+
+    def invalidate_result(self, pattern_text: str) -> bool:
+        password = pattern_text.split(":", 1)[1].rsplit("@", 1)[0]
+        return _PLACEHOLDER_PASSWORD.fullmatch(password) is not None
 
 
 _DOTTED_IDENTIFIER = regex.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
@@ -492,20 +550,21 @@ def _ip_recognizer() -> IpRecognizer:
     return IpRecognizer(patterns=patterns)
 
 
-def _recognizers_for(
+def recognizers_for(
     pii_type: str, phone_regions: tuple[str, ...], tld_extractor: tldextract.TLDExtract
 ) -> list[EntityRecognizer]:
     if pii_type == "EMAIL":
         return [OfflineEmailRecognizer(tld_extractor)]
     if pii_type == "PHONE":
         return [PhoneRecognizer(supported_regions=phone_regions, leniency=PHONE_LENIENCY),
-                FormattedPhoneRecognizer()]
+                FormattedPhoneRecognizer(), InternationalPhoneRecognizer(), ContextPhoneRecognizer()]
     if pii_type == "CARD":
-        return [CreditCardRecognizer()]
+        return [CreditCardRecognizer(), PaymentCardRecognizer()]
     if pii_type == "IP":
         return [_ip_recognizer()]
     if pii_type == "KEY":
-        return [SecretKeyRecognizer(), JwtRecognizer(), PemPrivateKeyRecognizer(), SecretAssignmentRecognizer()]
+        return [SecretKeyRecognizer(), JwtRecognizer(), PemPrivateKeyRecognizer(), SecretAssignmentRecognizer(),
+                BasicAuthUrlRecognizer()]
     raise ValueError(f"unknown PII type {pii_type!r}; expected a subset of {PII_TYPES}")
 
 
@@ -521,7 +580,7 @@ def build_analyzer(pii_types: tuple[str, ...], phone_regions: tuple[str, ...]) -
     registry = RecognizerRegistry(supported_languages=["en"])
     tld_extractor = offline_tld_extractor()
     for pii_type in pii_types:
-        for recognizer in _recognizers_for(pii_type, phone_regions, tld_extractor):
+        for recognizer in recognizers_for(pii_type, phone_regions, tld_extractor):
             registry.add_recognizer(recognizer)
     return AnalyzerEngine(registry=registry, nlp_engine=BlankSpacyNlpEngine(), supported_languages=["en"],
                           context_aware_enhancer=IndexedContextEnhancer())
