@@ -39,12 +39,13 @@ BRANDS = (
     Brand("diners", _r("300-305", "3095", "36", "38", "39"), (14, 15, 16, 17, 18, 19)),
     Brand("jcb", _r("35"), (16, 17, 18, 19)),  # registered 3528-3589; issued test ranges use all of 35xx
     Brand("jcb15", _r("2131", "1800"), (15,)),
-    Brand("maestro", _r("5018", "5020", "5038", "5893", "6304", "6759", "6761-6763", "0604", "6390", "56-58", "50"),
+    Brand("maestro", _r("5018", "5020", "5038", "5893", "6304", "6759", "6761-6763", "0604", "6390", "50", "56-69"),
           tuple(range(12, 20))),
     Brand("unionpay", _r("62", "81"), (16, 17, 18, 19)),
     Brand("mir", _r("2200-2204"), (16, 17, 18, 19)),
     Brand("rupay", _r("60", "65", "508", "353", "356"), (16,)),
     Brand("troy", _r("9792"), (16,)),
+    Brand("prostir", _r("9"), (16,)),  # Ukraine's PROSTIR: 9804 registered, 9xxx in issuers' test numbers
 )
 
 
@@ -79,7 +80,8 @@ class PaymentCardRecognizer(PatternRecognizer):
     """
 
     SCORE = 1.0  # only validated numbers are reported (so there is no context to score)
-    REGEX = r"(?<![\w+\-.,/:#])(?<![0-9][ \-])[0-9](?:[ \-]?[0-9]){11,}(?![\w]|[.,][0-9])"
+    # ASCII boundaries, not \w: in CJK text a number is glued to letters ("カード番号は4900403270782120です")
+    REGEX = r"(?<![A-Za-z0-9_+\-.,/:#])(?<![0-9][ \-])[0-9](?:[ \-]?[0-9]){11,}(?![A-Za-z0-9_]|[.,][0-9])"
     _RUN = regex.compile(REGEX, regex.DOTALL | regex.MULTILINE | regex.IGNORECASE)
 
     def __init__(self) -> None:

@@ -30,43 +30,45 @@ __all__ = ["PHONE_SHAPE", "PHONE_WORDS", "ContextPhoneRecognizer", "Internationa
            "has_phone_word_before", "phone_digits"]
 
 _FLAGS = regex.MULTILINE | regex.IGNORECASE | regex.UNICODE
-_SEP = r"(?:[ .\-/\u00a0]|[ ]?[\-/][ ]?)"
+_SEP = r"(?:[ .\-/\u00a0]|[ ]?-[ ]?)"
 _CC = r"(?:\+[ ]?[0-9]{1,3}|(?<![0-9])00[1-9][0-9]{0,2}|\(\+?[0-9]{1,4}\))"
 _TRUNK = r"(?:[ ]?\(0\))"  # +49 (0) 30 ...: the national prefix shown in brackets
 _AREA = r"(?:\([0-9]{1,5}\)[ .\-]?)"
 _EXT = r"(?:[ ]?(?:x|ext\.?|extension|poste|доб\.?)[ ]?[0-9]{1,6})"
 PHONE_SHAPE = (
-    r"(?<![\w+\-.,/(:=#])(?<![0-9][ .\-])"  # not inside a word, a number, a path or a sum
+    # ASCII boundaries, not \w: in CJK text a number is glued to letters ("電話番号は070-1152-4493です")
+    r"(?<![A-Za-z0-9_+.,/(:=#$€£¥*×÷<>])(?<![A-Za-z0-9_]-)(?<![0-9][ .\-])(?<![=*×÷+<>][ ])"
     rf"(?P<cc>{_CC}{_TRUNK}?{_SEP}?)?"
     rf"(?P<body>{_AREA}?[0-9]{{1,15}}(?:{_SEP}[0-9]{{1,15}}){{0,6}})"
     rf"(?P<ext>{_EXT})?"
-    r"(?![\w]|[.,\-/:][0-9]|[ ]?[%€$£¥])"  # not followed by more of a number, a time, a unit
+    r"(?![A-Za-z0-9_]|[.,\-/:][0-9]|[ ]?[%€$£¥=*×÷+<>])"  # not followed by more of a number, a unit, a sum
 )
 _SHAPE = regex.compile(PHONE_SHAPE, _FLAGS)
 _DIGIT_GROUPS = regex.compile(r"[0-9]+")
+_SSN = regex.compile(r"[0-9]{3}-[0-9]{2}-[0-9]{4}")
 
 # Words after which a digit group is a phone number. Long words match as prefixes (Telefonnummer,
 # telefono, téléphonique); short abbreviations only as whole words ("tel" must not match "tell").
 _STEMS = (
     "phone", "telephone", "mobile", "cellphone", "call", "contact", "whatsapp", "hotline", "landline",
-    "dial", "text me", "sms", "reach me", "reach us",
-    "telefon", "handy", "rufnummer", "anruf", "erreichbar", "kontakt", "durchwahl",
+    "dial", "text me", "sms", "reach",
+    "telefon", "handy", "ruf", "anruf", "erreichbar", "kontakt", "durchwahl",
     "téléphone", "telephon", "portable", "appel", "joindre", "numéro", "contacter",
     "teléfono", "telefono", "móvil", "movil", "celular", "llam", "contacto",
     "cellulare", "chiam", "telefone", "telemóvel", "ligue", "ligar", "contato",
     "telefoon", "mobiel", "bel ", "bellen",
     "komórk", "zadzwo", "dzwo",
-    "телефон", "мобильн", "звон", "контакт", "тел.", "моб.",
+    "телефон", "мобильн", "мобільн", "звон", "позвон", "зателефон", "обадете", "контакт", "тел.", "моб.",
     "puhelin", "soita", "ring ", "ringer",
     "volej", "mobil",
     "arayın", "arayin", "cep ",
     "hívj",
     "sunați", "sunati",
-    "τηλέφων", "κινητ", "τηλ.",
-    "電話", "携帯", "連絡", "电话", "手机", "手機", "联系", "聯繫", "聯絡",
+    "τηλέφων", "τηλεφων", "κινητ", "τηλ.", "καλέστε", "καλέσ",
+    "電話", "携帯", "連絡", "电话", "手机", "手機", "联系", "聯繫", "聯絡", "拨打", "撥打", "致电", "號碼", "号码",
     "전화", "휴대폰", "연락처",
     "هاتف", "جوال", "اتصل",
-    "טלפון", "נייד",
+    "טלפון", "נייד", "התקשר", "חייג",
     "फ़ोन", "फोन", "मोबाइल",
     "telepon", "hubungi",
     "điện thoại", "gọi", "โทร",
@@ -74,20 +76,27 @@ _STEMS = (
 _ABBREVIATIONS = ("tel", "tél", "ph", "mob", "cell", "fax", "tlf", "puh", "telp", "hp", "đt", "sđt", "tfn")
 # "number" words name phones only right before one ("Número: 96 237271", "number is 449 4898"), not
 # further away ("number of students was 1234567").
-_NUMBER_WORDS = ("number", "numéro", "número", "numero", "nummer", "numer", "номер", "numara", "číslo",
-                 "szám", "număr", "nomor", "नंबर", "رقم", "nr", "no", "n°", "nº", "#")
+_NUMBER_WORDS = ("number", "numéro", "número", "numero", "nummer", "numer", "номер", "номеру", "numara", "číslo",
+                 "szám", "număr", "nomor", "नंबर", "رقم")
 _WORDS = "|".join(regex.escape(s) for s in sorted(_STEMS, key=len, reverse=True))
 _ABBR = "|".join(regex.escape(s) for s in sorted(_ABBREVIATIONS, key=len, reverse=True))
 _NUMBER = "|".join(regex.escape(s) for s in sorted(_NUMBER_WORDS, key=len, reverse=True))
 PHONE_WORDS = rf"(?:(?<!\w)(?:{_WORDS})[\w]*|(?<!\w)(?:{_ABBR})(?!\w))"
 _PHONE_WORD = regex.compile(PHONE_WORDS, _FLAGS)
-_NUMBER_WORD = regex.compile(rf"(?<!\w)(?:{_NUMBER})(?!\w)[.:]?[ ]?(?:is[ ]|est[ ]|es[ ]|ist[ ]|è[ ])?(?:\(?[0-9+])", _FLAGS)
+_NUMBER_WORD = regex.compile(rf"(?<!\w)(?:{_NUMBER})(?!\w)(?::[ ]?|[ ](?=[0-9+(]))(?:\(?[0-9+])", _FLAGS)
+# Languages that name the phone after the number: "02778709658 numarasından", "070-1234-5678に電話".
+_AFTER = regex.compile(r"[ ]?(?:numaras|numaral|nolu|に電話|までお電話|로 전화|번으로|\((?:tel|phone|mobile|fax|cell)\))",
+                       _FLAGS)
 MAX_GAP = 32  # characters between the phone word and the number: "numéro de téléphone est le "
 
 
 def phone_digits(match: regex.Match) -> int:
     cc = match["cc"] or ""
     return sum(c.isdigit() for c in cc) + sum(c.isdigit() for c in match["body"])
+
+
+def has_phone_word_after(text: str, end: int) -> bool:
+    return _AFTER.match(text, end) is not None
 
 
 def has_phone_word_before(text: str, start: int) -> bool:
@@ -167,6 +176,9 @@ class InternationalPhoneRecognizer(_ShapeRecognizer):
         digits = "".join(c for c in cc + match["body"] if c.isdigit())
         if cc.startswith("00"):
             digits = digits[2:]
+            grouped = not match["body"].isdigit() or not cc[-1].isdigit()
+            if not grouped and not has_phone_word_before(text, match.start()):
+                return False  # "0062023117" alone is as likely an ID or an ISBN part as +62 ...
         if not self.MIN_DIGITS <= len(digits) <= self.MAX_DIGITS:
             return False
         try:  # fails for a country code phonenumbers does not know
@@ -192,4 +204,6 @@ class ContextPhoneRecognizer(_ShapeRecognizer):
             return False
         if len(groups) == 1 and not match["cc"] and len(groups[0]) < 7 and not groups[0].startswith("0"):
             return False  # a bare 6-digit count ("number 142857"); grouped or 0-led numbers are phones
-        return has_phone_word_before(text, match.start())
+        if _SSN.fullmatch(match["body"]) and not match["cc"]:
+            return False  # 531-21-7351 is a US social security number
+        return has_phone_word_before(text, match.start()) or has_phone_word_after(text, match.end())

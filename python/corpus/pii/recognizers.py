@@ -124,11 +124,29 @@ def offline_tld_extractor() -> tldextract.TLDExtract:
     return tldextract.TLDExtract(cache_dir=None, suffix_list_urls=(), fallback_to_snapshot=True)
 
 
+# presidio's e-mail and IP patterns are bounded by \b, which sees no boundary between a CJK letter
+# and an ASCII one ("メールはeabe@gmail.comまで"): the same shapes with ASCII-only boundaries.
+EMAIL_ASCII_BOUNDARIES = Pattern(
+    "Email (ASCII boundaries)",
+    r"(?<![A-Za-z0-9!#$%&'*+\-/=?^_`{|}~.])[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~](?:[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~.]*"
+    r"[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~])?@[A-Za-z0-9]+(?:-+[A-Za-z0-9]+)*(?:\.[A-Za-z0-9]+(?:-+[A-Za-z0-9]+)*)+"
+    r"(?![A-Za-z0-9\-])",
+    0.5,
+)
+_OCTET = r"(?:25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)"
+IP_ASCII_BOUNDARIES = [
+    Pattern("IPv4 (ASCII boundaries)", rf"(?<![A-Za-z0-9_.])(?:{_OCTET}\.){{3}}{_OCTET}(?![A-Za-z0-9_]|\.[0-9])", 0.6),
+    Pattern("IPv6 full (ASCII boundaries)", r"(?<![A-Za-z0-9_:])(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}(?![A-Za-z0-9_:])",
+            0.6),
+]
+
+
 class OfflineEmailRecognizer(EmailRecognizer):
-    """presidio's EmailRecognizer, validating the domain against the bundled suffix snapshot."""
+    """presidio's EmailRecognizer (plus its pattern with ASCII boundaries), validating the domain
+    against the bundled suffix snapshot."""
 
     def __init__(self, tld_extractor: tldextract.TLDExtract) -> None:
-        super().__init__()
+        super().__init__(patterns=[*EmailRecognizer.PATTERNS, EMAIL_ASCII_BOUNDARIES])
         self._tld_extractor = tld_extractor
 
     def validate_result(self, pattern_text: str) -> bool:  # same rule as presidio's, offline
@@ -547,7 +565,7 @@ def looks_like_secret(value: str) -> bool:
 
 def _ip_recognizer() -> IpRecognizer:
     patterns = [p for p in IpRecognizer.PATTERNS if p.name != "IPv6_unspecified"]
-    return IpRecognizer(patterns=patterns)
+    return IpRecognizer(patterns=[*patterns, *IP_ASCII_BOUNDARIES])
 
 
 def recognizers_for(
