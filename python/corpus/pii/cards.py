@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import regex
+import re
+
 from presidio_analyzer import Pattern, PatternRecognizer, RecognizerResult
 
 __all__ = ["BRANDS", "Brand", "PaymentCardRecognizer", "brand_of", "card_prefix_end", "is_card_number", "luhn_ok"]
@@ -82,7 +83,7 @@ class PaymentCardRecognizer(PatternRecognizer):
     SCORE = 1.0  # only validated numbers are reported (so there is no context to score)
     # ASCII boundaries, not \w: in CJK text a number is glued to letters ("カード番号は4900403270782120です")
     REGEX = r"(?<![A-Za-z0-9_+\-.,/:#])(?<![0-9][ \-])[0-9](?:[ \-]?[0-9]){11,}(?![A-Za-z0-9_]|[.,][0-9])"
-    _RUN = regex.compile(REGEX, regex.DOTALL | regex.MULTILINE | regex.IGNORECASE)
+    _RUN = re.compile(REGEX)
 
     def __init__(self) -> None:
         super().__init__(supported_entity="CREDIT_CARD", name="PaymentCardRecognizer",

@@ -21,15 +21,17 @@ match, so presidio's context enhancer (which needs spaCy tokens) is not involved
 
 from __future__ import annotations
 
+import re
+
 import phonenumbers
-import regex
 from phonenumbers import NumberParseException
 from presidio_analyzer import LocalRecognizer, RecognizerResult
 
 __all__ = ["PHONE_SHAPE", "PHONE_WORDS", "ContextPhoneRecognizer", "InternationalPhoneRecognizer",
            "has_phone_word_before", "phone_digits"]
 
-_FLAGS = regex.MULTILINE | regex.IGNORECASE | regex.UNICODE
+# Python's re, not regex: these patterns need nothing of regex's, and re runs them ~3x faster.
+_FLAGS = re.MULTILINE | re.IGNORECASE
 _SEP = r"(?:[ .\-/\u00a0]|[ ]?-[ ]?)"
 _CC = r"(?:\+[ ]?[0-9]{1,3}|(?<![0-9])00[1-9][0-9]{0,2}|\(\+?[0-9]{1,4}\))"
 _TRUNK = r"(?:[ ]?\(0\))"  # +49 (0) 30 ...: the national prefix shown in brackets
@@ -43,9 +45,9 @@ PHONE_SHAPE = (
     rf"(?P<ext>{_EXT})?"
     r"(?![A-Za-z0-9_]|[.,\-/:][0-9]|[ ]?[%€$£¥=*×÷+<>])"  # not followed by more of a number, a unit, a sum
 )
-_SHAPE = regex.compile(PHONE_SHAPE, _FLAGS)
-_DIGIT_GROUPS = regex.compile(r"[0-9]+")
-_SSN = regex.compile(r"[0-9]{3}-[0-9]{2}-[0-9]{4}")
+_SHAPE = re.compile(PHONE_SHAPE, _FLAGS)
+_DIGIT_GROUPS = re.compile(r"[0-9]+")
+_SSN = re.compile(r"[0-9]{3}-[0-9]{2}-[0-9]{4}")
 
 # Words after which a digit group is a phone number. Long words match as prefixes (Telefonnummer,
 # telefono, téléphonique); short abbreviations only as whole words ("tel" must not match "tell").
@@ -78,19 +80,30 @@ _ABBREVIATIONS = ("tel", "tél", "ph", "mob", "cell", "fax", "tlf", "puh", "telp
 # further away ("number of students was 1234567").
 _NUMBER_WORDS = ("number", "numéro", "número", "numero", "nummer", "numer", "номер", "номеру", "numara", "číslo",
                  "szám", "număr", "nomor", "नंबर", "رقم")
-_WORDS = "|".join(regex.escape(s) for s in sorted(_STEMS, key=len, reverse=True))
-_ABBR = "|".join(regex.escape(s) for s in sorted(_ABBREVIATIONS, key=len, reverse=True))
-_NUMBER = "|".join(regex.escape(s) for s in sorted(_NUMBER_WORDS, key=len, reverse=True))
+_WORDS = "|".join(re.escape(s) for s in sorted(_STEMS, key=len, reverse=True))
+_ABBR = "|".join(re.escape(s) for s in sorted(_ABBREVIATIONS, key=len, reverse=True))
+_NUMBER = "|".join(re.escape(s) for s in sorted(_NUMBER_WORDS, key=len, reverse=True))
 PHONE_WORDS = rf"(?:(?<!\w)(?:{_WORDS})[\w]*|(?<!\w)(?:{_ABBR})(?!\w))"
-_PHONE_WORD = regex.compile(PHONE_WORDS, _FLAGS)
-_NUMBER_WORD = regex.compile(rf"(?<!\w)(?:{_NUMBER})(?!\w)(?::[ ]?|[ ](?=[0-9+(]))(?:\(?[0-9+])", _FLAGS)
+_PHONE_WORD = re.compile(PHONE_WORDS, _FLAGS)
+_NUMBER_WORD = re.compile(rf"(?<!\w)(?:{_NUMBER})(?!\w)(?::[ ]?|[ ](?=[0-9+(]))(?:\(?[0-9+])", _FLAGS)
 # Languages that name the phone after the number: "02778709658 numarasından", "070-1234-5678に電話".
-_AFTER = regex.compile(r"[ ]?(?:numaras|numaral|nolu|に電話|までお電話|로 전화|번으로|\((?:tel|phone|mobile|fax|cell)\))",
+_AFTER = re.compile(r"[ ]?(?:numaras|numaral|nolu|に電話|までお電話|로 전화|번으로|\((?:tel|phone|mobile|fax|cell)\))",
                        _FLAGS)
 MAX_GAP = 32  # characters between the phone word and the number: "numéro de téléphone est le "
 
 
-def phone_digits(match: regex.Match) -> int:
+_last_scan: list = [None, ()]
+
+
+def shape_matches(text: str) -> tuple[re.Match, ...]:
+    """PHONE_SHAPE matches of ``text``; both recognizers here ask for the same text in a row, so
+    the last scan is kept (keyed by the text object itself)."""
+    if _last_scan[0] is not text:
+        _last_scan[:] = [text, tuple(_SHAPE.finditer(text))]
+    return _last_scan[1]
+
+
+def phone_digits(match: re.Match) -> int:
     cc = match["cc"] or ""
     return sum(c.isdigit() for c in cc) + sum(c.isdigit() for c in match["body"])
 
@@ -128,7 +141,7 @@ def _number_word_right_before(text: str, start: int) -> bool:
 
 def _looks_like_other_number(body: str, groups: list[str]) -> bool:
     """Dates, times, decimals and years written like digit groups."""
-    if regex.fullmatch(r"(?:[0-9]{4}[-./][0-9]{1,2}[-./][0-9]{1,2}|[0-9]{1,2}[-./][0-9]{1,2}[-./][0-9]{2,4})", body):
+    if re.fullmatch(r"(?:[0-9]{4}[-./][0-9]{1,2}[-./][0-9]{1,2}|[0-9]{1,2}[-./][0-9]{1,2}[-./][0-9]{2,4})", body):
         return True
     if all(len(g) == 4 and g[:2] in ("19", "20") for g in groups) and len(groups) > 1:
         return True  # 2019 2020 2021
@@ -145,12 +158,12 @@ class _ShapeRecognizer(LocalRecognizer):
     def load(self) -> None:
         pass
 
-    def accept(self, text: str, match: regex.Match) -> bool:
+    def accept(self, text: str, match: re.Match) -> bool:
         raise NotImplementedError
 
     def analyze(self, text, entities, nlp_artifacts=None) -> list[RecognizerResult]:
         results = []
-        for match in _SHAPE.finditer(text):
+        for match in shape_matches(text):
             if self.accept(text, match):
                 results.append(RecognizerResult(
                     entity_type=self.ENTITY, start=match.start(), end=match.end(), score=self.SCORE,
@@ -167,7 +180,7 @@ class InternationalPhoneRecognizer(_ShapeRecognizer):
     def __init__(self) -> None:
         super().__init__("InternationalPhoneRecognizer")
 
-    def accept(self, text: str, match: regex.Match) -> bool:
+    def accept(self, text: str, match: re.Match) -> bool:
         cc = match["cc"]
         if not cc:
             return False
@@ -196,7 +209,7 @@ class ContextPhoneRecognizer(_ShapeRecognizer):
     def __init__(self) -> None:
         super().__init__("ContextPhoneRecognizer")
 
-    def accept(self, text: str, match: regex.Match) -> bool:
+    def accept(self, text: str, match: re.Match) -> bool:
         if not self.MIN_DIGITS <= phone_digits(match) <= self.MAX_DIGITS:
             return False
         groups = _DIGIT_GROUPS.findall(match["body"])

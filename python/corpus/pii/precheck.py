@@ -51,7 +51,6 @@ from collections.abc import Callable
 from functools import lru_cache
 
 import regex
-from phonenumbers import phonenumberutil
 from presidio_analyzer import EntityRecognizer
 from presidio_analyzer.predefined_recognizers import CreditCardRecognizer, IpRecognizer, PhoneRecognizer
 
@@ -65,7 +64,7 @@ from corpus.pii.recognizers import (
     FormattedPhoneRecognizer,
     OfflineEmailRecognizer,
     SecretAssignmentRecognizer,
-    min_phone_digits,
+    phone_digit_run,
     presidio_pattern_fingerprint,
 )
 
@@ -109,15 +108,6 @@ def _may_hold_assignment(text: str) -> bool:
     return ("=" in text or ":" in text) and _SECRET_NAME.search(text) is not None
 
 
-@lru_cache(maxsize=8)
-def _phone_digit_run(regions: tuple[str, ...]) -> re.Pattern[str]:
-    """At least min_phone_digits digits (or x/X) joined by <= 4 phonenumbers punctuation characters."""
-    digit_like = r"[\dxX]"
-    punctuation = f"[{phonenumberutil._VALID_PUNCTUATION}]"
-    n = min_phone_digits(regions)
-    return re.compile(f"{digit_like}(?:{punctuation}{{0,4}}{digit_like}){{{n - 1}}}", phonenumberutil._REGEX_FLAGS)
-
-
 @lru_cache(maxsize=1)
 def precheck_is_trusted() -> bool:
     if presidio_pattern_fingerprint() == ANALYSED_PATTERN_FINGERPRINT:
@@ -150,7 +140,7 @@ def gate_for(recognizer: EntityRecognizer, regions: tuple[str, ...]) -> Gate:
     if isinstance(recognizer, IpRecognizer):
         return _may_hold_ip
     if isinstance(recognizer, (PhoneRecognizer, FormattedPhoneRecognizer)):
-        run = _phone_digit_run(regions)
+        run = phone_digit_run(regions)
         return lambda text: has_digit(text) and run.search(text) is not None
     if isinstance(recognizer, (PaymentCardRecognizer, InternationalPhoneRecognizer, ContextPhoneRecognizer)):
         return has_digit

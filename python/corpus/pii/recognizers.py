@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import base64
 import bisect
+import re
 import binascii
 import hashlib
 import json
@@ -83,6 +84,7 @@ __all__ = [
     "IndexedContextEnhancer",
     "JwtRecognizer",
     "KeyFormat",
+    "LineWindowPhoneRecognizer",
     "OfflineEmailRecognizer",
     "PemPrivateKeyRecognizer",
     "SecretAssignmentRecognizer",
@@ -92,6 +94,7 @@ __all__ = [
     "looks_like_secret",
     "min_phone_digits",
     "offline_tld_extractor",
+    "phone_digit_run",
     "presidio_pattern_fingerprint",
     "validate_regions",
 ]
@@ -346,6 +349,44 @@ def min_phone_digits(regions: tuple[str, ...]) -> int:
     return min(national, international, FormattedPhoneRecognizer.MIN_DIGITS)
 
 
+@lru_cache(maxsize=8)
+def phone_digit_run(regions: tuple[str, ...]) -> "re.Pattern[str]":
+    """At least min_phone_digits digits (or x/X) joined by <= 4 phonenumbers punctuation characters:
+    every number PhoneRecognizer reports contains such a run (see corpus.pii.precheck)."""
+    digit_like = r"[\dxX]"
+    punctuation = f"[{phonenumberutil._VALID_PUNCTUATION}]"
+    n = min_phone_digits(regions)
+    return re.compile(f"{digit_like}(?:{punctuation}{{0,4}}{digit_like}){{{n - 1}}}", phonenumberutil._REGEX_FLAGS)
+
+
+class LineWindowPhoneRecognizer(PhoneRecognizer):
+    """presidio's PhoneRecognizer run only on the lines that hold a :func:`phone_digit_run`.
+
+    Same results as on the whole text: phonenumbers' candidate regex has no newline, no ``\\s`` and
+    no look-behind, so no candidate crosses a line; its leniency checks look at the characters
+    right before and after a candidate, where a line's edge (start or end of the window) reads as
+    the newline it replaces -- not a letter, digit or currency sign; and a VALID number contains a
+    digit run of at least min_phone_digits digits, so lines without one yield nothing. On numeric
+    text (GSM8K) this skips most of phonenumbers' parsing of short numbers.
+    ``tests/test_pii_engine.py`` compares it with PhoneRecognizer on real data.
+    """
+
+    def analyze(self, text, entities, nlp_artifacts=None):
+        run = phone_digit_run(tuple(self.supported_regions))
+        results, line_end = [], -1
+        for hit in run.finditer(text):
+            if hit.start() < line_end:
+                continue
+            line_start = text.rfind("\n", 0, hit.start()) + 1
+            line_end = text.find("\n", hit.end())
+            line_end = len(text) if line_end < 0 else line_end
+            for result in super().analyze(text[line_start:line_end], entities, None):
+                result.start += line_start
+                result.end += line_start
+                results.append(result)
+        return results
+
+
 def validate_regions(regions: tuple[str, ...]) -> None:
     unknown = [r for r in regions if r not in phonenumbers.SUPPORTED_REGIONS]
     if not regions or unknown:
@@ -574,7 +615,7 @@ def recognizers_for(
     if pii_type == "EMAIL":
         return [OfflineEmailRecognizer(tld_extractor)]
     if pii_type == "PHONE":
-        return [PhoneRecognizer(supported_regions=phone_regions, leniency=PHONE_LENIENCY),
+        return [LineWindowPhoneRecognizer(supported_regions=phone_regions, leniency=PHONE_LENIENCY),
                 FormattedPhoneRecognizer(), InternationalPhoneRecognizer(), ContextPhoneRecognizer()]
     if pii_type == "CARD":
         return [CreditCardRecognizer(), PaymentCardRecognizer()]
