@@ -56,7 +56,7 @@ _STEMS = (
     "dial", "text me", "sms", "reach",
     "telefon", "handy", "ruf", "anruf", "erreichbar", "kontakt", "durchwahl",
     "téléphone", "telephon", "portable", "appel", "joindre", "numéro", "contacter",
-    "teléfono", "telefono", "móvil", "movil", "celular", "llam", "contacto",
+    "teléfono", "telefono", "móvil", "movil", "celular", "llam", "llám", "contacto",
     "cellulare", "chiam", "telefone", "telemóvel", "ligue", "ligar", "contato",
     "telefoon", "mobiel", "bel ", "bellen",
     "komórk", "zadzwo", "dzwo",
@@ -67,14 +67,15 @@ _STEMS = (
     "hívj",
     "sunați", "sunati",
     "τηλέφων", "τηλεφων", "κινητ", "τηλ.", "καλέστε", "καλέσ",
-    "電話", "携帯", "連絡", "电话", "手机", "手機", "联系", "聯繫", "聯絡", "拨打", "撥打", "致电", "號碼", "号码",
-    "전화", "휴대폰", "연락처",
     "هاتف", "جوال", "اتصل",
     "טלפון", "נייד", "התקשר", "חייג",
     "फ़ोन", "फोन", "मोबाइल",
     "telepon", "hubungi",
-    "điện thoại", "gọi", "โทร",
+    "điện thoại", "gọi",
 )
+# Scripts without spaces between words: matched anywhere, not only after a non-letter.
+_CJK_STEMS = ("電話", "携帯", "連絡", "电话", "手机", "手機", "联系", "聯繫", "聯絡", "拨打", "撥打", "致电", "號碼", "号码",
+              "전화", "휴대폰", "연락처", "โทร")
 _ABBREVIATIONS = ("tel", "tél", "ph", "mob", "cell", "fax", "tlf", "puh", "telp", "hp", "đt", "sđt", "tfn")
 # "number" words name phones only right before one ("Número: 96 237271", "number is 449 4898"), not
 # further away ("number of students was 1234567").
@@ -83,7 +84,8 @@ _NUMBER_WORDS = ("number", "numéro", "número", "numero", "nummer", "numer", "�
 _WORDS = "|".join(re.escape(s) for s in sorted(_STEMS, key=len, reverse=True))
 _ABBR = "|".join(re.escape(s) for s in sorted(_ABBREVIATIONS, key=len, reverse=True))
 _NUMBER = "|".join(re.escape(s) for s in sorted(_NUMBER_WORDS, key=len, reverse=True))
-PHONE_WORDS = rf"(?:(?<!\w)(?:{_WORDS})[\w]*|(?<!\w)(?:{_ABBR})(?!\w))"
+_CJK = "|".join(re.escape(s) for s in _CJK_STEMS)
+PHONE_WORDS = rf"(?:(?<!\w)(?:{_WORDS})[\w]*|(?<!\w)(?:{_ABBR})(?!\w)|(?:{_CJK})\w*)"
 _PHONE_WORD = re.compile(PHONE_WORDS, _FLAGS)
 _NUMBER_WORD = re.compile(rf"(?<!\w)(?:{_NUMBER})(?!\w)(?::[ ]?|[ ](?=[0-9+(]))(?:\(?[0-9+])", _FLAGS)
 # Languages that name the phone after the number: "02778709658 numarasından", "070-1234-5678に電話".

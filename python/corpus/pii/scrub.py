@@ -60,6 +60,7 @@ __all__ = [
     "PLACEHOLDERS",
     "TYPE_PRIORITY",
     "PiiParams",
+    "detectors",
     "find_spans",
     "find_spans_with_engine",
     "may_contain_pii",
