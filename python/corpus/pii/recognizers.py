@@ -8,21 +8,35 @@ What is here:
   quadratic in long documents), and its registry holds only the recognizers this scrub needs:
 
   ======  ================================================================================
-  EMAIL   :class:`OfflineEmailRecognizer` -- presidio's ``EmailRecognizer`` whose domain check
+  EMAIL   :class:`OfflineEmailRecognizer` -- presidio's ``EmailRecognizer`` (plus the same pattern
+          with ASCII-only boundaries, for addresses glued to CJK letters) whose domain check
           uses a private ``TLDExtract(suffix_list_urls=(), cache_dir=None)``: the public-suffix
           snapshot bundled with tldextract, never the network (see below)
-  PHONE   presidio's ``PhoneRecognizer`` (python-phonenumbers, leniency VALID, the given regions)
-          plus :class:`FormattedPhoneRecognizer` (digit groups shaped like a phone number that
-          phonenumbers rejects as invalid, e.g. unassigned area codes)
-  CARD    presidio's ``CreditCardRecognizer`` (regex + Luhn)
+  PHONE   presidio's ``PhoneRecognizer`` (python-phonenumbers, leniency VALID, the given regions),
+          run per line by :class:`LineWindowPhoneRecognizer` (same results, less parsing);
+          :class:`FormattedPhoneRecognizer` (digit groups shaped like a phone number that
+          phonenumbers rejects as invalid, e.g. unassigned area codes); and, from
+          :mod:`corpus.pii.phones`, ``InternationalPhoneRecognizer`` (+cc / 00cc with a real
+          country code) and ``ContextPhoneRecognizer`` (national/local numbers after a phone
+          word in ~30 languages)
+  CARD    presidio's ``CreditCardRecognizer`` (regex + Luhn) and
+          :class:`corpus.pii.cards.PaymentCardRecognizer` (every brand's IIN ranges and lengths,
+          12-19 digits, Luhn, with or without separators)
   IP      presidio's ``IpRecognizer`` without its ``IPv6_unspecified`` pattern (a bare ``::`` is
-          not PII and is common in code)
+          not PII and is common in code), plus IPv4 / full IPv6 with ASCII-only boundaries
   KEY     :class:`SecretKeyRecognizer` (fixed-prefix tokens: AWS, GitHub, GitLab, Slack, Google,
-          ``sk-`` style), :class:`JwtRecognizer`, :class:`PemPrivateKeyRecognizer`,
-          :class:`SecretAssignmentRecognizer` (``password=`` / ``api_key:`` with a high-entropy value)
+          OpenAI/Anthropic ``sk-``, Stripe, Hugging Face, Twilio, npm, PyPI, SendGrid, Shopify,
+          DigitalOcean, Azure connection-string keys and SAS signatures),
+          :class:`JwtRecognizer`, :class:`PemPrivateKeyRecognizer`,
+          :class:`SecretAssignmentRecognizer` (``password=`` / ``api_key:`` with a high-entropy
+          value), :class:`BasicAuthUrlRecognizer` (``scheme://user:password@host``)
   ======  ================================================================================
 
-* The facts the scrub's pre-check is derived from (:data:`KEY_FORMATS` prefixes, :data:`SECRET_NAME`,
+  :func:`corpus.pii.scrub.find_spans` calls these recognizers directly (no spaCy pass) wherever
+  that gives the engine's result; the engine itself is the reference and the path for thresholds
+  above 0.4.
+
+* The facts the pre-check gates (:mod:`corpus.pii.precheck`) are derived from (:data:`KEY_FORMATS` prefixes, :data:`SECRET_NAME`,
   :func:`min_phone_digits`, :func:`presidio_pattern_fingerprint`), kept next to the patterns they
   describe so that a change to one is seen next to the other.
 
