@@ -6,7 +6,8 @@ text whose gate does not fire gets an empty result from that recognizer, and ski
 no output:
 
 ==========================  ======================================================================
-OfflineEmailRecognizer      ``@`` -- presidio's pattern has a literal ``[@]``.
+OfflineEmailRecognizer      a local-part character, ``@``, a word character -- presidio's pattern
+                            has ``[...\\w]`` ``[@]`` ``\\w+`` (its ASCII twin subsets of those).
 CreditCardRecognizer        ``\\d{4}[- ]?\\d{3,4}[- ]?\\d{3,4}[- ]?\\d{3,5}`` -- presidio's card regex
                             with its first-group alternatives widened to ``\\d{4}`` and its
                             look-arounds and ``\\b`` dropped.
@@ -31,8 +32,8 @@ International-, Context-
 PhoneRecognizer
 SecretKeyRecognizer, Jwt-,  one of the recognizer's KeyFormat prefixes as a plain substring (their
 PemPrivateKeyRecognizer     regexes hold the literal prefix, or look behind at it, case-sensitive)
-SecretAssignmentRecognizer  a ``:`` or ``=`` and then the name-and-separator regex that the value's
-                            look-behind requires
+SecretAssignmentRecognizer  a ``:`` or ``=``, one of pass/pwd/secret/token/key (any case), and
+                            the name-and-separator regex that the value's look-behind requires
 BasicAuthUrlRecognizer      ``://`` and ``@``, both literal in its pattern
 ==========================  ======================================================================
 
@@ -86,6 +87,20 @@ _RE_DIGIT = re.compile(r"\d")
 _REGEX_DIGIT = regex.compile(r"\d")
 
 
+def _last_text_memo(fn: Callable[[str], bool]) -> Callable[[str], bool]:
+    """``fn`` remembering its last text (by identity): several gates share one test of one text."""
+    last: list = [None, False]
+
+    def memo(text: str) -> bool:
+        if last[0] is not text:
+            last[:] = [text, fn(text)]
+        return last[1]
+
+    memo.__doc__ = fn.__doc__
+    return memo
+
+
+@_last_text_memo
 def has_digit(text: str) -> bool:
     """Whether ``re`` or ``regex`` sees a decimal digit (both mean [0-9] on ASCII text; their
     Unicode tables may differ elsewhere, so then ask both)."""
@@ -104,8 +119,28 @@ def _may_hold_card(text: str) -> bool:
     return has_digit(text) and _CARD.search(text) is not None
 
 
+# Every name SECRET_NAME accepts holds one of these words, in some letter case.
+_SECRET_NAME_WORDS = ("pass", "pwd", "secret", "token", "key")
+
+
+# re's IGNORECASE equates the same letters with "s" and "k" as regex's simple case folding
+# ("ſ", the Kelvin sign), so this word search is a superset of the name's.
+_SECRET_NAME_WORD = re.compile("|".join(_SECRET_NAME_WORDS), re.IGNORECASE)
+
+
 def _may_hold_assignment(text: str) -> bool:
-    return ("=" in text or ":" in text) and _SECRET_NAME.search(text) is not None
+    if "=" not in text and ":" not in text:
+        return False
+    return _SECRET_NAME_WORD.search(text) is not None and _SECRET_NAME.search(text) is not None
+
+
+# presidio's e-mail pattern (and its ASCII-boundary twin) puts a local-part character right before
+# the "@" and a word character right after it; "@-@" (WikiText's hyphen) has neither.
+_AT_SIGN = regex.compile(r"[!#$%&'*+\-/=?^_`{|}~\w]@\w", PRESIDIO_REGEX_FLAGS)
+
+
+def _may_hold_email(text: str) -> bool:
+    return "@" in text and _AT_SIGN.search(text) is not None
 
 
 @lru_cache(maxsize=1)
@@ -115,6 +150,12 @@ def precheck_is_trusted() -> bool:
     logger.warning("presidio/phonenumbers patterns differ from the ones the PII gates were derived from; "
                    "running those recognizers on every document")
     return False
+
+
+@lru_cache(maxsize=8)
+def _phone_gate(regions: tuple[str, ...]) -> Gate:
+    run = phone_digit_run(regions)
+    return _last_text_memo(lambda text: has_digit(text) and run.search(text) is not None)
 
 
 def _always(text: str) -> bool:
@@ -134,14 +175,13 @@ def gate_for(recognizer: EntityRecognizer, regions: tuple[str, ...]) -> Gate:
     if third_party and not precheck_is_trusted():
         return _always
     if isinstance(recognizer, OfflineEmailRecognizer):
-        return lambda text: "@" in text
+        return _may_hold_email
     if isinstance(recognizer, CreditCardRecognizer):
         return _may_hold_card
     if isinstance(recognizer, IpRecognizer):
         return _may_hold_ip
     if isinstance(recognizer, (PhoneRecognizer, FormattedPhoneRecognizer)):
-        run = phone_digit_run(regions)
-        return lambda text: has_digit(text) and run.search(text) is not None
+        return _phone_gate(regions)
     if isinstance(recognizer, (PaymentCardRecognizer, InternationalPhoneRecognizer, ContextPhoneRecognizer)):
         return has_digit
     if isinstance(recognizer, SecretAssignmentRecognizer):

@@ -522,13 +522,14 @@ def _prefixes(*formats: KeyFormat) -> tuple[str, ...]:
 
 
 class SecretKeyRecognizer(_KeyPatternRecognizer):
-    """Tokens whose prefix names the issuer: AWS, GitHub, GitLab, Slack, Google, OpenAI/Anthropic
-    ``sk-``, Stripe, Hugging Face, Twilio, npm, PyPI, SendGrid, Shopify, DigitalOcean, Azure."""
+    """Tokens whose prefix names the issuer (one KeyFormat): AWS, GitHub, GitLab, Slack, Google,
+    OpenAI/Anthropic ``sk-``, Stripe, Hugging Face, Twilio, npm, PyPI, SendGrid, Shopify,
+    DigitalOcean, Azure. One recognizer per format, so that each runs only where its own prefix
+    occurs (a text with "AC" in it need not be searched for every other format)."""
 
-    KEY_PREFIXES = _prefixes(*SECRET_TOKEN_FORMATS)  # the pre-check gate: one is in every match
-
-    def __init__(self) -> None:
-        super().__init__("SecretKeyRecognizer", _patterns(*SECRET_TOKEN_FORMATS))
+    def __init__(self, key_format: KeyFormat) -> None:
+        super().__init__(f"SecretKeyRecognizer:{key_format.name}", _patterns(key_format))
+        self.KEY_PREFIXES = key_format.prefixes  # the pre-check gate: one is in every match
 
 
 class JwtRecognizer(_KeyPatternRecognizer):
@@ -636,7 +637,7 @@ def recognizers_for(
     if pii_type == "IP":
         return [_ip_recognizer()]
     if pii_type == "KEY":
-        return [SecretKeyRecognizer(), JwtRecognizer(), PemPrivateKeyRecognizer(), SecretAssignmentRecognizer(),
+        return [*map(SecretKeyRecognizer, SECRET_TOKEN_FORMATS), JwtRecognizer(), PemPrivateKeyRecognizer(), SecretAssignmentRecognizer(),
                 BasicAuthUrlRecognizer()]
     raise ValueError(f"unknown PII type {pii_type!r}; expected a subset of {PII_TYPES}")
 
