@@ -696,17 +696,20 @@ def markdown(res: dict) -> str:
         pii = q.get("pii")
         if pii:
             L.append("")
-            L.append("PII scrub on presidio-research generated_small.json (span overlap, same type):")
+            L.append("PII scrub (bench/pii_eval.py; span overlap, same type; targets judged on the held-out locales):")
             L.append("")
-            L.append("| entity | gold | predicted | precision | recall |")
-            L.append("|---|---:|---:|---:|---:|")
-            for t, v in pii["labelled"].items():
-                L.append(f"| {t} | {v['gold']} | {v['predicted']} | {_f(v['precision'], 3)} | {_f(v['recall'], 3)} |")
-            fp = pii.get("tinystories_fp", {})
-            if fp:
-                L.append("")
-                L.append(f"False positives on TinyStories: {fp.get('spans')} spans in {fp.get('docs')} docs "
-                         f"({_f(fp.get('per_10k_docs'), 1)} per 10k docs).")
+            L.append("| set | type | gold | predicted | precision | recall |")
+            L.append("|---|---|---:|---:|---:|---:|")
+            for split, metrics in pii["labelled"].items():
+                for t, v in metrics.items():
+                    L.append(f"| {split} | {t} | {v['gold']} | {v['predicted']} | {_f(v['precision'], 3)} | "
+                             f"{_f(v['recall'], 3)} |")
+            L.append("")
+            for name, fp in pii.get("false_positives", {}).items():
+                L.append(f"- false redactions on {name}: {fp['spans']} in {fp['docs']:,} docs "
+                         f"({_f(fp['per_10k_docs'], 1)} per 10k) {fp['per_type'] or ''}")
+            if pii.get("target_failures"):
+                L.append(f"- targets not met: {'; '.join(pii['target_failures'])}")
         li = q.get("langid")
         if li:
             keep = li["keep"]
