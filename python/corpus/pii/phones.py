@@ -77,8 +77,8 @@ _STEMS = (
 _CJK_STEMS = ("電話", "携帯", "連絡", "电话", "手机", "手機", "联系", "聯繫", "聯絡", "拨打", "撥打", "致电", "號碼", "号码",
               "전화", "휴대폰", "연락처", "โทร")
 _ABBREVIATIONS = ("tel", "tél", "ph", "mob", "cell", "fax", "tlf", "puh", "telp", "hp", "đt", "sđt", "tfn")
-# "number" words name phones only right before one ("Número: 96 237271", "number is 449 4898"), not
-# further away ("number of students was 1234567").
+# "number" words name a phone only right before it ("Número: 96 237271", "Nummer 0393 1144137"),
+# not further away ("number of students was 1234567").
 _NUMBER_WORDS = ("number", "numéro", "número", "numero", "nummer", "numer", "номер", "номеру", "numara", "číslo",
                  "szám", "număr", "nomor", "नंबर", "رقم")
 _WORDS = "|".join(re.escape(s) for s in sorted(_STEMS, key=len, reverse=True))
@@ -90,7 +90,7 @@ _PHONE_WORD = re.compile(PHONE_WORDS, _FLAGS)
 _NUMBER_WORD = re.compile(rf"(?<!\w)(?:{_NUMBER})(?!\w)(?::[ ]?|[ ](?=[0-9+(]))(?:\(?[0-9+])", _FLAGS)
 # Languages that name the phone after the number: "02778709658 numarasından", "070-1234-5678に電話".
 _AFTER = re.compile(r"[ ]?(?:numaras|numaral|nolu|に電話|までお電話|로 전화|번으로|\((?:tel|phone|mobile|fax|cell)\))",
-                       _FLAGS)
+                    _FLAGS)
 MAX_GAP = 32  # characters between the phone word and the number: "numéro de téléphone est le "
 
 
