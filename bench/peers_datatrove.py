@@ -18,6 +18,11 @@ BLOCK is one of
               and EOS, on the shard Parquet files in --input.
   encode-raw  tokenizers.Tokenizer.encode_batch on all texts of --input at once (no I/O, no EOS):
               the physical limit of tokenization. Threads: RAYON_NUM_THREADS (set by the caller).
+  pii         PII scrub of the text column of the Parquet parts in --input (bench: the 04-dedup parts,
+              or bench/pii_speed.py's parts of real text). ours: corpus.pii.scrub.scrub_batch per part
+              (default PiiParams: e-mail, phone, card, IP, key), on the corpus executor, each part read
+              and written as Parquet; datatrove: ParquetReader -> PIIFormatter (e-mail and IP regexes)
+              -> ParquetWriter. Writes the number of documents each changed.
   minhash-labelled  datatrove's 4-stage MinHash on articles_1000 (planted near-duplicate pairs),
               scored with bench/neardup_eval.py's pair precision/recall/F1.
 
@@ -234,6 +239,55 @@ def dt_filter_block(block: str, folder: Path, pattern: str, filters: dict, worke
     return wall, _read_kept(out)
 
 
+# ---------------------------------------------------------------- PII
+
+
+def _ours_pii_unit(unit: tuple[str, str]) -> int:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from corpus.pii.scrub import PiiParams, scrub_batch
+
+    path, out_dir = unit
+    table = pq.read_table(path)
+    texts = table.column("text").to_pylist()
+    results = scrub_batch(texts, PiiParams())
+    out = table.set_column(table.schema.get_field_index("text"), "text", pa.array([t for t, _ in results], pa.string()))
+    pq.write_table(out, os.path.join(out_dir, os.path.basename(path)), compression="zstd")
+    return sum(new != old for (new, _), old in zip(results, texts))
+
+
+def ours_pii(files: list[Path], workers: int, work: Path) -> tuple[float, dict]:
+    from corpus.executor import map_units
+
+    out = work / "ours-pii"
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    t0 = time.perf_counter()
+    changed = sum(map_units(_ours_pii_unit, [(str(f), str(out)) for f in files], workers=workers,
+                            desc="bench pii", unit="parts"))
+    return time.perf_counter() - t0, {"docs_changed": changed}
+
+
+def dt_pii(folder: Path, pattern: str, workers: int, work: Path) -> tuple[float, dict]:
+    from datatrove.executor import LocalPipelineExecutor
+    from datatrove.pipeline.formatters import PIIFormatter
+    from datatrove.pipeline.readers import ParquetReader
+    from datatrove.pipeline.writers import ParquetWriter
+
+    out = work / "dt-pii"
+    shutil.rmtree(out, ignore_errors=True)
+    ex = LocalPipelineExecutor([
+        ParquetReader(str(folder), glob_pattern=pattern, recursive=False, read_metadata=False, text_key="text",
+                      id_key="id"),
+        PIIFormatter(),
+        ParquetWriter(str(out), compression="zstd"),
+    ], tasks=workers, workers=workers, logging_dir=str(work / "dt-pii-logs"), skip_completed=False)
+    t0 = time.perf_counter()
+    ex.run()
+    return time.perf_counter() - t0, {}
+
+
 # ---------------------------------------------------------------- MinHash
 
 
@@ -395,7 +449,7 @@ def encode_raw(files: list[Path], tokenizer: str, repeat: int) -> tuple[float, d
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("block", choices=["gopher", "lang", "minhash", "tokenize", "encode-raw", "minhash-labelled"])
+    ap.add_argument("block", choices=["gopher", "lang", "minhash", "tokenize", "encode-raw", "minhash-labelled", "pii"])
     ap.add_argument("--impl", choices=["ours", "datatrove"], default="datatrove")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--input", type=Path, help="folder of Parquet parts (part-*.parquet) or shards (shard-*.parquet)")
@@ -439,6 +493,17 @@ def main(argv: list[str] | None = None) -> int:
             kept_file = args.work / f"kept-{args.block}-{args.impl}-w{args.workers}.txt"
             kept_file.write_text("\n".join(sorted(kept)) + "\n", encoding="utf-8")
             result["kept_file"] = str(kept_file)
+    elif args.block == "pii":
+        files = parquet_files(args.input, "part-*.parquet")
+        result["docs"], nbytes = text_stats(files)
+        result["text_mb"] = nbytes / 1e6
+        if args.impl == "ours":
+            import corpus.pii.scrub  # noqa: F401
+            wall, facts = ours_pii(files, args.workers, args.work)
+        else:
+            from datatrove.pipeline.formatters import PIIFormatter  # noqa: F401
+            wall, facts = dt_pii(args.input, "part-*.parquet", args.workers, args.work)
+        result.update(facts)
     elif args.block in ("tokenize", "encode-raw"):
         files = parquet_files(args.input, "shard-*.parquet")
         result["docs"], nbytes = text_stats(files)

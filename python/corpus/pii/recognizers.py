@@ -8,21 +8,35 @@ What is here:
   quadratic in long documents), and its registry holds only the recognizers this scrub needs:
 
   ======  ================================================================================
-  EMAIL   :class:`OfflineEmailRecognizer` -- presidio's ``EmailRecognizer`` whose domain check
+  EMAIL   :class:`OfflineEmailRecognizer` -- presidio's ``EmailRecognizer`` (plus the same pattern
+          with ASCII-only boundaries, for addresses glued to CJK letters) whose domain check
           uses a private ``TLDExtract(suffix_list_urls=(), cache_dir=None)``: the public-suffix
           snapshot bundled with tldextract, never the network (see below)
-  PHONE   presidio's ``PhoneRecognizer`` (python-phonenumbers, leniency VALID, the given regions)
-          plus :class:`FormattedPhoneRecognizer` (digit groups shaped like a phone number that
-          phonenumbers rejects as invalid, e.g. unassigned area codes)
-  CARD    presidio's ``CreditCardRecognizer`` (regex + Luhn)
+  PHONE   presidio's ``PhoneRecognizer`` (python-phonenumbers, leniency VALID, the given regions),
+          run per line by :class:`LineWindowPhoneRecognizer` (same results, less parsing);
+          :class:`FormattedPhoneRecognizer` (digit groups shaped like a phone number that
+          phonenumbers rejects as invalid, e.g. unassigned area codes); and, from
+          :mod:`corpus.pii.phones`, ``InternationalPhoneRecognizer`` (+cc / 00cc with a real
+          country code) and ``ContextPhoneRecognizer`` (national/local numbers after a phone
+          word in ~30 languages)
+  CARD    presidio's ``CreditCardRecognizer`` (regex + Luhn) and
+          :class:`corpus.pii.cards.PaymentCardRecognizer` (every brand's IIN ranges and lengths,
+          12-19 digits, Luhn, with or without separators)
   IP      presidio's ``IpRecognizer`` without its ``IPv6_unspecified`` pattern (a bare ``::`` is
-          not PII and is common in code)
+          not PII and is common in code), plus IPv4 / full IPv6 with ASCII-only boundaries
   KEY     :class:`SecretKeyRecognizer` (fixed-prefix tokens: AWS, GitHub, GitLab, Slack, Google,
-          ``sk-`` style), :class:`JwtRecognizer`, :class:`PemPrivateKeyRecognizer`,
-          :class:`SecretAssignmentRecognizer` (``password=`` / ``api_key:`` with a high-entropy value)
+          OpenAI/Anthropic ``sk-``, Stripe, Hugging Face, Twilio, npm, PyPI, SendGrid, Shopify,
+          DigitalOcean, Azure connection-string keys and SAS signatures),
+          :class:`JwtRecognizer`, :class:`PemPrivateKeyRecognizer`,
+          :class:`SecretAssignmentRecognizer` (``password=`` / ``api_key:`` with a high-entropy
+          value), :class:`BasicAuthUrlRecognizer` (``scheme://user:password@host``)
   ======  ================================================================================
 
-* The facts the scrub's pre-check is derived from (:data:`KEY_FORMATS` prefixes, :data:`SECRET_NAME`,
+  :func:`corpus.pii.scrub.find_spans` calls these recognizers directly (no spaCy pass) wherever
+  that gives the engine's result; the engine itself is the reference and the path for thresholds
+  above 0.4.
+
+* The facts the pre-check gates (:mod:`corpus.pii.precheck`) are derived from (:data:`KEY_FORMATS` prefixes, :data:`SECRET_NAME`,
   :func:`min_phone_digits`, :func:`presidio_pattern_fingerprint`), kept next to the patterns they
   describe so that a change to one is seen next to the other.
 
@@ -38,6 +52,7 @@ from __future__ import annotations
 
 import base64
 import bisect
+import re
 import binascii
 import hashlib
 import json
@@ -63,6 +78,9 @@ from presidio_analyzer.predefined_recognizers import (
 )
 from spacy.tokens import Doc
 
+from corpus.pii.cards import PaymentCardRecognizer
+from corpus.pii.phones import ContextPhoneRecognizer, InternationalPhoneRecognizer
+
 __all__ = [
     "ASSIGNMENT_REGEX",
     "ENTITY_OF_TYPE",
@@ -73,19 +91,24 @@ __all__ = [
     "PRESIDIO_REGEX_FLAGS",
     "SECRET_NAME",
     "TYPE_OF_ENTITY",
+    "BASIC_AUTH_REGEX",
+    "BasicAuthUrlRecognizer",
     "BlankSpacyNlpEngine",
     "FormattedPhoneRecognizer",
     "IndexedContextEnhancer",
     "JwtRecognizer",
     "KeyFormat",
+    "LineWindowPhoneRecognizer",
     "OfflineEmailRecognizer",
     "PemPrivateKeyRecognizer",
     "SecretAssignmentRecognizer",
     "SecretKeyRecognizer",
     "build_analyzer",
+    "recognizers_for",
     "looks_like_secret",
     "min_phone_digits",
     "offline_tld_extractor",
+    "phone_digit_run",
     "presidio_pattern_fingerprint",
     "validate_regions",
 ]
@@ -118,11 +141,29 @@ def offline_tld_extractor() -> tldextract.TLDExtract:
     return tldextract.TLDExtract(cache_dir=None, suffix_list_urls=(), fallback_to_snapshot=True)
 
 
+# presidio's e-mail and IP patterns are bounded by \b, which sees no boundary between a CJK letter
+# and an ASCII one ("メールはeabe@gmail.comまで"): the same shapes with ASCII-only boundaries.
+EMAIL_ASCII_BOUNDARIES = Pattern(
+    "Email (ASCII boundaries)",
+    r"(?<![A-Za-z0-9!#$%&'*+\-/=?^_`{|}~.])[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~](?:[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~.]*"
+    r"[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~])?@[A-Za-z0-9]+(?:-+[A-Za-z0-9]+)*(?:\.[A-Za-z0-9]+(?:-+[A-Za-z0-9]+)*)+"
+    r"(?![A-Za-z0-9\-])",
+    0.5,
+)
+_OCTET = r"(?:25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)"
+IP_ASCII_BOUNDARIES = [
+    Pattern("IPv4 (ASCII boundaries)", rf"(?<![A-Za-z0-9_.])(?:{_OCTET}\.){{3}}{_OCTET}(?![A-Za-z0-9_]|\.[0-9])", 0.6),
+    Pattern("IPv6 full (ASCII boundaries)", r"(?<![A-Za-z0-9_:])(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}(?![A-Za-z0-9_:])",
+            0.6),
+]
+
+
 class OfflineEmailRecognizer(EmailRecognizer):
-    """presidio's EmailRecognizer, validating the domain against the bundled suffix snapshot."""
+    """presidio's EmailRecognizer (plus its pattern with ASCII boundaries), validating the domain
+    against the bundled suffix snapshot."""
 
     def __init__(self, tld_extractor: tldextract.TLDExtract) -> None:
-        super().__init__()
+        super().__init__(patterns=[*EmailRecognizer.PATTERNS, EMAIL_ASCII_BOUNDARIES])
         self._tld_extractor = tld_extractor
 
     def validate_result(self, pattern_text: str) -> bool:  # same rule as presidio's, offline
@@ -322,6 +363,44 @@ def min_phone_digits(regions: tuple[str, ...]) -> int:
     return min(national, international, FormattedPhoneRecognizer.MIN_DIGITS)
 
 
+@lru_cache(maxsize=8)
+def phone_digit_run(regions: tuple[str, ...]) -> "re.Pattern[str]":
+    """At least min_phone_digits digits (or x/X) joined by <= 4 phonenumbers punctuation characters:
+    every number PhoneRecognizer reports contains such a run (see corpus.pii.precheck)."""
+    digit_like = r"[\dxX]"
+    punctuation = f"[{phonenumberutil._VALID_PUNCTUATION}]"
+    n = min_phone_digits(regions)
+    return re.compile(f"{digit_like}(?:{punctuation}{{0,4}}{digit_like}){{{n - 1}}}", phonenumberutil._REGEX_FLAGS)
+
+
+class LineWindowPhoneRecognizer(PhoneRecognizer):
+    """presidio's PhoneRecognizer run only on the lines that hold a :func:`phone_digit_run`.
+
+    Same results as on the whole text: phonenumbers' candidate regex has no newline, no ``\\s`` and
+    no look-behind, so no candidate crosses a line; its leniency checks look at the characters
+    right before and after a candidate, where a line's edge (start or end of the window) reads as
+    the newline it replaces -- not a letter, digit or currency sign; and a VALID number contains a
+    digit run of at least min_phone_digits digits, so lines without one yield nothing. On numeric
+    text (GSM8K) this skips most of phonenumbers' parsing of short numbers.
+    ``tests/test_pii_engine.py`` compares it with PhoneRecognizer on real data.
+    """
+
+    def analyze(self, text, entities, nlp_artifacts=None):
+        run = phone_digit_run(tuple(self.supported_regions))
+        results, line_end = [], -1
+        for hit in run.finditer(text):
+            if hit.start() < line_end:
+                continue
+            line_start = text.rfind("\n", 0, hit.start()) + 1
+            line_end = text.find("\n", hit.end())
+            line_end = len(text) if line_end < 0 else line_end
+            for result in super().analyze(text[line_start:line_end], entities, None):
+                result.start += line_start
+                result.end += line_start
+                results.append(result)
+        return results
+
+
 def validate_regions(regions: tuple[str, ...]) -> None:
     unknown = [r for r in regions if r not in phonenumbers.SUPPORTED_REGIONS]
     if not regions or unknown:
@@ -341,6 +420,8 @@ class KeyFormat:
 
     Its regex is ``start``, then one of the literal ``prefixes``, then ``tail``, compiled without
     IGNORECASE: every match contains a prefix verbatim, which is what the pre-check looks for.
+    With ``keep_prefix`` the prefix is a look-behind instead (``AccountKey=<KEY>``: the name stays
+    readable); the text still holds the prefix verbatim wherever the regex matches.
     """
 
     name: str
@@ -348,10 +429,14 @@ class KeyFormat:
     tail: str
     score: float = 0.9
     start: str = _TOKEN_START
+    keep_prefix: bool = False
 
     @property
     def regex(self) -> str:
-        return f"{self.start}(?:{'|'.join(map(regex.escape, self.prefixes))}){self.tail}"
+        alternatives = "|".join(map(regex.escape, self.prefixes))
+        if self.keep_prefix:
+            return f"{self.start}(?<=(?:{alternatives})){self.tail}"
+        return f"{self.start}(?:{alternatives}){self.tail}"
 
 
 # Mixed-case-and-digit body: real generated keys have all three, hyphenated words do not.
@@ -371,8 +456,24 @@ SECRET_TOKEN_FORMATS = (
     KeyFormat("google_api_key", ("AIza",), rf"[0-9A-Za-z_\-]{{35}}{_TOKEN_END}"),
     KeyFormat("sk_api_key", ("sk-",), rf"(?:proj-|svcacct-|admin-|or-v1-|ant-[a-z]+[0-9]{{2}}-)?{_MIXED}"
                                       rf"[A-Za-z0-9_\-]{{20,255}}{_TOKEN_END}"),
-    KeyFormat("stripe_secret_key", ("sk_live_", "sk_test_", "rk_live_", "rk_test_"),
+    KeyFormat("stripe_key", ("sk_live_", "sk_test_", "rk_live_", "rk_test_", "pk_live_", "pk_test_", "whsec_"),
               rf"[A-Za-z0-9]{{16,255}}{_TOKEN_END}"),
+    # Hugging Face user (hf_) and org (api_org_) tokens: 30-40 letters/digits of mixed case.
+    KeyFormat("huggingface_token", ("hf_", "api_org_"),
+              rf"(?=[A-Za-z0-9]*[a-z])(?=[A-Za-z0-9]*[A-Z])[A-Za-z0-9]{{30,40}}{_TOKEN_END}"),
+    # Twilio account SID (AC), API key SID (SK): 32 lower-case hex digits.
+    KeyFormat("twilio_sid", ("AC", "SK"), rf"[0-9a-f]{{32}}{_TOKEN_END}"),
+    KeyFormat("npm_token", ("npm_",), rf"[A-Za-z0-9]{{36}}{_TOKEN_END}"),
+    KeyFormat("pypi_token", ("pypi-AgEIcHlwaS5vcmc",), rf"[A-Za-z0-9_\-]{{50,255}}{_TOKEN_END}"),
+    KeyFormat("sendgrid_key", ("SG.",), rf"[A-Za-z0-9_\-]{{22}}\.[A-Za-z0-9_\-]{{43}}{_TOKEN_END}"),
+    KeyFormat("shopify_token", ("shpat_", "shpss_", "shpca_", "shppa_"), rf"[a-fA-F0-9]{{32}}{_TOKEN_END}"),
+    KeyFormat("digitalocean_token", ("dop_v1_", "doo_v1_", "dor_v1_"), rf"[a-f0-9]{{64}}{_TOKEN_END}"),
+    # Azure storage / Service Bus / Event Hubs connection strings: the base64 key after its name.
+    KeyFormat("azure_connection_key", ("AccountKey=", "SharedAccessKey="),
+              r"[A-Za-z0-9+/]{30,100}={0,2}(?![A-Za-z0-9+/=])", start="", keep_prefix=True),
+    # Azure SAS token signature in a URL query (sig=...%3D).
+    KeyFormat("azure_sas_signature", ("?sig=", "&sig="), r"(?:[A-Za-z0-9+/]|%2[BbFf]){30,120}(?:%3[Dd]|=){0,2}"
+              r"(?![A-Za-z0-9+/%=])", start="", keep_prefix=True),
 )
 JWT_FORMAT = KeyFormat("jwt", ("eyJ",), rf"[A-Za-z0-9_\-]{{5,}}\.eyJ[A-Za-z0-9_\-]{{5,}}\.[A-Za-z0-9_\-]*{_TOKEN_END}")
 PEM_FORMAT = KeyFormat(
@@ -392,7 +493,7 @@ KEY_FORMATS = (*SECRET_TOKEN_FORMATS, JWT_FORMAT, PEM_FORMAT)
 # keeps it ("password=<KEY>"). Every name-and-separator contains ":" or "=" (the pre-check's gate).
 SECRET_NAME = (
     r"(?<![A-Za-z0-9])(?i:pass(?:word|wd|phrase)|pwd|secret|token|api[_\-]?key|access[_\-]?key"
-    r"|private[_\-]?key|auth[_\-]?key|client[_\-]?secret)"
+    r"|private[_\-]?key|auth[_\-]?key|client[_\-]?secret|account[_\-]?key|subscription[_\-]?key)"
     r"(?:[_\-.][A-Za-z0-9]+)*"  # DB_PASSWORD, aws_secret_access_key, token.value
     r"[\"']?[ \t]{0,3}(?:=>|:=|[:=])\s{0,3}[\"']?"
 )
@@ -416,15 +517,25 @@ def _patterns(*formats: KeyFormat) -> list[Pattern]:
     return [Pattern(f.name, f.regex, f.score) for f in formats]
 
 
-class SecretKeyRecognizer(_KeyPatternRecognizer):
-    """Tokens whose prefix names the issuer: AWS, GitHub, GitLab, Slack, Google, sk-/Stripe keys."""
+def _prefixes(*formats: KeyFormat) -> tuple[str, ...]:
+    return tuple(prefix for f in formats for prefix in f.prefixes)
 
-    def __init__(self) -> None:
-        super().__init__("SecretKeyRecognizer", _patterns(*SECRET_TOKEN_FORMATS))
+
+class SecretKeyRecognizer(_KeyPatternRecognizer):
+    """Tokens whose prefix names the issuer (one KeyFormat): AWS, GitHub, GitLab, Slack, Google,
+    OpenAI/Anthropic ``sk-``, Stripe, Hugging Face, Twilio, npm, PyPI, SendGrid, Shopify,
+    DigitalOcean, Azure. One recognizer per format, so that each runs only where its own prefix
+    occurs (a text with "AC" in it need not be searched for every other format)."""
+
+    def __init__(self, key_format: KeyFormat) -> None:
+        super().__init__(f"SecretKeyRecognizer:{key_format.name}", _patterns(key_format))
+        self.KEY_PREFIXES = key_format.prefixes  # the pre-check gate: one is in every match
 
 
 class JwtRecognizer(_KeyPatternRecognizer):
     """``header.payload.signature`` whose header decodes to a JSON object (as every JWT's does)."""
+
+    KEY_PREFIXES = JWT_FORMAT.prefixes
 
     def __init__(self) -> None:
         super().__init__("JwtRecognizer", _patterns(JWT_FORMAT))
@@ -441,6 +552,8 @@ class JwtRecognizer(_KeyPatternRecognizer):
 class PemPrivateKeyRecognizer(_KeyPatternRecognizer):
     """A PEM/PGP private-key block from its BEGIN line through its END line (or its last base64 line)."""
 
+    KEY_PREFIXES = PEM_FORMAT.prefixes
+
     def __init__(self) -> None:
         super().__init__("PemPrivateKeyRecognizer", _patterns(PEM_FORMAT))
 
@@ -456,6 +569,25 @@ class SecretAssignmentRecognizer(_KeyPatternRecognizer):
 
     def invalidate_result(self, pattern_text: str) -> bool:
         return not looks_like_secret(pattern_text)
+
+
+# scheme://user:password@host -- the span runs through the host so that it always contains (and so
+# outlasts, in span resolution) the e-mail-shaped "password@host" inside it.
+BASIC_AUTH_REGEX = (r"(?<=[A-Za-z][A-Za-z0-9+.\-]{0,15}://)"
+                    r"[^\s:/@?#\[\]\"'<>]{1,64}:[^\s/@?#\"'<>]{1,128}"
+                    r"@[A-Za-z0-9](?:[A-Za-z0-9\-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9\-]+)*")
+_PLACEHOLDER_PASSWORD = regex.compile(r"(?i)(?:pass(?:word|wd)?|pwd|secret|x+|\*+|[<${%].*|\.\.\.)")
+
+
+class BasicAuthUrlRecognizer(_KeyPatternRecognizer):
+    """Credentials in a URL (``https://user:pass@host``), unless the password is a placeholder."""
+
+    def __init__(self) -> None:
+        super().__init__("BasicAuthUrlRecognizer", [Pattern("basic auth url", BASIC_AUTH_REGEX, 0.9)])
+
+    def invalidate_result(self, pattern_text: str) -> bool:
+        password = pattern_text.split(":", 1)[1].rsplit("@", 1)[0]
+        return _PLACEHOLDER_PASSWORD.fullmatch(password) is not None
 
 
 _DOTTED_IDENTIFIER = regex.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
@@ -489,23 +621,24 @@ def looks_like_secret(value: str) -> bool:
 
 def _ip_recognizer() -> IpRecognizer:
     patterns = [p for p in IpRecognizer.PATTERNS if p.name != "IPv6_unspecified"]
-    return IpRecognizer(patterns=patterns)
+    return IpRecognizer(patterns=[*patterns, *IP_ASCII_BOUNDARIES])
 
 
-def _recognizers_for(
+def recognizers_for(
     pii_type: str, phone_regions: tuple[str, ...], tld_extractor: tldextract.TLDExtract
 ) -> list[EntityRecognizer]:
     if pii_type == "EMAIL":
         return [OfflineEmailRecognizer(tld_extractor)]
     if pii_type == "PHONE":
-        return [PhoneRecognizer(supported_regions=phone_regions, leniency=PHONE_LENIENCY),
-                FormattedPhoneRecognizer()]
+        return [LineWindowPhoneRecognizer(supported_regions=phone_regions, leniency=PHONE_LENIENCY),
+                FormattedPhoneRecognizer(), InternationalPhoneRecognizer(), ContextPhoneRecognizer()]
     if pii_type == "CARD":
-        return [CreditCardRecognizer()]
+        return [CreditCardRecognizer(), PaymentCardRecognizer()]
     if pii_type == "IP":
         return [_ip_recognizer()]
     if pii_type == "KEY":
-        return [SecretKeyRecognizer(), JwtRecognizer(), PemPrivateKeyRecognizer(), SecretAssignmentRecognizer()]
+        return [*map(SecretKeyRecognizer, SECRET_TOKEN_FORMATS), JwtRecognizer(), PemPrivateKeyRecognizer(), SecretAssignmentRecognizer(),
+                BasicAuthUrlRecognizer()]
     raise ValueError(f"unknown PII type {pii_type!r}; expected a subset of {PII_TYPES}")
 
 
@@ -521,7 +654,7 @@ def build_analyzer(pii_types: tuple[str, ...], phone_regions: tuple[str, ...]) -
     registry = RecognizerRegistry(supported_languages=["en"])
     tld_extractor = offline_tld_extractor()
     for pii_type in pii_types:
-        for recognizer in _recognizers_for(pii_type, phone_regions, tld_extractor):
+        for recognizer in recognizers_for(pii_type, phone_regions, tld_extractor):
             registry.add_recognizer(recognizer)
     return AnalyzerEngine(registry=registry, nlp_engine=BlankSpacyNlpEngine(), supported_languages=["en"],
                           context_aware_enhancer=IndexedContextEnhancer())

@@ -20,99 +20,74 @@ say), so :func:`scrub` repeats find-and-replace until nothing is found: its outp
 point, hence ``scrub(scrub(t)) == scrub(t)`` holds by construction.
 The counts are the replacements made over all rounds.
 
-The pre-check. Running presidio costs milliseconds per document (tokenising, one phonenumbers
-pass per region, context scoring); most documents hold no candidate at all. Before calling
-presidio, :func:`may_contain_pii` searches a few regexes, each a *necessary condition* of one
-recognizer -- every match that recognizer can report contains a match of the regex, so a text
-with no hit gets an empty result from presidio and is skipped with exactly the same output:
+Two ways to run the recognizers, same output. presidio's ``AnalyzerEngine`` tokenises every text
+with spaCy (for context words) and then asks each recognizer; context can only *raise* a score, and
+every recognizer here reports scores of at least 0.4 (presidio's phone score; e-mail, cards and IPs
+are 1.0 once validated, keys 0.8-1.0, anything invalidated is dropped by the recognizer itself). So
+at a ``score_threshold`` of at most :data:`DIRECT_MAX_THRESHOLD` the set of reported spans does not
+depend on context at all, and :func:`find_spans` calls the recognizers directly -- no spaCy pass,
+no context scoring, no de-duplication (span resolution below subsumes it). Above that threshold the
+engine is used, because there context does decide. ``tests/test_pii_engine.py`` checks that both
+give identical spans on real data.
 
-=====  =====================================================================================
-EMAIL  ``@`` -- presidio's pattern has a literal ``[@]``.
-CARD   ``\\d{4}[- ]?\\d{3,4}[- ]?\\d{3,4}[- ]?\\d{3,5}`` -- presidio's card regex with its first-group
-       alternatives widened to ``\\d{4}`` and its look-arounds and ``\\b`` dropped.
-IP     ``[0-9]{1,3}(\\.[0-9]{1,3}){3}`` or ``::`` or ``([0-9A-Fa-f]{1,4}:){6}``: every IPv4 form
-       holds a dotted quad; every IPv6 alternative holds ``::`` except the full 8-group form and
-       the 6-group IPv4-embedded form, which both hold six ``h:`` groups.
-       (Both compiled with presidio's own engine -- the ``regex`` module -- and flags.)
-PHONE  ``D([P]{0,4}D){N-1}`` with D = a digit or x/X, P = phonenumbers' punctuation class, and
-       N = :func:`~corpus.pii.recognizers.min_phone_digits` (5 for the default regions, because
-       of AU; 4 with DE). PhoneNumberMatcher only parses substrings of its candidate regex:
-       digit blocks joined by at most four punctuation characters (x/X among them), then an
-       optional extension that parsing cuts off. Parsing keeps the digits (and, given 3+ letters,
-       maps letters -- here only x/X -- to digits), so a number's country code and national
-       number come from D characters of one such run, and a VALID number has at least N.
-       FormattedPhoneRecognizer's matches have at least 8 digits joined by ``space . - ( )``.
-       (Compiled with Python's ``re`` and phonenumbers' flags, like phonenumbers itself.)
-KEY    one of the KeyFormat prefixes as a plain substring (their regexes are the literal prefix
-       plus a tail, case-sensitive); or, for ``password=``-style values, a ``:`` or ``=`` and then
-       the name-and-separator regex that the value's look-behind requires.
-=====  =====================================================================================
-
-Context enhancement, score thresholds and de-duplication only rescore or drop results; they never
-create one, so they cannot break the implication. The argument reads specific third-party
-regexes; :func:`corpus.pii.recognizers.presidio_pattern_fingerprint` pins them and, if they differ
-from the ones analysed (a presidio/phonenumbers upgrade), the pre-check is switched off with a
-warning rather than trusted.
+The pre-check (:mod:`corpus.pii.precheck`): each recognizer runs only on texts where a cheap
+necessary condition of it reporting anything holds (``@`` for e-mail, a dotted quad for IPv4, a key
+prefix, ...), so most recognizers are skipped on most texts with exactly the same output.
 """
 
 from __future__ import annotations
 
-import logging
-import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-import regex
-from phonenumbers import phonenumberutil
-from presidio_analyzer import BatchAnalyzerEngine, RecognizerResult
+from presidio_analyzer import BatchAnalyzerEngine, EntityRecognizer, RecognizerResult
 
+from corpus.pii.precheck import ANALYSED_PATTERN_FINGERPRINT, Gate, gate_for
 from corpus.pii.recognizers import (
     ENTITY_OF_TYPE,
-    KEY_FORMATS,
-    KEY_REGEX_FLAGS,
     PII_TYPES,
-    PRESIDIO_REGEX_FLAGS,
-    SECRET_NAME,
     TYPE_OF_ENTITY,
     build_analyzer,
-    min_phone_digits,
-    presidio_pattern_fingerprint,
     validate_regions,
 )
 
 __all__ = [
+    "ANALYSED_PATTERN_FINGERPRINT",
     "DEFAULT_PHONE_REGIONS",
+    "DIRECT_MAX_THRESHOLD",
     "PLACEHOLDERS",
     "TYPE_PRIORITY",
     "PiiParams",
+    "detectors",
     "find_spans",
+    "find_spans_with_engine",
     "may_contain_pii",
     "resolve_spans",
     "scrub",
     "scrub_batch",
 ]
 
-logger = logging.getLogger(__name__)
-
 PLACEHOLDERS = {"EMAIL": "<EMAIL>", "PHONE": "<PHONE>", "CARD": "<CARD>", "IP": "<IP>", "KEY": "<KEY>"}
 # Which type wins when two overlapping spans have the same length (lower wins).
 TYPE_PRIORITY = {"KEY": 0, "CARD": 1, "EMAIL": 2, "IP": 3, "PHONE": 4}
 # Default regions for numbers written without a country code; a number written with +cc / 00cc
-# is found whatever the regions, and FormattedPhoneRecognizer finds grouped national numbers
-# ("01 23 45 67 89", "030 1234 5678") by shape. So the regions only matter for numbers written
-# as bare or irregular digit runs, and each one adds false positives on numeric text and one
-# phonenumbers pass per candidate document. Chosen for English-language text: US (all of NANP,
-# CA included: validity is checked across every region sharing +1) and GB. Left out: IN and AU,
-# whose national formats turn GSM8K arithmetic ("60000-10800") into valid numbers (15 false phones
-# in 1,500 GSM8K documents, none with US+GB, at the same recall on the labelled sentences); DE,
-# whose valid national numbers can be 4 digits long (years, house numbers -- "16 48 rue
-# Descartes" -- become phones, and the pre-check must fire on any 4-digit run); and FR/ES/IE,
-# which matched arithmetic ("960-480-120 = ...") and version strings in GSM8K and bug reports.
+# is found whatever the regions, FormattedPhoneRecognizer finds grouped national numbers
+# ("01 23 45 67 89", "030 1234 5678") by shape, and ContextPhoneRecognizer any national number
+# right after a phone word. So the regions only matter for bare digit runs without context, and
+# each one adds false positives on numeric text and one phonenumbers pass per candidate document.
+# Chosen for English-language text: US (all of NANP, CA included: validity is checked across every
+# region sharing +1) and GB. Left out: IN and AU, whose national formats turn GSM8K arithmetic
+# ("60000-10800") into valid numbers (15 false phones in 1,500 GSM8K documents, none with US+GB, at
+# the same recall on the labelled sentences); DE, whose valid national numbers can be 4 digits long
+# (years, house numbers -- "16 48 rue Descartes" -- become phones, and the pre-check must fire on
+# any 4-digit run); and FR/ES/IE, which matched arithmetic ("960-480-120 = ...") and version
+# strings in GSM8K and bug reports.
 DEFAULT_PHONE_REGIONS = ("US", "GB")
-# The pre-check below was derived from these exact third-party patterns.
-ANALYSED_PATTERN_FINGERPRINT = "517d1cb6d84ff1419c6c826774aaf4b76169f7518f8729e91d8205da3b228bd8"
+# The lowest base score any recognizer reports (presidio's phone score): up to this threshold,
+# context enhancement cannot change which spans pass, and the engine is not needed.
+DIRECT_MAX_THRESHOLD = 0.4
 # Each round replaces at least one span of non-placeholder text, so rounds are few; the cap only
 # guards against a recognizer that, contrary to the argument above, matched a placeholder.
 MAX_ROUNDS = 8
@@ -150,76 +125,29 @@ class PiiParams:
 Span = tuple[int, int, str]
 
 
-# --------------------------------------------------------------------------- pre-check
-
-# Card and IPv4 relaxations, in presidio's engine (`regex`) with presidio's flags.
-_CARD = regex.compile(r"\d{4}[- ]?\d{3,4}[- ]?\d{3,4}[- ]?\d{3,5}", PRESIDIO_REGEX_FLAGS)
-_IPV4 = regex.compile(r"[0-9]{1,3}(?:\.[0-9]{1,3}){3}", PRESIDIO_REGEX_FLAGS)
-_IPV6_SIX_GROUPS = regex.compile(r"(?:[0-9A-Fa-f]{1,4}:){6}", PRESIDIO_REGEX_FLAGS)
-_SECRET_NAME = regex.compile(SECRET_NAME, KEY_REGEX_FLAGS)
-_KEY_PREFIXES = tuple(prefix for key_format in KEY_FORMATS for prefix in key_format.prefixes)
-_RE_DIGIT = re.compile(r"\d")
-_REGEX_DIGIT = regex.compile(r"\d")
+# --------------------------------------------------------------------------- recognizers and gates
 
 
-def _has_digit(text: str) -> bool:
-    """Whether ``re`` or ``regex`` sees a decimal digit (both mean [0-9] on ASCII text; their
-    Unicode tables may differ elsewhere, so then ask both)."""
-    if text.isascii():
-        return any(digit in text for digit in "0123456789")
-    return bool(_RE_DIGIT.search(text) or _REGEX_DIGIT.search(text))
+@dataclass(frozen=True)
+class Detector:
+    """One recognizer of the engine, the entity it reports, and its pre-check gate."""
 
-
-def _may_hold_key(text: str) -> bool:
-    if any(prefix in text for prefix in _KEY_PREFIXES):
-        return True
-    return ("=" in text or ":" in text) and _SECRET_NAME.search(text) is not None
-
-
-def _may_hold_ipv6(text: str) -> bool:
-    return "::" in text or (text.count(":") >= 6 and _IPV6_SIX_GROUPS.search(text) is not None)
+    recognizer: EntityRecognizer
+    entity: str
+    gate: Gate
 
 
 @lru_cache(maxsize=8)
-def _phone_digit_run(regions: tuple[str, ...]) -> re.Pattern[str]:
-    """At least min_phone_digits digits (or x/X) joined by <= 4 phonenumbers punctuation characters."""
-    digit_like = r"[\dxX]"
-    punctuation = f"[{phonenumberutil._VALID_PUNCTUATION}]"
-    n = min_phone_digits(regions)
-    return re.compile(f"{digit_like}(?:{punctuation}{{0,4}}{digit_like}){{{n - 1}}}", phonenumberutil._REGEX_FLAGS)
-
-
-@lru_cache(maxsize=1)
-def _precheck_is_trusted() -> bool:
-    if presidio_pattern_fingerprint() == ANALYSED_PATTERN_FINGERPRINT:
-        return True
-    logger.warning("presidio/phonenumbers patterns differ from the ones the PII pre-check was derived "
-                   "from; running presidio on every document")
-    return False
+def detectors(pii_types: tuple[str, ...], regions: tuple[str, ...]) -> tuple[Detector, ...]:
+    """The engine's own recognizer objects (so both paths run the very same recognizers)."""
+    analyzer = build_analyzer(pii_types, regions)
+    return tuple(Detector(r, r.supported_entities[0], gate_for(r, regions))
+                 for r in analyzer.registry.recognizers)
 
 
 def may_contain_pii(text: str, params: PiiParams) -> bool:
-    """False only if presidio is certain to find nothing in ``text`` (see the module docstring).
-
-    Cheap tests first: substring tests before regexes, and the digit test gates the digit-based
-    types (PHONE, CARD, IPv4) at once.
-    """
-    if not _precheck_is_trusted():
-        return True
-    types = params.entities
-    if "EMAIL" in types and "@" in text:
-        return True
-    if "KEY" in types and _may_hold_key(text):
-        return True
-    if "IP" in types and _may_hold_ipv6(text):
-        return True
-    if not _has_digit(text):
-        return False
-    if "IP" in types and "." in text and _IPV4.search(text):
-        return True
-    if "CARD" in types and _CARD.search(text):
-        return True
-    return "PHONE" in types and _phone_digit_run(params.engine_key[1]).search(text) is not None
+    """False only if no recognizer can report anything in ``text`` (see corpus.pii.precheck)."""
+    return any(d.gate(text) for d in detectors(*params.engine_key))
 
 
 # --------------------------------------------------------------------------- spans
@@ -238,7 +166,19 @@ def _to_spans(results: Iterable[RecognizerResult]) -> list[Span]:
     return resolve_spans((r.start, r.end, TYPE_OF_ENTITY[r.entity_type]) for r in results if r.end > r.start)
 
 
-def _analyze(text: str, params: PiiParams) -> list[Span]:
+def _direct(text: str, params: PiiParams) -> list[Span]:
+    spans = []
+    for d in detectors(*params.engine_key):
+        if params.precheck and not d.gate(text):
+            continue
+        for r in d.recognizer.analyze(text, [d.entity], None):
+            if r.score >= params.score_threshold and r.end > r.start:
+                spans.append((r.start, r.end, TYPE_OF_ENTITY[r.entity_type]))
+    return resolve_spans(spans)
+
+
+def find_spans_with_engine(text: str, params: PiiParams) -> list[Span]:
+    """Spans by presidio's AnalyzerEngine (spaCy tokens, context scoring) on every text."""
     pii_types, regions = params.engine_key
     results = build_analyzer(pii_types, regions).analyze(
         text=text,
@@ -251,9 +191,11 @@ def _analyze(text: str, params: PiiParams) -> list[Span]:
 
 def find_spans(text: str, params: PiiParams) -> list[Span]:
     """Resolved, non-overlapping ``(start, end, type)`` spans of ``text``, sorted by start."""
+    if params.score_threshold <= DIRECT_MAX_THRESHOLD:
+        return _direct(text, params)
     if params.precheck and not may_contain_pii(text, params):
         return []
-    return _analyze(text, params)
+    return find_spans_with_engine(text, params)
 
 
 # --------------------------------------------------------------------------- replacement
@@ -286,8 +228,11 @@ def scrub(text: str, params: PiiParams) -> tuple[str, dict[str, int]]:
 
 
 def scrub_batch(texts: list[str], params: PiiParams, batch_size: int = 64) -> list[tuple[str, dict[str, int]]]:
-    """:func:`scrub` for many texts: the pre-check picks the candidates, presidio's
-    BatchAnalyzerEngine analyses only those (tokenising them with ``nlp.pipe``)."""
+    """:func:`scrub` for many texts. When the engine is needed (a threshold above
+    DIRECT_MAX_THRESHOLD), presidio's BatchAnalyzerEngine analyses the pre-check's candidates,
+    tokenising them with ``nlp.pipe``."""
+    if params.score_threshold <= DIRECT_MAX_THRESHOLD:
+        return [scrub(text, params) for text in texts]
     if params.precheck:
         candidates = [i for i, text in enumerate(texts) if may_contain_pii(text, params)]
     else:
