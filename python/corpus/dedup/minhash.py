@@ -253,30 +253,18 @@ class MinHasher:
         result = np.empty((len(texts), self.num_perm), dtype=self.dtype)
         for start, stop in _batches_by_size(texts, _TEXT_BATCH_CHARS):
             hashes, shingle_counts = self._shingle_hashes(texts[start:stop])
-            result[start:stop] = self._min_per_document(self._premix(hashes), shingle_counts)
+            result[start:stop] = self.signatures_of_hashes(hashes, shingle_counts)
         return result
 
-    def _shingle_hashes(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-        """32-bit hash of every shingle of every text (concatenated), and each text's shingle count."""
-        if self.shingle_hash == "sha1":
-            return self._sha1_shingle_hashes(texts)
-        normalised = [normalize_for_shingles(text) for text in texts]
-        word_counts = np.array([text.count(" ") + 1 if text else 0 for text in normalised], dtype=np.int64)
-        # Join non-empty texts with one space: then words of the whole batch are split by spaces alone.
-        buffer = np.frombuffer(" ".join(t for t in normalised if t).encode("utf-8"), dtype=np.uint8)
-        word_starts, word_ends = word_bounds(buffer)
-        first, last, doc = ngram_word_spans(word_counts, self.ngram, short_as_whole=True)
-        hashes = span_hashes64(buffer, word_starts[first], word_ends[last]).astype(np.uint32)
-        return hashes, np.bincount(doc, minlength=len(texts))
+    def signatures_of_hashes(self, hashes: np.ndarray, shingle_counts: np.ndarray) -> np.ndarray:
+        """(N, num_perm) signatures from shingle_hashes' output (its 32-bit hashes, per-text counts).
 
-    def _sha1_shingle_hashes(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-        digests: list[bytes] = []
-        counts = np.zeros(len(texts), dtype=np.int64)
-        for i, text in enumerate(texts):
-            items = shingles(text, self.ngram)
-            counts[i] = len(items)
-            digests.extend(h.digest()[:4] for h in map(hashlib.sha1, items))
-        return np.frombuffer(b"".join(digests), dtype="<u4").astype(np.uint32), counts
+        For callers that also need the hashes themselves (verify.signatures_and_sets): one shingling pass.
+        """
+        return self._min_per_document(self._premix(hashes), np.asarray(shingle_counts, dtype=np.int64))
+
+    def _shingle_hashes(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        return shingle_hashes(texts, self.ngram, self.shingle_hash)
 
     def _premix(self, hashes: np.ndarray) -> np.ndarray:
         """What datasketch does to a hashfunc output before permuting it."""
@@ -318,6 +306,39 @@ class MinHasher:
             signatures[nonempty[first:stop]] = minima.T
             first = stop
         return signatures
+
+
+def shingle_hashes(texts: Sequence[str], ngram: int = DEFAULT_NGRAM,
+                   shingle_hash: ShingleHash = "poly64") -> tuple[np.ndarray, np.ndarray]:
+    """uint32 hash of every shingle of every text (concatenated, in order, duplicates kept), and int64
+    shingle counts per text: exactly the values MinHasher's signatures are computed from.
+
+    poly64: the low 32 bits of poly_hash64 (= poly_hash32) of each shingle's UTF-8 bytes; sha1: the first
+    4 bytes of its sha1, little-endian (datasketch's sha1_hash32). Texts are hashed together, so pass a
+    batch of about _TEXT_BATCH_CHARS characters (MinHasher and verify batch for you).
+    """
+    if shingle_hash == "sha1":
+        return _sha1_shingle_hashes(texts, ngram)
+    if shingle_hash != "poly64":
+        raise ValueError(f"unknown shingle_hash {shingle_hash!r}")
+    normalised = [normalize_for_shingles(text) for text in texts]
+    word_counts = np.array([text.count(" ") + 1 if text else 0 for text in normalised], dtype=np.int64)
+    # Join non-empty texts with one space: then words of the whole batch are split by spaces alone.
+    buffer = np.frombuffer(" ".join(t for t in normalised if t).encode("utf-8"), dtype=np.uint8)
+    word_starts, word_ends = word_bounds(buffer)
+    first, last, doc = ngram_word_spans(word_counts, ngram, short_as_whole=True)
+    hashes = span_hashes64(buffer, word_starts[first], word_ends[last]).astype(np.uint32)
+    return hashes, np.bincount(doc, minlength=len(texts)).astype(np.int64)
+
+
+def _sha1_shingle_hashes(texts: Sequence[str], ngram: int) -> tuple[np.ndarray, np.ndarray]:
+    digests: list[bytes] = []
+    counts = np.zeros(len(texts), dtype=np.int64)
+    for i, text in enumerate(texts):
+        items = shingles(text, ngram)
+        counts[i] = len(items)
+        digests.extend(h.digest()[:4] for h in map(hashlib.sha1, items))
+    return np.frombuffer(b"".join(digests), dtype="<u4").astype(np.uint32), counts
 
 
 def _batches_by_size(texts: Sequence[str], max_chars: int) -> list[tuple[int, int]]:
