@@ -36,8 +36,8 @@ Scheme = Literal["affine32", "legacy"]
 ShingleHash = Literal["poly64", "sha1"]
 
 DEFAULT_NGRAM = 5
-DEFAULT_NUM_PERM = 128
-DEFAULT_BANDS = 16
+DEFAULT_NUM_PERM = 100
+DEFAULT_BANDS = 20
 DEFAULT_SEED = 1
 # In a bucket (rows sharing one band key, sorted by row id) each member is paired with its next
 # DEFAULT_BUCKET_WINDOW members: every pair in buckets of up to 17 members, O(size * 16) beyond.

@@ -36,7 +36,7 @@ from .minhash import DEFAULT_NGRAM, MinHasher, ShingleHash, _batches_by_size, _T
 
 SETS_SUFFIX = ".sets.npy"  # flat uint32: every document's sorted distinct shingle hashes, end to end
 OFFSETS_SUFFIX = ".setoffsets.npy"  # int64 (N + 1): document d's set is flat[offsets[d]:offsets[d + 1]]
-_GATHER_CHUNK = 1 << 22  # hashes gathered at once per side: 4M x (4 B value + 8 B key) ~ 48 MB scratch
+_GATHER_CHUNK = 1 << 19  # hashes gathered per side at once: 2 x 512k x (4 B value + 8 B key + 8 B repeat) + sort buffer ~ 24 MB
 _LOW32 = np.uint64(0xFFFFFFFF)
 
 
@@ -220,8 +220,13 @@ def _shared_counts(flat_a: np.ndarray, len_a: np.ndarray, flat_b: np.ndarray, le
     hash shared by A_p and B_p.
     """
     count = len(len_a)
-    keys = np.concatenate(((np.repeat(np.arange(count, dtype=np.uint64), len_a) << np.uint64(32)) | flat_a,
-                           (np.repeat(np.arange(count, dtype=np.uint64), len_b) << np.uint64(32)) | flat_b))
+    pair_high = np.arange(count, dtype=np.uint64) << np.uint64(32)
+    keys = np.empty(len(flat_a) + len(flat_b), dtype=np.uint64)
+    a_keys, b_keys = keys[: len(flat_a)], keys[len(flat_a) :]
+    a_keys[:] = np.repeat(pair_high, len_a)
+    a_keys |= flat_a
+    b_keys[:] = np.repeat(pair_high, len_b)
+    b_keys |= flat_b
     keys.sort(kind="stable")
     shared = keys[1:][keys[1:] == keys[:-1]]
     return np.bincount((shared >> np.uint64(32)).astype(np.int64), minlength=count)
