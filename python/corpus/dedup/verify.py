@@ -236,28 +236,30 @@ def exact_jaccard(pairs: np.ndarray, sets: SetRows) -> np.ndarray:
     """float64 (E,) exact Jaccard |A & B| / |A | B| of every pair; 0.0 when either set is empty
     (empty documents never duplicate anything, as with estimated_jaccards)."""
     shared, union = exact_overlaps(pairs, sets)
-    return jaccard_of(shared, union, np.asarray(pairs, dtype=np.int64).reshape(-1, 2), sets)
+    return _jaccard(shared, union)[0]
 
 
-def jaccard_of(shared: np.ndarray, union: np.ndarray, pairs: np.ndarray, sets: SetRows) -> np.ndarray:
+def _jaccard(shared: np.ndarray, union: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Jaccard per pair and whether both sets are non-empty (an empty set makes union == shared == 0
+    only if both are empty, so emptiness of either is read from union - shared and the sizes)."""
     result = np.zeros(len(shared), dtype=np.float64)
-    if len(shared) == 0:
-        return result
-    nonempty = (sets.sizes(pairs[:, 0]) > 0) & (sets.sizes(pairs[:, 1]) > 0)
+    nonempty = shared > 0  # a pair sharing a shingle has two non-empty sets
     result[nonempty] = shared[nonempty] / union[nonempty]
-    return result
+    return result, nonempty
 
 
 def verified_edges(edges: np.ndarray, sets: SetRows, threshold: float = 0.8, *,
                    with_overlap: bool = False):
     """The edges whose exact Jaccard is >= threshold (order kept): the exact form of minhash.confirmed_edges.
 
+    Pairs sharing no shingle are never kept, even at threshold 0 (so an empty document matches nothing).
     with_overlap=True also returns the kept edges' shared counts and union sizes (int64), which are what
     `corpus why` reports (Jaccard = shared / union).
     """
     edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
     shared, union = exact_overlaps(edges, sets)
-    keep = jaccard_of(shared, union, edges, sets) >= threshold
+    jaccard, overlapping = _jaccard(shared, union)
+    keep = overlapping & (jaccard >= threshold)
     if with_overlap:
         return edges[keep], shared[keep], union[keep]
     return edges[keep]
