@@ -160,6 +160,17 @@ def test_parted_memmapped_sets_by_row_index_equal_in_memory(articles, tmp_path, 
         PartedShingleSets(prefixes, by_rank, np.array([0, 17, 18, 61, len(docs)]))
 
 
+def test_pairs_across_two_collections(articles):
+    """New documents against a published version's sets: j indexes the other collection."""
+    docs, pairs = real_pairs(articles[1])
+    old, new = shingle_sets(docs[:30]), shingle_sets(docs[30:])
+    across = np.array([[i, j] for i in range(len(docs) - 30) for j in range(0, 30, 7)])
+    np.testing.assert_array_equal(exact_jaccard(across, new, old),
+                                  exact_jaccard(np.stack([across[:, 0] + 30, across[:, 1]], axis=1), shingle_sets(docs)))
+    kept = verified_edges(across, new, 0.5, other=old)
+    assert len(kept) and all(string_jaccard(docs[i + 30], docs[j]) >= 0.5 for i, j in kept.tolist())
+
+
 def test_concatenate_and_load_round_trip(tmp_path, articles):
     a, b = shingle_sets(articles[1][:5]), shingle_sets(articles[1][5:9])
     both = ShingleSets.concatenate([a, b])

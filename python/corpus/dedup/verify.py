@@ -186,17 +186,19 @@ class PartedShingleSets:
 # Exact Jaccard of pairs
 
 
-def exact_overlaps(pairs: np.ndarray, sets: SetRows) -> tuple[np.ndarray, np.ndarray]:
+def exact_overlaps(pairs: np.ndarray, sets: SetRows, other: SetRows | None = None) -> tuple[np.ndarray, np.ndarray]:
     """int64 (E,) shared shingle count and union size of every pair (i, j) of row indices.
 
-    Gathers a chunk of pairs' sets at a time (~_GATHER_CHUNK hashes per side, or one pair's sets) and
+    i indexes `sets`, j indexes `other` (default `sets`): with `other` = a published version's sets,
+    new documents are verified against old ones without their texts. Gathers a chunk of pairs' sets at a time (~_GATHER_CHUNK hashes per side, or one pair's sets) and
     counts the shared hashes with one merge (_shared_counts).
     """
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     shared = np.zeros(len(pairs), dtype=np.int64)
     if len(pairs) == 0:
         return shared, np.zeros(0, dtype=np.int64)
-    size_a, size_b = sets.sizes(pairs[:, 0]), sets.sizes(pairs[:, 1])
+    other = sets if other is None else other
+    size_a, size_b = sets.sizes(pairs[:, 0]), other.sizes(pairs[:, 1])
     union = size_a + size_b
     cost = np.cumsum(np.maximum(size_a, size_b))
     start = 0
@@ -205,7 +207,7 @@ def exact_overlaps(pairs: np.ndarray, sets: SetRows) -> tuple[np.ndarray, np.nda
         stop = max(int(np.searchsorted(cost, done + _GATHER_CHUNK, side="right")), start + 1)
         chunk = pairs[start:stop]
         flat_a, len_a = sets.gather(chunk[:, 0])
-        flat_b, len_b = sets.gather(chunk[:, 1])
+        flat_b, len_b = other.gather(chunk[:, 1])
         shared[start:stop] = _shared_counts(flat_a, len_a, flat_b, len_b)
         start = stop
     union -= shared
@@ -232,10 +234,10 @@ def _shared_counts(flat_a: np.ndarray, len_a: np.ndarray, flat_b: np.ndarray, le
     return np.bincount((shared >> np.uint64(32)).astype(np.int64), minlength=count)
 
 
-def exact_jaccard(pairs: np.ndarray, sets: SetRows) -> np.ndarray:
-    """float64 (E,) exact Jaccard |A & B| / |A | B| of every pair; 0.0 when either set is empty
-    (empty documents never duplicate anything, as with estimated_jaccards)."""
-    shared, union = exact_overlaps(pairs, sets)
+def exact_jaccard(pairs: np.ndarray, sets: SetRows, other: SetRows | None = None) -> np.ndarray:
+    """float64 (E,) exact Jaccard |A & B| / |A | B| of every pair (j in `other` if given); 0.0 when
+    either set is empty (empty documents never duplicate anything, as with estimated_jaccards)."""
+    shared, union = exact_overlaps(pairs, sets, other)
     return _jaccard(shared, union)[0]
 
 
@@ -249,15 +251,15 @@ def _jaccard(shared: np.ndarray, union: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 
 def verified_edges(edges: np.ndarray, sets: SetRows, threshold: float = 0.8, *,
-                   with_overlap: bool = False):
+                   with_overlap: bool = False, other: SetRows | None = None):
     """The edges whose exact Jaccard is >= threshold (order kept): the exact form of minhash.confirmed_edges.
 
     Pairs sharing no shingle are never kept, even at threshold 0 (so an empty document matches nothing).
     with_overlap=True also returns the kept edges' shared counts and union sizes (int64), which are what
-    `corpus why` reports (Jaccard = shared / union).
+    `corpus why` reports (Jaccard = shared / union). other: as in exact_overlaps (edges' j in it).
     """
     edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
-    shared, union = exact_overlaps(edges, sets)
+    shared, union = exact_overlaps(edges, sets, other)
     jaccard, overlapping = _jaccard(shared, union)
     keep = overlapping & (jaccard >= threshold)
     if with_overlap:
