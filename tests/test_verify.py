@@ -17,8 +17,8 @@ from corpus.dedup.banding import (DEFAULT_TARGET, candidate_probability, choose_
 from corpus.dedup.minhash import (DEFAULT_BANDS, DEFAULT_NUM_PERM, MinHasher, band_keys, candidate_pair_batches,
                                   candidate_pairs, poly_hash32, shingles)
 from corpus.dedup.unionfind import cluster_roots, edges_across_clusters, pairs_within_clusters
-from corpus.dedup.verify import (PartedShingleSets, ShingleSets, exact_jaccard, exact_overlaps, shingle_sets,
-                                 signatures_and_sets, verified_edges)
+from corpus.dedup.verify import (PartedShingleSets, ShingleSets, exact_jaccard, exact_overlaps,
+                                 near_duplicate_clusters, shingle_sets, signatures_and_sets, verified_edges)
 
 REPO = Path(__file__).resolve().parents[1]
 ARTICLES_100 = "8cfc8951614b613ef1562787ca05e2230144e61c322b51ef6197c4aa23d6defd"
@@ -273,6 +273,22 @@ def test_every_pair_above_the_threshold_is_found_in_a_planted_set(articles):
     roots = near_roots_exact(docs, 0.8)
     assert (roots[truth[:, 0]] == roots[truth[:, 1]]).all()
     assert pairs_within_clusters(roots) == pairs_within_clusters(cluster_roots(len(docs), truth))
+
+
+def test_near_duplicate_clusters_returns_the_edges_that_built_them(articles):
+    texts = articles[1]
+    docs = list(texts[20:50]) + [edited(t, f, seed=i) for i, t in enumerate(texts[:10]) for f in (0.01, 0.02, 0.04)]
+    docs += texts[:10]
+    sigs, sets = signatures_and_sets(MinHasher(), docs)
+    keys = band_keys(sigs)
+    roots, confirmed = near_duplicate_clusters(len(docs), lambda band: keys[:, band], keys.shape[1], sets, 0.8)
+    np.testing.assert_array_equal(roots, near_roots_exact(docs, 0.8))
+    assert len(confirmed.edges) >= 10 and (confirmed.edges[:, 0] < confirmed.edges[:, 1]).all()
+    np.testing.assert_array_equal(cluster_roots(len(docs), confirmed.edges), roots)  # they span the clusters
+    np.testing.assert_array_equal(confirmed.shared / confirmed.union, exact_jaccard(confirmed.edges, sets))
+    assert (confirmed.shared / confirmed.union >= 0.8).all()
+    none, empty = near_duplicate_clusters(0, lambda band: np.zeros(0, np.uint64), 20, sets, 0.8)
+    assert len(none) == 0 and empty.edges.shape == (0, 2)
 
 
 def test_a_chain_in_one_bucket_is_one_cluster_with_exact_verification(articles):

@@ -28,11 +28,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, Sequence
+from typing import Callable, NamedTuple, Protocol, Sequence
 
 import numpy as np
 
-from .minhash import DEFAULT_NGRAM, MinHasher, ShingleHash, _batches_by_size, _TEXT_BATCH_CHARS, shingle_hashes
+from .minhash import (DEFAULT_BUCKET_WINDOW, DEFAULT_NGRAM, MinHasher, ShingleHash, _batches_by_size,
+                      _TEXT_BATCH_CHARS, candidate_pair_batches, shingle_hashes)
+from .unionfind import cluster_roots, edges_across_clusters
 
 SETS_SUFFIX = ".sets.npy"  # flat uint32: every document's sorted distinct shingle hashes, end to end
 OFFSETS_SUFFIX = ".setoffsets.npy"  # int64 (N + 1): document d's set is flat[offsets[d]:offsets[d + 1]]
@@ -265,6 +267,46 @@ def verified_edges(edges: np.ndarray, sets: SetRows, threshold: float = 0.8, *,
     if with_overlap:
         return edges[keep], shared[keep], union[keep]
     return edges[keep]
+
+
+# ---------------------------------------------------------------------------------------------
+# The near-duplicate step of the global step
+
+
+class ConfirmedEdges(NamedTuple):
+    """The verified edges that built the clusters (each joined two clusters when it was verified):
+    edges (E, 2) int64 row indices (i < j), shared and union int64 shingle counts (Jaccard = shared / union).
+    E < n + (edges verified together in one batch): at most ~n, and ~the duplicate count in practice."""
+
+    edges: np.ndarray
+    shared: np.ndarray
+    union: np.ndarray
+
+
+def near_duplicate_clusters(n: int, keys_of_band: Callable[[int], np.ndarray], bands: int, sets: SetRows,
+                            threshold: float, *, window: int = DEFAULT_BUCKET_WINDOW) -> tuple[np.ndarray, ConfirmedEdges]:
+    """Cluster root (smallest row index of its cluster) of every row index, and the edges that made them.
+
+    stage 04's near_roots with exact verification: one band at a time (keys_of_band(band) -> (n,) uint64
+    keys indexed by row index), one bucket offset at a time (candidate_pair_batches); only edges joining
+    two clusters are verified (verified_edges), then merged (cluster_roots). The confirmed edges are
+    what `corpus why` needs: a near-dropped document's own edge (its partner, shared count, union) even
+    when its kept root is only reached through a chain. Holds: roots (8 B/doc), one band's keys (the
+    caller's), one batch of edges, and the confirmed edges (32 B each).
+    """
+    roots = np.arange(n, dtype=np.int64)
+    kept: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    for band in range(bands if n else 0):
+        for edges in candidate_pair_batches(keys_of_band(band), None, window=window):
+            edges, shared, union = verified_edges(edges_across_clusters(edges, roots), sets, threshold,
+                                                  with_overlap=True)
+            if len(edges):
+                kept.append((edges, shared, union))
+                roots = cluster_roots(n, edges, roots=roots)
+    if not kept:
+        empty = np.zeros(0, dtype=np.int64)
+        return roots, ConfirmedEdges(np.zeros((0, 2), dtype=np.int64), empty, empty.copy())
+    return roots, ConfirmedEdges(*(np.concatenate(column) for column in zip(*kept)))
 
 
 # ---------------------------------------------------------------------------------------------
