@@ -125,6 +125,14 @@ def test_empty_documents_never_match_and_short_ones_compare_whole():
     assert exact_jaccard(np.zeros((0, 2), dtype=np.int64), sets).shape == (0,)
 
 
+def test_a_part_of_empty_documents_on_disk(tmp_path):
+    shingle_sets(["", "?!"]).save(tmp_path / "part-00000")  # an empty flat array, memory-mapped
+    shingle_sets(["real text here", "Real text, here!"]).save(tmp_path / "part-00001")
+    parted = PartedShingleSets([tmp_path / "part-00000", tmp_path / "part-00001"], None, np.array([0, 2, 4]))
+    assert parted.sizes(np.arange(4)).tolist() == [0, 0, 1, 1]
+    assert exact_jaccard(np.array([[0, 1], [0, 2], [2, 3]]), parted).tolist() == [0.0, 0.0, 1.0]
+
+
 def test_verified_edges_keeps_order_and_reports_overlap(articles):
     docs, pairs = real_pairs(articles[1])
     sets = shingle_sets(docs)

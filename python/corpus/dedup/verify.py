@@ -13,11 +13,12 @@ only in A and one only in B that collide count as shared, E = |A-B| |B-A| / 2**3
 two 10,000-shingle documents at Jaccard 0.8), and two distinct shingles of one document that collide
 count once (E = n**2 / 2**33: 0.01 for n = 10,000). For documents under ~100k shingles the expected
 error of the Jaccard is below 1e-5, three orders of magnitude below MinHash's standard deviation at 128
-permutations (~0.035 at 0.8); bench/neardup_truth.py counts the pairs whose decision differs from the
-exact string-set Jaccard (none on its ~8k documents). 64-bit hashes would make this ~2**-32 smaller at
-twice the disk: not worth it for a threshold decision, and the signatures themselves see only 32 bits.
+permutations (~0.035 at 0.8); bench/neardup_truth.py counts the pairs whose shared/union counts differ
+from the exact string-set ones (none of 4-6k candidate and truth pairs on each of its 8-10k-document
+sets). 64-bit hashes would make this ~2**-32 smaller at twice the disk: not worth it for a threshold
+decision, and the signatures themselves see only 32 bits.
 
-Pipeline of the global step with verification (what each step holds):
+Pipeline of the global step with verification (near_duplicate_clusters does all of it):
     candidate_pair_batches -> edges_across_clusters -> verified_edges(edges, sets, threshold)
         -> unionfind.cluster_roots
 where `sets` is a PartedShingleSets over the per-part files (memory-mapped; a batch of edges gathers
