@@ -3,12 +3,15 @@
 Everything here is a pure function over strings or numpy arrays; the stage does the file I/O.
 
 Pipeline, and what each step holds per document:
-  text -> normalize_for_shingles -> word 5-gram shingles -> 32-bit shingle hashes
+  text -> normalize_for_shingles -> word 5-gram shingles -> 32-bit shingle hashes (shingle_hashes)
        -> MinHash signature (num_perm values, datasketch's permutations)     [per worker]
-  signature -> band_keys: one 64-bit key per band (16 bands x 8 rows)       [per worker]
+       -> and verify.sets_from_hashes: the sorted distinct hashes            [per worker]
+  signature -> band_keys: one 64-bit key per band (20 bands x 5 rows)       [per worker]
   one band's keys + row ids -> candidate_pair_batches (sort, not a dict)   [global, one band at a time]
-  candidate edges -> confirmed_edges (estimated Jaccard >= threshold)       [global]
+  candidate edges -> verify.verified_edges (exact Jaccard >= threshold)     [global]
+     (or confirmed_edges: the estimated Jaccard, before exact verification)
   confirmed edges -> unionfind.cluster_roots                                [global]
+The banding's P(candidate | s) and how the defaults were chosen: banding.py, docs/dedup-banding.md.
 
 Signatures are bit-for-bit what `datasketch.MinHash(num_perm, seed, hashfunc=..., scheme=...)` gives
 after `update_batch(shingles(text))`; the permutations (a, b) are taken from datasketch itself.
@@ -53,7 +56,7 @@ _POLY_BASE_INV = pow(_POLY_BASE, -1, 1 << 64)
 _BAND_MULT = np.uint64(0xFF51AFD7ED558CCD)
 _PUNCTUATION = re.compile(r"[^\w\s]")  # "_" is a word character; removed separately (faster than |_)
 _SPACE = 0x20
-_SHINGLE_CHUNK = 1 << 14  # shingles permuted at once: 16k x 128 x 4 B = 8 MB, cache-friendly scratch
+_SHINGLE_CHUNK = 1 << 14  # shingles permuted at once: 16k x num_perm x 4 B = 6.4 MB at 100, cache-friendly scratch
 _EDGE_CHUNK = 1 << 13  # edges confirmed at once: 2 x 8k x num_perm values of scratch (8 MB at 128 x uint32)
 # Texts hashed together: the byte-level prefix sums stay cache-sized (cumsum/cumprod of tens of MB
 # cost more than the rest of the work).
