@@ -1,8 +1,10 @@
 """Near-duplicate detection quality and speed on articles_1000 (planted near-duplicate pairs).
 
-Runs the stage-04 building blocks end to end -- MinHasher signatures -> band_keys -> per-band
-candidate_pairs -> confirmed_edges -> cluster_roots -- and scores the found pairs (every pair inside a
-found cluster) against articles_1000.truth at several Jaccard thresholds. datasketch's own MinHashLSH
+Runs the stage-04 building blocks end to end -- MinHasher signatures and shingle sets -> band_keys ->
+per-band candidate_pairs -> verify.verified_edges (exact Jaccard) -> cluster_roots -- with the default
+banding (DEFAULT_BANDS bands of DEFAULT_NUM_PERM / DEFAULT_BANDS rows), and scores the found pairs (every
+pair inside a found cluster) against articles_1000.truth at several Jaccard thresholds. The planted
+pairs here sit at Jaccard ~0.96; bench/neardup_truth.py is the evaluation near the thresholds. datasketch's own MinHashLSH
 (threshold 0.8, num_perm 128, default MinHash) is run as a reference; its pairs are its raw query results.
 
 Each line of the .train file is 'tID text'; the document is the text after the first space.
@@ -29,14 +31,15 @@ from pathlib import Path
 import numpy as np
 from datasketch import MinHash, MinHashLSH
 
-from corpus.dedup.minhash import MinHasher, band_keys, candidate_pair_batches, confirmed_edges, shingles
+from corpus.dedup.minhash import DEFAULT_BANDS, DEFAULT_NUM_PERM, MinHasher, band_keys, candidate_pair_batches, shingles
+from corpus.dedup.verify import signatures_and_sets, verified_edges
 from corpus.dedup.unionfind import cluster_roots, edges_across_clusters, pairs_within_clusters
 
 REPO = Path(__file__).resolve().parents[1]
 ARTICLES_1000 = "b0278e9b85053bcca217ed2469deed97fda19698a3d007d1d13fcce935397579"
 ARTICLES_1000_TRUTH = "73f6d6629c27bfcd2a240b3d780559752156dc13ee8fa5e3853387178e616ad1"
 THRESHOLDS = (0.5, 0.7, 0.8)
-BANDS = 16
+BANDS = DEFAULT_BANDS
 Pair = tuple[str, str]
 
 
@@ -75,28 +78,28 @@ def best_seconds(run, repeat: int) -> float:
     return min(times)
 
 
-def global_step(keys_of_band, count: int, sigs, threshold: float) -> tuple[np.ndarray, dict[str, int]]:
-    """The global step: one band at a time, one bucket offset at a time; confirm only the edges that
-    would join two clusters. keys_of_band(band) -> that band's (count,) uint64 keys."""
+def global_step(keys_of_band, count: int, sets, threshold: float) -> tuple[np.ndarray, dict[str, int]]:
+    """The global step: one band at a time, one bucket offset at a time; verify (exact Jaccard of the
+    shingle sets) only the edges that would join two clusters. keys_of_band(band) -> (count,) keys."""
     row_ids = np.arange(count, dtype=np.uint32)
     roots = np.arange(count, dtype=np.int64)
     candidates = confirmed = 0
     for band in range(BANDS):
         for edges in candidate_pair_batches(keys_of_band(band), row_ids):
             candidates += len(edges)
-            edges = confirmed_edges(edges_across_clusters(edges, roots), sigs, threshold)
+            edges = verified_edges(edges_across_clusters(edges, roots), sets, threshold)
             confirmed += len(edges)
             roots = cluster_roots(count, edges, roots=roots)
     return roots, {"candidate_edges": candidates, "confirmed_edges": confirmed}
 
 
-def cluster(sigs: np.ndarray, threshold: float) -> tuple[np.ndarray, dict[str, int]]:
+def cluster(sigs: np.ndarray, sets, threshold: float) -> tuple[np.ndarray, dict[str, int]]:
     keys = band_keys(sigs, BANDS)
-    return global_step(lambda band: keys[:, band], len(sigs), sigs, threshold)
+    return global_step(lambda band: keys[:, band], len(sigs), sets, threshold)
 
 
 def evaluate_ours(ids: list[str], texts: list[str], truth: set[frozenset[str]], repeat: int) -> dict:
-    hasher = MinHasher()  # num_perm 128, seed 1, 5-word shingles, affine32, poly64 shingle hash
+    hasher = MinHasher()  # DEFAULT_NUM_PERM perms, seed 1, 5-word shingles, affine32, poly64 shingle hash
     hasher.signatures(texts[:10])  # warm the power tables
     signature_seconds = best_seconds(lambda: hasher.signatures(texts), repeat)
     sha1_seconds = best_seconds(lambda: MinHasher(shingle_hash="sha1").signatures(texts), repeat)
@@ -104,8 +107,8 @@ def evaluate_ours(ids: list[str], texts: list[str], truth: set[frozenset[str]], 
                "signature_docs_per_s_sha1": round(len(texts) / sha1_seconds), "thresholds": {}}
     for threshold in THRESHOLDS:
         start = time.perf_counter()
-        sigs = hasher.signatures(texts)
-        roots, counts = cluster(sigs, threshold)
+        sigs, sets = signatures_and_sets(hasher, texts)
+        roots, counts = cluster(sigs, sets, threshold)
         wall = time.perf_counter() - start
         found = {frozenset((ids[a], ids[b])) for a, b in pairs_within_clusters(roots)}
         results["thresholds"][str(threshold)] = {**scores(found, truth), **counts, "total_wall_s": round(wall, 4)}
@@ -131,16 +134,22 @@ def evaluate_datasketch(ids: list[str], texts: list[str], truth: set[frozenset[s
             "total_wall_s": round(wall, 4)}
 
 
-class SyntheticSignatures:
-    """Stands in for signatures memory-mapped from disk: rows of one duplicate group are identical."""
+class SyntheticSets:
+    """Stands in for shingle sets memory-mapped from disk: documents of one duplicate group have the same
+    200-hash set, different groups disjoint ones (sorted, distinct, like verify.ShingleSets)."""
 
-    def __init__(self, group: np.ndarray, num_perm: int = 128) -> None:
+    SIZE = 200
+
+    def __init__(self, group: np.ndarray) -> None:
         self.group = group
-        self.num_perm = num_perm
 
-    def __getitem__(self, rows: np.ndarray) -> np.ndarray:
-        seeds = (self.group[rows].astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(32)
-        return seeds.astype(np.uint32)[:, None] + np.arange(self.num_perm, dtype=np.uint32)  # uint32, like real ones
+    def sizes(self, rows: np.ndarray) -> np.ndarray:
+        return np.full(len(rows), self.SIZE, dtype=np.int64)
+
+    def gather(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        base = (self.group[np.asarray(rows)].astype(np.uint64) % np.uint64(1 << 23)) << np.uint64(8)
+        flat = (base[:, None] + np.arange(self.SIZE, dtype=np.uint64)).astype(np.uint32).ravel()
+        return flat, self.sizes(rows)
 
 
 def global_step_memory(count: int, duplicate_fraction: float = 0.05, giant_bucket_fraction: float = 0.0,
@@ -156,14 +165,14 @@ def global_step_memory(count: int, duplicate_fraction: float = 0.05, giant_bucke
     duplicates = rng.choice(count, int(count * duplicate_fraction), replace=False)
     group[duplicates] = rng.choice(count, len(duplicates))  # each joins some other document's group
     group[rng.choice(count, int(count * giant_bucket_fraction), replace=False)] = count  # one giant group
-    sigs = SyntheticSignatures(group)
+    sets = SyntheticSets(group)
 
     def keys_of_band(band: int) -> np.ndarray:
         return ((group.astype(np.uint64) + np.uint64(band + 1)) * np.uint64(0xD6E8FEB86659FD93)) ^ np.uint64(band)
 
     tracemalloc.start()
     start = time.perf_counter()
-    roots, counts = global_step(keys_of_band, count, sigs, 0.8)
+    roots, counts = global_step(keys_of_band, count, sets, 0.8)
     wall = time.perf_counter() - start
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
@@ -177,7 +186,7 @@ def global_step_memory(count: int, duplicate_fraction: float = 0.05, giant_bucke
 def print_table(ours: dict, reference: dict) -> None:
     print(f"{'method':<32} {'thr':>4} {'found':>6} {'P':>6} {'R':>6} {'F1':>6} {'wall s':>7}")
     for threshold, row in ours["thresholds"].items():
-        print(f"{'corpus (16x8 bands, confirmed)':<32} {threshold:>4} {row['pairs_found']:>6} {row['precision']:>6.3f} "
+        print(f"{f'corpus ({BANDS}x{DEFAULT_NUM_PERM // BANDS} bands, exact)':<32} {threshold:>4} {row['pairs_found']:>6} {row['precision']:>6.3f} "
               f"{row['recall']:>6.3f} {row['f1']:>6.3f} {row['total_wall_s']:>7.3f}")
     print(f"{'datasketch MinHashLSH':<32} {reference['threshold']:>4} {reference['pairs_found']:>6} "
           f"{reference['precision']:>6.3f} {reference['recall']:>6.3f} {reference['f1']:>6.3f} {reference['total_wall_s']:>7.3f}")

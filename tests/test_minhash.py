@@ -104,9 +104,16 @@ def test_hashes_and_keys_are_pinned():
     assert poly_hash64(b"the quick brown fox jumps") == 12345806078141007042
     assert poly_hash32(b"the quick brown fox jumps") == 2574517442
     assert poly_hash32(b"ab") != poly_hash32(b"ba")
-    sigs = MinHasher().signatures(["The quick brown fox jumps over the lazy dog"])
+    text = "The quick brown fox jumps over the lazy dog"
+    sigs = MinHasher(num_perm=128).signatures([text])  # the defaults before exact verification: 128 perms, 16 x 8
     assert sigs[0, :4].tolist() == [1239767915, 1217055867, 429654078, 1259310361]
-    assert band_keys(sigs)[0, :2].tolist() == [2023484356366291134, 14206742993930333543]
+    assert band_keys(sigs, 16)[0, :2].tolist() == [2023484356366291134, 14206742993930333543]
+    # The defaults since exact verification (100 perms, 20 bands x 5 rows): datasketch draws all `a`
+    # coefficients before the `b`s, so a different num_perm changes every permutation, not a suffix.
+    sigs = MinHasher().signatures([text])
+    assert sigs.shape == (1, 100) and sigs[0, :4].tolist() == [1108399896, 45629400, 1043572932, 707474105]
+    assert band_keys(sigs).shape == (1, 20)
+    assert band_keys(sigs)[0, :2].tolist() == [4998391066710152769, 6406532977980710769]
 
 
 def test_batching_does_not_change_signatures(articles, monkeypatch):
@@ -122,7 +129,7 @@ def test_batching_does_not_change_signatures(articles, monkeypatch):
 def test_estimated_jaccard_equals_datasketch(articles):
     hasher = MinHasher()
     a, b = articles[1][0], articles[1][0][: len(articles[1][0]) // 2]
-    ref_a, ref_b = (MinHash(hashfunc=poly_hash32) for _ in range(2))
+    ref_a, ref_b = (MinHash(num_perm=hasher.num_perm, hashfunc=poly_hash32) for _ in range(2))
     ref_a.update_batch(shingles(a))
     ref_b.update_batch(shingles(b))
     sigs = hasher.signatures([a, b])
@@ -146,11 +153,11 @@ def test_empty_documents_never_collide():
 
 def test_band_keys_are_salted_per_band_and_deterministic():
     sigs = np.zeros((2, 128), dtype=np.uint32)  # identical bands everywhere
-    keys = band_keys(sigs)
+    keys = band_keys(sigs, 16)
     assert keys.shape == (2, 16) and keys.dtype == np.uint64
     assert len(set(keys[0].tolist())) == 16  # equal rows in different bands -> different keys
     np.testing.assert_array_equal(keys[0], keys[1])
-    np.testing.assert_array_equal(band_keys(sigs.astype(np.uint64)), keys)  # legacy storage, same values
+    np.testing.assert_array_equal(band_keys(sigs.astype(np.uint64), 16), keys)  # legacy storage, same values
 
 
 # --- candidate pairs by sorting == brute force ---------------------------------------------------

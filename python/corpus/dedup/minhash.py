@@ -3,12 +3,15 @@
 Everything here is a pure function over strings or numpy arrays; the stage does the file I/O.
 
 Pipeline, and what each step holds per document:
-  text -> normalize_for_shingles -> word 5-gram shingles -> 32-bit shingle hashes
+  text -> normalize_for_shingles -> word 5-gram shingles -> 32-bit shingle hashes (shingle_hashes)
        -> MinHash signature (num_perm values, datasketch's permutations)     [per worker]
-  signature -> band_keys: one 64-bit key per band (16 bands x 8 rows)       [per worker]
+       -> and verify.sets_from_hashes: the sorted distinct hashes            [per worker]
+  signature -> band_keys: one 64-bit key per band (20 bands x 5 rows)       [per worker]
   one band's keys + row ids -> candidate_pair_batches (sort, not a dict)   [global, one band at a time]
-  candidate edges -> confirmed_edges (estimated Jaccard >= threshold)       [global]
+  candidate edges -> verify.verified_edges (exact Jaccard >= threshold)     [global]
+     (or confirmed_edges: the estimated Jaccard, before exact verification)
   confirmed edges -> unionfind.cluster_roots                                [global]
+The banding's P(candidate | s) and how the defaults were chosen: banding.py, docs/dedup-banding.md.
 
 Signatures are bit-for-bit what `datasketch.MinHash(num_perm, seed, hashfunc=..., scheme=...)` gives
 after `update_batch(shingles(text))`; the permutations (a, b) are taken from datasketch itself.
@@ -36,8 +39,8 @@ Scheme = Literal["affine32", "legacy"]
 ShingleHash = Literal["poly64", "sha1"]
 
 DEFAULT_NGRAM = 5
-DEFAULT_NUM_PERM = 128
-DEFAULT_BANDS = 16
+DEFAULT_NUM_PERM = 100
+DEFAULT_BANDS = 20
 DEFAULT_SEED = 1
 # In a bucket (rows sharing one band key, sorted by row id) each member is paired with its next
 # DEFAULT_BUCKET_WINDOW members: every pair in buckets of up to 17 members, O(size * 16) beyond.
@@ -53,7 +56,7 @@ _POLY_BASE_INV = pow(_POLY_BASE, -1, 1 << 64)
 _BAND_MULT = np.uint64(0xFF51AFD7ED558CCD)
 _PUNCTUATION = re.compile(r"[^\w\s]")  # "_" is a word character; removed separately (faster than |_)
 _SPACE = 0x20
-_SHINGLE_CHUNK = 1 << 14  # shingles permuted at once: 16k x 128 x 4 B = 8 MB, cache-friendly scratch
+_SHINGLE_CHUNK = 1 << 14  # shingles permuted at once: 16k x num_perm x 4 B = 6.4 MB at 100, cache-friendly scratch
 _EDGE_CHUNK = 1 << 13  # edges confirmed at once: 2 x 8k x num_perm values of scratch (8 MB at 128 x uint32)
 # Texts hashed together: the byte-level prefix sums stay cache-sized (cumsum/cumprod of tens of MB
 # cost more than the rest of the work).
@@ -253,30 +256,18 @@ class MinHasher:
         result = np.empty((len(texts), self.num_perm), dtype=self.dtype)
         for start, stop in _batches_by_size(texts, _TEXT_BATCH_CHARS):
             hashes, shingle_counts = self._shingle_hashes(texts[start:stop])
-            result[start:stop] = self._min_per_document(self._premix(hashes), shingle_counts)
+            result[start:stop] = self.signatures_of_hashes(hashes, shingle_counts)
         return result
 
-    def _shingle_hashes(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-        """32-bit hash of every shingle of every text (concatenated), and each text's shingle count."""
-        if self.shingle_hash == "sha1":
-            return self._sha1_shingle_hashes(texts)
-        normalised = [normalize_for_shingles(text) for text in texts]
-        word_counts = np.array([text.count(" ") + 1 if text else 0 for text in normalised], dtype=np.int64)
-        # Join non-empty texts with one space: then words of the whole batch are split by spaces alone.
-        buffer = np.frombuffer(" ".join(t for t in normalised if t).encode("utf-8"), dtype=np.uint8)
-        word_starts, word_ends = word_bounds(buffer)
-        first, last, doc = ngram_word_spans(word_counts, self.ngram, short_as_whole=True)
-        hashes = span_hashes64(buffer, word_starts[first], word_ends[last]).astype(np.uint32)
-        return hashes, np.bincount(doc, minlength=len(texts))
+    def signatures_of_hashes(self, hashes: np.ndarray, shingle_counts: np.ndarray) -> np.ndarray:
+        """(N, num_perm) signatures from shingle_hashes' output (its 32-bit hashes, per-text counts).
 
-    def _sha1_shingle_hashes(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-        digests: list[bytes] = []
-        counts = np.zeros(len(texts), dtype=np.int64)
-        for i, text in enumerate(texts):
-            items = shingles(text, self.ngram)
-            counts[i] = len(items)
-            digests.extend(h.digest()[:4] for h in map(hashlib.sha1, items))
-        return np.frombuffer(b"".join(digests), dtype="<u4").astype(np.uint32), counts
+        For callers that also need the hashes themselves (verify.signatures_and_sets): one shingling pass.
+        """
+        return self._min_per_document(self._premix(hashes), np.asarray(shingle_counts, dtype=np.int64))
+
+    def _shingle_hashes(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        return shingle_hashes(texts, self.ngram, self.shingle_hash)
 
     def _premix(self, hashes: np.ndarray) -> np.ndarray:
         """What datasketch does to a hashfunc output before permuting it."""
@@ -318,6 +309,39 @@ class MinHasher:
             signatures[nonempty[first:stop]] = minima.T
             first = stop
         return signatures
+
+
+def shingle_hashes(texts: Sequence[str], ngram: int = DEFAULT_NGRAM,
+                   shingle_hash: ShingleHash = "poly64") -> tuple[np.ndarray, np.ndarray]:
+    """uint32 hash of every shingle of every text (concatenated, in order, duplicates kept), and int64
+    shingle counts per text: exactly the values MinHasher's signatures are computed from.
+
+    poly64: the low 32 bits of poly_hash64 (= poly_hash32) of each shingle's UTF-8 bytes; sha1: the first
+    4 bytes of its sha1, little-endian (datasketch's sha1_hash32). Texts are hashed together, so pass a
+    batch of about _TEXT_BATCH_CHARS characters (MinHasher and verify batch for you).
+    """
+    if shingle_hash == "sha1":
+        return _sha1_shingle_hashes(texts, ngram)
+    if shingle_hash != "poly64":
+        raise ValueError(f"unknown shingle_hash {shingle_hash!r}")
+    normalised = [normalize_for_shingles(text) for text in texts]
+    word_counts = np.array([text.count(" ") + 1 if text else 0 for text in normalised], dtype=np.int64)
+    # Join non-empty texts with one space: then words of the whole batch are split by spaces alone.
+    buffer = np.frombuffer(" ".join(t for t in normalised if t).encode("utf-8"), dtype=np.uint8)
+    word_starts, word_ends = word_bounds(buffer)
+    first, last, doc = ngram_word_spans(word_counts, ngram, short_as_whole=True)
+    hashes = span_hashes64(buffer, word_starts[first], word_ends[last]).astype(np.uint32)
+    return hashes, np.bincount(doc, minlength=len(texts)).astype(np.int64)
+
+
+def _sha1_shingle_hashes(texts: Sequence[str], ngram: int) -> tuple[np.ndarray, np.ndarray]:
+    digests: list[bytes] = []
+    counts = np.zeros(len(texts), dtype=np.int64)
+    for i, text in enumerate(texts):
+        items = shingles(text, ngram)
+        counts[i] = len(items)
+        digests.extend(h.digest()[:4] for h in map(hashlib.sha1, items))
+    return np.frombuffer(b"".join(digests), dtype="<u4").astype(np.uint32), counts
 
 
 def _batches_by_size(texts: Sequence[str], max_chars: int) -> list[tuple[int, int]]:

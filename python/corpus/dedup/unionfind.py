@@ -8,10 +8,11 @@ component is its smallest index. The result depends only on the set of edges, ne
 
 Incremental use, the global step of stage 04 (roots are the only state kept between bands, 8 B/doc):
     roots = np.arange(n)
-    for band in range(16):
+    for band in range(bands):
         for edges in candidate_pair_batches(keys_of(band), row_ids):
-            edges = confirmed_edges(edges_across_clusters(edges, roots), sigs, threshold)
+            edges = verified_edges(edges_across_clusters(edges, roots), sets, threshold)
             roots = cluster_roots(n, edges, roots=roots)
+(verify.near_duplicate_clusters is this loop.)
 """
 
 from __future__ import annotations
