@@ -75,13 +75,17 @@ def write_mds(docs: Iterable[np.ndarray], out_dir: str | os.PathLike, dtype, *,
     if staging.exists():
         shutil.rmtree(staging)
     n_docs = n_tokens = 0
-    with base.MDSWriter(out=str(staging), columns={COLUMN: f"ndarray:{dt.name}"}, compression=None,
-                        hashes=None, size_limit=size_limit) as writer:
-        for d in docs:
-            d = np.asarray(d)
-            check_range(d, dt)
-            writer.write({COLUMN: d.astype(dt.newbyteorder("<"), copy=False)})
-            n_docs += 1
-            n_tokens += len(d)
+    try:
+        with base.MDSWriter(out=str(staging), columns={COLUMN: f"ndarray:{dt.name}"}, compression=None,
+                            hashes=None, size_limit=size_limit) as writer:
+            for d in docs:
+                d = np.asarray(d)
+                check_range(d, dt)  # before the cast: a silent wrap is impossible
+                writer.write({COLUMN: d.astype(dt.newbyteorder("<"), copy=False)})
+                n_docs += 1
+                n_tokens += len(d)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)  # nothing half-written is left, the old output stays
+        raise
     publish_dir(staging, out_dir, replace=True)
     return n_docs, n_tokens
