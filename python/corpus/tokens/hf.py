@@ -56,11 +56,9 @@ def added_tokens(data: bytes) -> list[dict]:
 
 def token_roles(data: bytes, eos: str, placeholders: Iterable[str]) -> dict:
     """{"special_tokens": {content: id} of the added tokens marked special, "placeholder_tokens": {content: id}
-    of the placeholders the tokenizer has as single added tokens}."""
+    of the placeholders the tokenizer has as added tokens} (a pinned tokenizer may have none of them)."""
     tokens = added_tokens(data)
     by_content = {t["content"]: t for t in tokens}
-    if eos not in by_content:
-        raise ValueError(f"tokenizer has no added token {eos!r} for the EOS")
     return {"special_tokens": {t["content"]: t["id"] for t in tokens if t.get("special")},
             "placeholder_tokens": {p: by_content[p]["id"] for p in placeholders if p in by_content}}
 
@@ -70,9 +68,7 @@ def hf_files(data: bytes, eos: str) -> dict[str, bytes]:
 
     Only `eos_token` is claimed. `added_tokens_decoder` mirrors tokenizer.json's added tokens (with their
     `special` flags), as transformers itself writes it, so every loader sees the same roles."""
-    tokens = added_tokens(data)
-    if not any(t["content"] == eos for t in tokens):
-        raise ValueError(f"tokenizer.json has no added token {eos!r} for the EOS")
+    tokens = added_tokens(data)  # the EOS is checked to be in the vocabulary by the stage (tokenizer_facts)
     decoder = {str(t["id"]): {k: t[k] for k in ("content", "lstrip", "normalized", "rstrip", "single_word", "special")}
                for t in tokens}
     config = {
