@@ -12,21 +12,38 @@ ARGS    ?=
 RUN     := $(CORPUS) --config $(CONFIG)
 STAGE_ARGS := $(if $(WORKERS),--workers $(WORKERS)) $(ARGS)
 STAMP   := $(VENV)/.installed
+LOCK    := requirements.lock
+LOCK_NODEPS := requirements-nodeps.lock
+UV_VERSION := 0.13.9
 
-.PHONY: setup demo all test bench fetch normalize filter rejects dedup pii shards tokens export audit report ledger-verify clean help
+.PHONY: setup lock golden demo all test bench fetch normalize filter rejects dedup pii shards tokens export audit report ledger-verify clean help
 
 help:            ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 16
 
-setup: $(STAMP)  ## create .venv and install corpus with every stage's dependencies
+setup: $(STAMP)  ## create .venv and install corpus and every dependency from requirements.lock
 
-# torch==2.13.0 first: the CPU build (a bare `torch` would pull a multi-GB CUDA build).
-$(STAMP): pyproject.toml
+# Every package at the exact version and sha256 of requirements.lock (make lock regenerates it), then
+# mosaicml-streaming without its dependencies (requirements-nodeps.in says why), then corpus itself.
+# torch is the CPU build torch==2.13.0+cpu, found in the local wheel directory (pip.conf's find-links):
+# the lock names no other torch, so no resolver can pick a multi-GB CUDA build.
+$(STAMP): pyproject.toml $(LOCK) $(LOCK_NODEPS)
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e '.[all,test]'
+	$(PY) -m pip install -q --require-hashes --no-deps -r $(LOCK)
+	$(PY) -m pip install -q --require-hashes --no-deps -r $(LOCK_NODEPS)
+	$(PY) -m pip install -q --no-deps --no-build-isolation -e .
 	touch $@
+
+lock:            ## regenerate requirements.lock and requirements-nodeps.lock (ARGS=--upgrade to move pins)
+	$(PY) -m pip install -q uv==$(UV_VERSION)
+	$(VENV)/bin/uv pip compile pyproject.toml --extra all --extra test -c constraints.txt --find-links /opt/wheels \
+	    --python-version 3.11 --generate-hashes --custom-compile-command "make lock" -o $(LOCK) $(ARGS)
+	$(VENV)/bin/uv pip compile requirements-nodeps.in --no-deps \
+	    --python-version 3.11 --generate-hashes --custom-compile-command "make lock" -o $(LOCK_NODEPS) $(ARGS)
+
+golden: $(STAMP) ## rebuild the golden run and rewrite tests/golden/SHA256SUMS (after an intended output change)
+	$(PY) -m corpus.golden --update
 
 demo: $(STAMP)   ## run every stage on configs/demo.toml, audit it, print a summary
 	$(RUN) run $(STAGE_ARGS)

@@ -108,3 +108,13 @@ def _mirror_env():
     yield
     if old is None:
         os.environ.pop("CORPUS_MIRROR", None)
+
+
+@pytest.fixture(scope="session")
+def golden_run(tmp_path_factory, mirror) -> Path:
+    """The golden run (tests/golden/golden.toml: `corpus run` + every export) built once in a fresh workspace;
+    returns its artifacts root. test_golden.py compares it with tests/golden/SHA256SUMS, test_readers.py reads it
+    with the trainers' own libraries."""
+    from corpus.golden import build
+
+    return build(tmp_path_factory.mktemp("golden"))

@@ -283,7 +283,7 @@ def test_tokens_decode_back_to_the_shard_texts(runs):
     m = json.loads((d / "_MANIFEST.json").read_text())
     tok = Tokenizer.from_file(str(d / "tokenizer.json"))
     eos = m["tokenizer"]["eos_token"]
-    assert m["tokenizer"]["dtype"] == "uint16" and tok.token_to_id("<EMAIL>") == m["tokenizer"]["special_tokens"]["<EMAIL>"]
+    assert m["tokenizer"]["dtype"] == "uint16" and tok.token_to_id("<EMAIL>") == m["tokenizer"]["placeholder_tokens"]["<EMAIL>"]
     texts = {"train": [], "val": []}
     for r in shard_rows(two):
         texts[r["split"]].append(r["text"])
@@ -300,7 +300,7 @@ def test_tokens_decode_back_to_the_shard_texts(runs):
         assert m["splits"][split]["tokens"] == expected_tokens
     assert decoded and len(m["splits"]["train"]["files"]) >= 2  # cut at max_tokens_per_file
     emails = [t for t in texts["train"] + texts["val"] if "<EMAIL>" in t]
-    assert emails and tok.encode("<EMAIL>", add_special_tokens=False).ids == [m["tokenizer"]["special_tokens"]["<EMAIL>"]]
+    assert emails and tok.encode("<EMAIL>", add_special_tokens=False).ids == [m["tokenizer"]["placeholder_tokens"]["<EMAIL>"]]
 
 
 def test_tokenize_resume_after_a_kill_is_byte_identical(runs, tmp_path, monkeypatch):

@@ -157,13 +157,14 @@ def rejects(c: Ctx, stage, filter_name, rule, source, per_rule, width):
 
 
 @cli.command()
-@click.option("--format", "fmt", type=click.Choice(["nanogpt", "llmc", "datatrove"]), required=True)
+@click.option("--format", "fmt", type=click.Choice(["nanogpt", "llmc", "datatrove", "mds"]), required=True)
 @click.option("--tokens", "tokens_dir", default=None, metavar="DIR",
               help="Token streams to export (default: the only one of the dataset).")
 @click.option("--out", default=None, metavar="DIR", help="Output directory (default <tokens>/export-<format>).")
 @pass_ctx
 def export(c: Ctx, fmt, tokens_dir, out):
-    """Write the token streams as nanoGPT train.bin/val.bin, llm.c shards, or datatrove .ds files."""
+    """Write the token streams as nanoGPT train.bin/val.bin (+ meta.pkl), llm.c shards, datatrove .ds files or
+    MosaicML Streaming (MDS) datasets."""
     from .export import run_export
 
     for path in run_export(c.config, fmt, tokens_dir=tokens_dir, out=out):

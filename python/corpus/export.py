@@ -3,6 +3,7 @@
 nanogpt    <out>/train.bin, <out>/val.bin: each split's parts concatenated (flat ids, manifest dtype)
 llmc       <out>/<dataset>_<split>_<nnnnnn>.bin: one llm.c shard per part (256 x int32 header, then ids)
 datatrove  <out>/<split>/part-<nnnnn>.ds (+ .ds.index, .ds.metadata): one datatrove file per part
+mds        <out>/<split>/index.json + shard.<nnnnn>.mds: MosaicML Streaming, one sample per document (tokens/mds.py)
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ from .atomic import atomic_open
 from .config import Config
 from .errors import CorpusError
 from .tokens.directory import find_tokens_dir, verify_tokens_dir
-from .tokens.exports import write_datatrove, write_llmc_shard
+from .tokens.exports import write_datatrove, write_llmc_shard, write_nanogpt_meta
+from .tokens.mds import write_mds
 from .tokens.megatron import MegatronIndex, check_range, memmap_tokens
 
-FORMATS = ("nanogpt", "llmc", "datatrove")
+FORMATS = ("nanogpt", "llmc", "datatrove", "mds")
 
 
 def run_export(config: Config, fmt: str, *, tokens_dir: str | None = None, out: str | None = None) -> list[Path]:
@@ -30,6 +32,9 @@ def run_export(config: Config, fmt: str, *, tokens_dir: str | None = None, out: 
     dest = Path(out) if out else src / f"export-{fmt}"
     dest.mkdir(parents=True, exist_ok=True)
     written = []
+    if fmt == "nanogpt":  # train.py reads vocab_size from meta.pkl
+        write_nanogpt_meta(dest / "meta.pkl", manifest["tokenizer"], manifest["tokenizer_id"])
+        written.append(dest / "meta.pkl")
     for split, info in manifest["splits"].items():
         parts = [src / f["bin"] for f in info["files"]]
         if fmt == "nanogpt":
@@ -45,6 +50,10 @@ def run_export(config: Config, fmt: str, *, tokens_dir: str | None = None, out: 
                 path = dest / f"{manifest['dataset']}_{split}_{i:06d}.bin"
                 write_llmc_shard(memmap_tokens(p, dtype), path, dtype)
                 written.append(path)
+        elif fmt == "mds":
+            indexes = [MegatronIndex(src / f["bin"].removesuffix(".bin")) for f in info["files"]]
+            write_mds((ix.document(i) for ix in indexes for i in range(ix.n_docs)), dest / split, dtype)
+            written.append(dest / split)
         else:
             for f in info["files"]:
                 index = MegatronIndex(src / f["bin"].removesuffix(".bin"))

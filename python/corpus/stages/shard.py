@@ -21,6 +21,7 @@ import pyarrow.ipc as ipc
 import pyarrow.parquet as pq
 
 from .. import __version__
+from ..versions import output_packages
 from ..atomic import canonical_json, dump_json, sha256_bytes, sha256_file, write_bytes
 from ..config import Config
 from ..errors import CorpusError
@@ -183,6 +184,7 @@ def build_manifest(config: Config, shards: list[dict], sources: dict, stage_coun
         "ledger_ref": ledger_ref(config),
         "config_sha256": config.sha256,
         "corpus_version": __version__,
+        "packages": output_packages(),  # the library versions that decide these bytes (corpus.versions)
     }
 
 

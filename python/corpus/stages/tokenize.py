@@ -16,14 +16,12 @@ import logging
 import os
 import time
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .. import __version__
 from ..atomic import dump_json, sha256_bytes, write_bytes
 from ..checksums import read_verified
 from ..config import Config
@@ -31,6 +29,8 @@ from ..errors import CorpusError
 from ..layout import CORPUS_MANIFEST, CORPUS_SCHEMA, TOKENIZER_FILE, TOKENS_MANIFEST, TOKENS_SCHEMA, tokens_root
 from ..runner import WORK_DIR as WORK, Job, Map, PhaseContext, RunOptions, Step, published_stage
 from ..schemas import validate
+from ..versions import output_packages
+from ..tokens import hf
 from ..tokens.megatron import MegatronWriter, check_range, choose_dtype, manifest_file_entry, memmap_tokens
 from ..tokens.plan import budget, cut_parts, document_locations, permutation
 from . import STAGE
@@ -82,7 +82,8 @@ def train_tokenizer(texts, vocab_size: int, eos: str) -> bytes:
     trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=[eos, *PLACEHOLDERS],
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
     tok.train_from_iterator(texts, trainer=trainer)
-    return tok.to_str().encode("utf-8")
+    # The placeholders keep the ids the trainer gave them but are not special: decode keeps them.
+    return hf.unmark_special(tok.to_str().encode("utf-8"), PLACEHOLDERS)
 
 
 def resolve_tokenizer(config: Config, manifest: dict) -> tuple[bytes, str]:
@@ -124,9 +125,8 @@ def tokenizer_facts(data: bytes, eos: str) -> dict:
     if eos_id is None:
         raise CorpusError(f"tokenizer has no EOS token '{eos}' (tokenize.eos_token)")
     vocab = tok.get_vocab_size(with_added_tokens=True)
-    specials = {t: tok.token_to_id(t) for t in [eos, *PLACEHOLDERS] if tok.token_to_id(t) is not None}
     return {"vocab_size": vocab, "eos_id": eos_id, "eos_token": eos, "dtype": np.dtype(choose_dtype(vocab - 1)).name,
-            "special_tokens": specials}
+            **hf.token_roles(data, eos, PLACEHOLDERS)}
 
 
 # ---------------------------------------------------------------- encode (one unit per shard)
@@ -233,16 +233,6 @@ def write_part(u: PartUnit) -> dict:
 
 # ---------------------------------------------------------------- the stage
 
-def package_versions() -> dict:
-    out = {"corpus": __version__, "numpy": np.__version__}
-    for pkg in ("tokenizers", "pyarrow"):
-        try:
-            out[pkg] = metadata.version(pkg)
-        except metadata.PackageNotFoundError:
-            pass
-    return out
-
-
 def plan(config: Config, opts: RunOptions) -> list[Job]:
     tcfg = config["tokenize"]
     _, shard_ref = published_stage(config, STAGE[ME.reads].path(config), ME.reads, verify=False)
@@ -258,6 +248,10 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
         write_bytes(ctx.staging / TOKENIZER_FILE, tok_bytes)
         ctx.add_part({"name": TOKENIZER_FILE, "sha256": sha256_bytes(tok_bytes), "rows": 0, "bytes": len(tok_bytes)})
         ctx.state["facts"] = tokenizer_facts(tok_bytes, tcfg["eos_token"])
+        # tokenizer_config.json + special_tokens_map.json, for transformers.AutoTokenizer.from_pretrained(dir)
+        ctx.state["facts"]["hf_files"] = hf.write_hf_files(ctx.staging, tok_bytes, tcfg["eos_token"])
+        for name, sha in ctx.state["facts"]["hf_files"].items():
+            ctx.add_part({"name": name, "sha256": sha, "rows": 0, "bytes": (ctx.staging / name).stat().st_size})
 
     def encode_units(ctx: PhaseContext) -> list[EncodeUnit]:
         facts = ctx.state["facts"]
@@ -290,7 +284,7 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
         manifest = {"dataset": config.dataset, "version": config.version, "tokenizer_id": tokenizer_id,
                     "corpus_manifest_sha256": corpus_sha, "config_sha256": config.sha256,
                     "tokenizer": {"file": TOKENIZER_FILE, "sha256": sha256_bytes(tok_bytes), **ctx.state["facts"]},
-                    "seed": tcfg["seed"], "budgets": budgets, "splits": splits, "packages": package_versions()}
+                    "seed": tcfg["seed"], "budgets": budgets, "splits": splits, "packages": output_packages()}
         validate(manifest, TOKENS_SCHEMA, what=str(ctx.job.final / TOKENS_MANIFEST))
         data = dump_json(manifest)
         write_bytes(ctx.staging / TOKENS_MANIFEST, data)

@@ -30,7 +30,8 @@ def verify_tokens_dir(directory: Path, manifest: dict | None = None) -> dict:
     if manifest is None:
         manifest = load_json(path, missing="tokens manifest not found")
     validate(manifest, TOKENS_SCHEMA, what=str(path))
-    checks = [(manifest["tokenizer"]["file"], manifest["tokenizer"]["sha256"])]
+    checks = [(manifest["tokenizer"]["file"], manifest["tokenizer"]["sha256"]),
+              *manifest["tokenizer"].get("hf_files", {}).items()]
     for split in manifest["splits"].values():
         for f in split["files"]:
             checks += [(f["bin"], f["bin_sha256"]), (f["idx"], f["idx_sha256"])]

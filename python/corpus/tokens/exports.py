@@ -1,6 +1,7 @@
 """Writers (and readers, for round trips) of token formats other trainers read directly.
 
-- nanoGPT: `train.bin`, headerless little-endian ids; the reader must know the dtype (nanoGPT assumes uint16).
+- nanoGPT: `train.bin`, headerless little-endian ids; the reader must know the dtype (nanoGPT assumes uint16);
+  `meta.pkl` beside them gives train.py the `vocab_size` (and the dtype).
 - llm.c (karpathy/llm.c dev/data/data_common.py): a header of 256 int32 — [0] magic, [1] version,
   [2] token count, the rest 0 — then the ids. GPT-2 style uint16 shards use magic 20240520 / version 1;
   LLaMA-3 style uint32 shards use magic 20240801 / version 7 (upstream's value; train_llama3.py asserts it).
@@ -15,6 +16,7 @@ Every writer range-checks before the cast (see megatron.check_range) and writes 
 from __future__ import annotations
 
 import os
+import pickle
 from pathlib import Path
 from typing import Iterable
 
@@ -63,6 +65,22 @@ def write_nanogpt(tokens: np.ndarray, path: str | os.PathLike, dtype: np.dtype |
     with atomic_open(path, "wb") as f:
         _write_ids(f, tokens, dt)
     return dt
+
+
+def nanogpt_meta(tokenizer: dict, tokenizer_id: str) -> dict:
+    """meta.pkl's dict: nanoGPT's train.py reads `meta['vocab_size']` (without the file it assumes GPT-2's
+    50304). No char-level `stoi`/`itos` (those are for nanoGPT's character datasets; ids decode with the
+    tokenizer.json named here); `dtype` says how to memmap the .bin files (nanoGPT's get_batch assumes uint16)."""
+    return {"vocab_size": int(tokenizer["vocab_size"]), "dtype": tokenizer["dtype"], "eos_id": int(tokenizer["eos_id"]),
+            "eos_token": tokenizer["eos_token"], "tokenizer_id": tokenizer_id, "tokenizer_sha256": tokenizer["sha256"]}
+
+
+def write_nanogpt_meta(path: str | os.PathLike, tokenizer: dict, tokenizer_id: str) -> dict:
+    """Write meta.pkl (pickle protocol 4: the same dict gives the same bytes); returns the dict."""
+    meta = nanogpt_meta(tokenizer, tokenizer_id)
+    with atomic_open(path, "wb") as f:
+        pickle.dump(meta, f, protocol=4)
+    return meta
 
 
 def read_nanogpt(path: str | os.PathLike, dtype: np.dtype | type | str = np.uint16) -> np.ndarray:
