@@ -1,0 +1,64 @@
+"""Collect every section of the report and write `<artifacts>/reports/<dataset>/<version>/index.html`."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from ..atomic import write_bytes
+from ..config import Config
+from ..ledger import load_ledger
+from ..stages.shard import MANIFEST
+from .dedup import collect_dedup
+from .filters import collect_filters
+from .funnel import collect_funnel
+from .licences import collect_licences
+from .pii import collect_pii
+from .reading import load_json_file
+from .render import render
+from .samples import collect_samples
+from .sampling import Budget
+from .shards import collect_shards
+from .text import Redactor
+from .tokens import collect_tokens
+
+log = logging.getLogger(__name__)
+
+
+def report_path(config: Config) -> Path:
+    return config.artifacts / "reports" / config.dataset / config.version / "index.html"
+
+
+def collect(config: Config, budget: Budget) -> tuple[dict, Redactor]:
+    corpus = load_json_file(config.dataset_dir / MANIFEST, "corpus manifest")
+    redactor = Redactor(config)
+    shards = collect_shards(config, corpus)
+    tokens = collect_tokens(config, corpus, shards, budget)
+    funnel = collect_funnel(config, corpus, shards, budget)
+    filters = collect_filters(config, budget)
+    rule_order = [r.key for group in filters["rules"].values() for r in group]
+    data = {
+        "corpus": corpus, "root": str(config.artifacts), "seed": budget.seed, "shards": shards, "tokens": tokens,
+        "funnel": funnel, "licences": collect_licences(config, shards, tokens), "filters": filters,
+        "dedup": collect_dedup(config, redactor), "pii": collect_pii(config, budget),
+        "samples": collect_samples(config, corpus, shards, budget, redactor, rule_order),
+        "ledger_licence": {sid: row["license_spdx"] for sid, row in load_ledger(config.ledger_path).items()},
+    }
+    notes = [f"{s['label']}: {s['note']}" for s in funnel["stages"] if s.get("note")]
+    if filters["sample_note"]:
+        notes.append(f"filters: {filters['sample_note']}")
+    if data["pii"]["note"]:
+        notes.append(f"pii: {data['pii']['note']}")
+    data["notes"] = notes
+    redactor.run()
+    return data, redactor
+
+
+def build_report(config: Config, budget: Budget | None = None) -> Path:
+    budget = budget or Budget()
+    data, redactor = collect(config, budget)
+    page = render(data, redactor)
+    path = report_path(config)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_bytes(path, page.encode("utf-8"))
+    return path
