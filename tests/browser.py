@@ -5,11 +5,13 @@ makes, read its text, and save a full-page PNG screenshot."""
 from __future__ import annotations
 
 import base64
+import fcntl
 import json
 import os
 import select
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -33,8 +35,8 @@ class PageResult:
 
 
 class _Pipe:
-    def __init__(self, proc: subprocess.Popen, write_fd: int, read_fd: int):
-        self.proc, self.w, self.r = proc, write_fd, read_fd
+    def __init__(self, proc: subprocess.Popen, write_fd: int, read_fd: int, log):
+        self.proc, self.w, self.r, self.log = proc, write_fd, read_fd, log
         self.buf = b""
         self.next_id = 0
         self.events: list[dict] = []
@@ -52,6 +54,10 @@ class _Pipe:
                     raise RuntimeError(f"{method}: {reply['error']}")
                 return reply.get("result", {})
             self.events.append(reply)
+
+    def log_tail(self) -> str:
+        self.log.seek(0)
+        return self.log.read().decode("utf-8", "replace")[-600:]
 
     def wait_event(self, method: str, timeout: float) -> dict:
         for ev in self.events:
@@ -79,27 +85,38 @@ class _Pipe:
                 raise TimeoutError("no answer from chromium")
             chunk = os.read(self.r, 1 << 20)
             if not chunk:
-                raise RuntimeError(f"chromium closed the pipe (exit {self.proc.poll()})")
+                raise RuntimeError(f"chromium closed the pipe (exit {self.proc.poll()}): {self.log_tail()}")
             self.buf += chunk
         msg, self.buf = self.buf.split(b"\0", 1)
         return json.loads(msg)
 
 
+def _high(fds: tuple[int, int]) -> tuple[int, int]:
+    """The pipe's ends moved above fd 9, so putting them on fds 3 and 4 in the child never overwrites one."""
+    out = tuple(fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10) for fd in fds)  # type: ignore[misc]
+    for fd in fds:
+        os.close(fd)
+    return out
+
+
 def load_page(chromium: str, page: Path, png: Path, width: int = 1280, timeout: float = 90) -> PageResult:
-    to_child_r, to_child_w = os.pipe()
-    from_child_r, from_child_w = os.pipe()
+    to_child_r, to_child_w = _high(os.pipe())
+    from_child_r, from_child_w = _high(os.pipe())
     profile = tempfile.mkdtemp(prefix="report-chromium-")
     args = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
             "--disable-extensions", "--disable-background-networking", "--disable-sync", "--mute-audio",
             "--host-resolver-rules=MAP * ~NOTFOUND", f"--user-data-dir={profile}", "--remote-debugging-pipe",
             "about:blank"]
-    # the shell puts our pipe ends on the fds the protocol uses: 3 (commands in), 4 (replies out)
-    cmd = ["sh", "-c", f'exec "$@" 3<&{to_child_r} 4>&{from_child_w}', "sh", *args]
-    proc = subprocess.Popen(cmd, pass_fds=(to_child_r, from_child_w), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    # a small trampoline puts our pipe ends on the fds the protocol uses, 3 (commands in) and 4 (replies out)
+    trampoline = (f"import os, sys; os.dup2({to_child_r}, 3); os.dup2({from_child_w}, 4); "
+                  f"os.execv(sys.argv[1], sys.argv[1:])")
+    cmd = [sys.executable, "-c", trampoline, *args]
+    log = tempfile.TemporaryFile()
+    proc = subprocess.Popen(cmd, pass_fds=(to_child_r, from_child_w), stdin=subprocess.DEVNULL, stdout=log,
+                            stderr=log)
     os.close(to_child_r)
     os.close(from_child_w)
-    pipe = _Pipe(proc, to_child_w, from_child_r)
+    pipe = _Pipe(proc, to_child_w, from_child_r, log)
     try:
         target = pipe.send("Target.createTarget", {"url": "about:blank"}, timeout=timeout)["targetId"]
         session = pipe.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
@@ -145,4 +162,5 @@ def load_page(chromium: str, page: Path, png: Path, width: int = 1280, timeout: 
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        log.close()
         shutil.rmtree(profile, ignore_errors=True)

@@ -5,22 +5,25 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from ..atomic import write_bytes
-from ..config import Config
-from ..ledger import load_ledger
-from ..stages.shard import MANIFEST
-from .dedup import collect_dedup
-from .filters import collect_filters
-from .funnel import collect_funnel
-from .licences import collect_licences
-from .pii import collect_pii
-from .reading import load_json_file
-from .render import render
-from .samples import collect_samples
-from .sampling import Budget
-from .shards import collect_shards
-from .text import Redactor
-from .tokens import collect_tokens
+# presidio (imported for the scrub of pre-PII snippets) announces its device and every recognizer at INFO
+logging.getLogger("presidio-analyzer").setLevel(logging.WARNING)
+
+from ..atomic import write_bytes  # noqa: E402
+from ..config import Config  # noqa: E402
+from ..ledger import load_ledger  # noqa: E402
+from ..stages.shard import MANIFEST  # noqa: E402
+from .dedup import collect_dedup  # noqa: E402
+from .filters import collect_filters  # noqa: E402
+from .funnel import collect_funnel  # noqa: E402
+from .licences import collect_licences  # noqa: E402
+from .pii import collect_pii  # noqa: E402
+from .reading import load_json_file  # noqa: E402
+from .render import render  # noqa: E402
+from .samples import collect_samples  # noqa: E402
+from .sampling import Budget  # noqa: E402
+from .shards import collect_shards  # noqa: E402
+from .text import Redactor  # noqa: E402
+from .tokens import collect_tokens  # noqa: E402
 
 log = logging.getLogger(__name__)
 
@@ -61,4 +64,5 @@ def build_report(config: Config, budget: Budget | None = None) -> Path:
     path = report_path(config)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_bytes(path, page.encode("utf-8"))
+    path.chmod(0o644)  # a page to open and share, not a secret
     return path

@@ -21,9 +21,9 @@ from .reading import parts_of, stage_manifest
 from .sampling import Budget, choose_parts, sample_indices
 from .scan import read_columns
 
-STOP_WORDS_CAP = 50      # kept documents' stop words are counted up to this
+STOP_WORDS_CAP = 10**9   # kept documents' stop words: every occurrence is counted
 LANG_MIX_DOCS = 20000    # language-filter rejects re-identified for the language mix (seeded sample above)
-LOG_RULES = {"gopher.min_words", "gopher.max_words", "ppl.threshold"}
+LOG_RULES = {"gopher.min_words", "gopher.max_words", "gopher.stop_words", "ppl.threshold"}
 
 
 @dataclasses.dataclass
@@ -69,7 +69,7 @@ def gopher_rules(cfg: dict) -> list[Rule]:
              g("ellipsis_lines_ratio", max_ellipsis_lines_ratio=-1.0)),
         Rule("gopher.alpha_words_ratio", "words with a letter / words", p.min_alpha_words_ratio, "min",
              g("alpha_words_ratio", min_alpha_words_ratio=inf)),
-        Rule("gopher.stop_words", f"stop words (kept: counted to {STOP_WORDS_CAP})", p.min_stop_words, "min",
+        Rule("gopher.stop_words", "stop word occurrences", p.min_stop_words, "min",
              g("stop_words", min_stop_words=STOP_WORDS_CAP)),
     ]
 

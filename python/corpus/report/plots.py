@@ -16,9 +16,10 @@ from matplotlib import rc_context  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
+WIDE = 10.6  # inches: about the page's content width, so figures show near their natural size
 KEPT, DROPPED, THRESH, INK, MUTED = "#2b6cb0", "#dd6b20", "#c53030", "#1a202c", "#718096"
 GROUP_COLORS = {"kept": "#2f855a", "lang": "#805ad5", "gopher": "#dd6b20", "repetition": "#d69e2e",
-                "ppl": "#b83280", "dedup": "#3182ce", "other": "#a0aec0"}
+                "ppl": "#b83280", "dedup": "#3182ce", "empty": "#a0aec0"}
 STYLE = {
     "font.family": "DejaVu Sans", "font.size": 8.5, "axes.titlesize": 9, "axes.labelsize": 8.5,
     "axes.edgecolor": "#a0aec0", "axes.labelcolor": INK, "xtick.color": "#4a5568", "ytick.color": "#4a5568",
@@ -59,7 +60,7 @@ def _si(x: float, _pos=None) -> str:
 @_styled
 def funnel_chart(labels: list[str], docs: list[int], chars: list[int | None]) -> str:
     """Documents and characters after each stage, as a share of what was fetched."""
-    fig = figure(8.6, 2.6)
+    fig = figure(WIDE, 2.6)
     ax = fig.add_subplot()
     x = np.arange(len(labels))
     d0 = docs[0] or 1
@@ -83,7 +84,7 @@ def funnel_chart(labels: list[str], docs: list[int], chars: list[int | None]) ->
 @_styled
 def fate_chart(sources: list[str], fates: list[dict[str, int]], groups: list[str]) -> str:
     """Per source, where its fetched documents went (shares, stacked)."""
-    fig = figure(8.6, 0.34 * len(sources) + 0.9)
+    fig = figure(WIDE, 0.34 * len(sources) + 0.9)
     ax = fig.add_subplot()
     y = np.arange(len(sources))[::-1]
     left = np.zeros(len(sources))
@@ -100,6 +101,12 @@ def fate_chart(sources: list[str], fates: list[dict[str, int]], groups: list[str
     ax.grid(axis="y", visible=False)
     ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=len(groups))
     return to_data_uri(fig, "fate")
+
+
+def _shares(values, bins: np.ndarray) -> np.ndarray:
+    """Percent of the values in each bin (the last bin closed, as numpy's histogram)."""
+    counts, _ = np.histogram(np.asarray(values, dtype=float), bins=bins)
+    return counts * (100.0 / max(1, len(values)))
 
 
 def _bins(values: list[float], threshold: float, log: bool, n: int = 36) -> np.ndarray:
@@ -121,7 +128,7 @@ def rule_grid(name: str, rules: list, kept: dict, dropped: dict, counts: dict, l
     threshold drawn and the dropped side shaded."""
     cols = min(3, len(rules))
     rows = math.ceil(len(rules) / cols)
-    fig = figure(3.0 * cols, 2.15 * rows)
+    fig = figure(WIDE / 3 * cols, 2.35 * rows)
     for i, rule in enumerate(rules):
         ax = fig.add_subplot(rows, cols, i + 1)
         k = [v for v in kept.get(rule.key, []) if v is not None]
@@ -130,11 +137,10 @@ def rule_grid(name: str, rules: list, kept: dict, dropped: dict, counts: dict, l
         bins = _bins(k + d, rule.threshold, log)
         clip = (lambda v: [max(x, bins[0]) for x in v]) if log else (lambda v: v)
         if k:
-            ax.hist(clip(k), bins=bins, weights=np.full(len(k), 100 / len(k)), color=KEPT, alpha=0.55,
-                    label=f"kept ({len(k):,} sampled)")
+            ax.stairs(_shares(clip(k), bins), bins, fill=True, color=KEPT, alpha=0.55,
+                      label=f"kept ({len(k):,} sampled)")
         if d:
-            ax.hist(clip(d), bins=bins, weights=np.full(len(d), 100 / len(d)), histtype="step", color=DROPPED,
-                    linewidth=1.6, label=f"dropped ({len(d):,})")
+            ax.stairs(_shares(clip(d), bins), bins, color=DROPPED, linewidth=1.6, label=f"dropped ({len(d):,})")
         ax.axvline(rule.threshold, color=THRESH, linestyle="--", linewidth=1.1)
         if rule.side == "min":
             ax.axvspan(bins[0], rule.threshold, color=THRESH, alpha=0.06, linewidth=0)
@@ -157,7 +163,7 @@ def rule_grid(name: str, rules: list, kept: dict, dropped: dict, counts: dict, l
 @_styled
 def lang_chart(rows: list[tuple[str, int, int, int]]) -> str:
     """rows: (language, passed, dropped as another language, dropped as undetermined)."""
-    fig = figure(8.6, 0.26 * len(rows) + 0.8)
+    fig = figure(WIDE, 0.26 * len(rows) + 0.8)
     ax = fig.add_subplot()
     y = np.arange(len(rows))[::-1]
     a = np.array([r[1] for r in rows], float)
@@ -177,10 +183,12 @@ def lang_chart(rows: list[tuple[str, int, int, int]]) -> str:
 
 @_styled
 def cluster_chart(sizes: dict[int, int]) -> str:
-    fig = figure(5.2, 2.3)
+    fig = figure(5.6, 2.4)
     ax = fig.add_subplot()
     xs = sorted(s for s in sizes if s > 1)
-    ax.bar([str(s) for s in xs], [sizes[s] for s in xs], color=GROUP_COLORS["dedup"], width=0.7)
+    ax.bar(range(len(xs)), [sizes[s] for s in xs], color=GROUP_COLORS["dedup"], width=0.6)
+    ax.set_xticks(range(len(xs)), [str(s) for s in xs])
+    ax.set_xlim(-0.8, max(len(xs), 4) - 0.2)
     for i, s in enumerate(xs):
         ax.text(i, sizes[s], f"{sizes[s]:,}", ha="center", va="bottom", fontsize=7)
     ax.set_xlabel("documents in the cluster")
@@ -191,16 +199,16 @@ def cluster_chart(sizes: dict[int, int]) -> str:
 
 @_styled
 def token_length_chart(lengths: dict[str, np.ndarray]) -> str:
-    fig = figure(8.6, 2.4)
+    fig = figure(WIDE, 2.4)
     ax = fig.add_subplot()
     allv = np.concatenate([v for v in lengths.values() if len(v)] or [np.ones(1)])
     bins = np.geomspace(max(1, allv.min()), max(2, allv.max()) * 1.0001, 48)
     colors = {"train": KEPT, "val": DROPPED}
     for split, v in lengths.items():
         if len(v):
-            ax.hist(v, bins=bins, weights=np.full(len(v), 100 / len(v)), histtype="stepfilled" if split == "train"
-                    else "step", alpha=0.55 if split == "train" else 1.0, linewidth=1.5,
-                    color=colors.get(split, MUTED), label=f"{split} ({len(v):,} docs, median {np.median(v):,.0f})")
+            ax.stairs(_shares(v, bins), bins, fill=split == "train", alpha=0.55 if split == "train" else 1.0,
+                      linewidth=1.5, color=colors.get(split, MUTED),
+                      label=f"{split} ({len(v):,} docs, median {np.median(v):,.0f})")
     ax.set_xscale("log")
     ax.xaxis.set_major_formatter(FuncFormatter(_si))
     ax.set_xlabel("document length in tokens (EOS included)")
@@ -212,7 +220,7 @@ def token_length_chart(lengths: dict[str, np.ndarray]) -> str:
 @_styled
 def tokens_by_source_chart(rows: list[tuple[str, int, int]]) -> str:
     """rows: (source, train tokens, val tokens)."""
-    fig = figure(8.6, 0.3 * len(rows) + 0.8)
+    fig = figure(WIDE, 0.3 * len(rows) + 0.8)
     ax = fig.add_subplot()
     y = np.arange(len(rows))[::-1]
     tr = np.array([r[1] for r in rows], float)
@@ -221,10 +229,10 @@ def tokens_by_source_chart(rows: list[tuple[str, int, int]]) -> str:
     ax.barh(y, va, left=tr, color=DROPPED, label="val", height=0.7)
     for yi, t, v in zip(y, tr, va):
         ax.text(t + v, yi, f" {_si(t + v)}", va="center", fontsize=7, color=INK)
-    ax.set_xscale("symlog", linthresh=1000)
     ax.xaxis.set_major_formatter(FuncFormatter(_si))
+    ax.set_xlim(0, max(1.0, float((tr + va).max())) * 1.08)
     ax.set_yticks(y, [r[0] for r in rows])
-    ax.set_xlabel("tokens (symmetric log scale)")
+    ax.set_xlabel("tokens")
     ax.grid(axis="y", visible=False)
-    ax.legend(loc="lower right")
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=2)
     return to_data_uri(fig, "tokens-by-source")

@@ -6,6 +6,7 @@ import html
 import statistics
 
 from . import plots
+from .filters import LOG_RULES
 from .licences import classify
 from .text import first_lines
 
@@ -44,7 +45,7 @@ th{font-weight:600;color:#2d3748;background:#f1f5f9;position:sticky;top:37px}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 tr:hover td{background:#f8fafc}
 td .sub{color:var(--muted);font-size:11.5px}
-img.fig{max-width:100%;height:auto;display:block;margin:8px 0}
+img.fig{max-width:100%;height:auto;display:block;margin:8px 0}img.fig.wide{width:100%}
 .pair{display:grid;grid-template-columns:1fr 1fr;gap:10px;margin:6px 0 14px}
 .doc{background:#f8fafc;border:1px solid var(--line);border-radius:6px;padding:8px 10px;font-size:12.5px;
 white-space:pre-wrap;overflow-wrap:anywhere}
@@ -84,8 +85,8 @@ def table(head: list[str], rows: list[list], numeric: set[int] = frozenset(), cl
     return f'<table class="{cls}"><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>'
 
 
-def img(uri: str, alt: str) -> str:
-    return f'<img class="fig" src="{uri}" alt="{e(alt)}">'
+def img(uri: str, alt: str, wide: bool = True) -> str:
+    return f'<img class="fig{" wide" if wide else ""}" src="{uri}" alt="{e(alt)}">'
 
 
 def badge(flag: str) -> str:
@@ -132,15 +133,16 @@ def flags(lic: dict) -> str:
         out.append(f'<div class="flag{t}"><b>{e(r["flag"])}: {e(r["licence"])}</b> — {e(r["why"])}. '
                    f'{r["docs"]:,} documents, {si(r["chars"])} characters{tokens} from '
                    f'{", ".join(e(s) for s in r["sources"])}.</div>')
-    for x in lic["derived"]:
-        if x["flag"] in ("research-only", "unknown"):
-            out.append(f'<div class="flag unknown"><b>{e(x["flag"])} data behind a filter:</b> the {e(x["use"])} '
-                       f'was trained on <code>{e(x["source_id"])}</code> ({e(x["licence"])}); its text is not in '
-                       f'the corpus, but it decided which documents are.</div>')
+    risky = [x for x in lic["derived"] if x["flag"] in ("research-only", "unknown")]
+    if risky:
+        names = ", ".join(f'<code>{e(x["source_id"])}</code> ({e(x["licence"])})' for x in risky)
+        out.append(f'<div class="flag unknown"><b>{e(risky[0]["flag"])} data behind a filter:</b> the '
+                   f'{e(risky[0]["use"])} was trained on {names}. Their text is not in the corpus, but it decided '
+                   f'which documents are.</div>')
     return "".join(out)
 
 
-FATE_GROUPS = ["kept", "lang", "gopher", "repetition", "ppl", "dedup", "other"]
+FATE_GROUPS = ["kept", "empty", "lang", "gopher", "repetition", "ppl", "dedup"]
 
 
 def funnel(d: dict) -> str:
@@ -153,14 +155,14 @@ def funnel(d: dict) -> str:
     for s in stages:
         dropped = sum(v["docs"] for r in s["drops"].values() for v in r.values())
         rows.append([e(s["label"]), n(s["docs_in"]), n(s["docs_out"]), n(s["docs_in"] - s["docs_out"]),
-                     n(s["chars_out"]["chars"], s["chars_out"]["estimated"]), e(s.get("note") or "")])
+                     n(s["chars_out"]["chars"], s["chars_out"]["estimated"]), e(s.get("note") or "all")])
     fates = []
     last = stages[-1]["out"]
     for sid in f["sources"]:
         fate = {"kept": last.get(sid, {}).get("docs", 0)}
         for s in stages:
             for (a, b), per in s["drops"].items():
-                g = a if a in FATE_GROUPS else ("dedup" if s["name"] == "dedup" else "other")
+                g = "empty" if b == "empty" else a if a in FATE_GROUPS else "dedup"
                 fate[g] = fate.get(g, 0) + per.get(sid, {}).get("docs", 0)
         fates.append(fate)
     per_source = []
@@ -187,7 +189,7 @@ def funnel(d: dict) -> str:
     return ('<section id="funnel"><h2>Funnel</h2><p class="muted">Documents (exact, from the manifests and parts) and '
             'characters (<code>len()</code> of the texts each stage wrote) after every stage, as a share of what was '
             'fetched.</p>' + img(plots.funnel_chart(labels, docs, chars), "documents and characters per stage") +
-            table(["stage", "docs in", "docs out", "dropped", "characters out", "read"], rows, {1, 2, 3, 4}) +
+            table(["stage", "docs in", "docs out", "dropped", "characters out", "parts read"], rows, {1, 2, 3, 4}) +
             "<h3>Where each source's documents went</h3>" +
             img(plots.fate_chart(f["sources"], fates, FATE_GROUPS), "fate of each source's documents") +
             "<h3>Per source</h3>" +
@@ -254,9 +256,6 @@ def _near(v: float, r) -> bool:
     return abs(v - t) <= 0.1 * abs(t) if t else abs(v) <= 0.01
 
 
-LOG_RULES = {"gopher.min_words", "gopher.max_words", "ppl.threshold"}
-
-
 def lang_section(lang: dict | None) -> str:
     if not lang:
         return ""
@@ -292,9 +291,10 @@ def dedup(d: dict, red) -> str:
            f'<p>Dropped {c.get("decontam", 0):,} for decontamination, {c.get("exact", 0):,} exact and '
            f'{c.get("near", 0):,} near duplicates (mode <code>{e(p["mode"])}</code>, MinHash {p["num_perm"]} '
            f'permutations in {p["bands"]} bands over word {p["ngram_words"]}-grams, Jaccard ≥ {p["jaccard_threshold"]}). '
-           f'{x["multi"]:,} clusters hold more than one document.</p>']
+           f'{x["multi"]:,} clusters hold more than one document; {x["sizes"].get(1, 0):,} documents have no '
+           f'near twin.</p>']
     if x["multi"]:
-        out.append(img(plots.cluster_chart(x["sizes"]), "cluster sizes"))
+        out.append(img(plots.cluster_chart(x["sizes"]), "cluster sizes", wide=False))
         out.append("<h3>Largest clusters</h3>")
         for t in x["top"]:
             a, b = t["a"], t["b"]
