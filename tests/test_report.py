@@ -5,6 +5,7 @@ recomputed filter values equal to the ones stage 03 stored, and no PII value on 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -41,9 +42,10 @@ def run(tmp_path_factory, mirror):
 def chromium_or_skip() -> str:
     path = find_chromium()
     if path is None:
-        if shutil.which("apt-get") is None:
-            pytest.skip("chromium is not installed and cannot be here (no apt-get): .ci/run installs Debian's chromium")
-        pytest.fail("chromium is not installed: .ci/run installs it with `apt-get install -y chromium`")
+        if shutil.which("apt-get") is None or os.geteuid() != 0:
+            pytest.skip("chromium is absent and cannot be installed here (needs root and apt-get); "
+                        ".ci/run installs Debian's chromium")
+        pytest.fail("chromium is absent: install it with `apt-get update && apt-get install -y chromium` (.ci/run does)")
     return path
 
 
