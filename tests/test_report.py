@@ -11,6 +11,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 
 from corpus.config import load_config
@@ -22,10 +23,9 @@ from corpus.stages.filter import DIRNAME as FILTER_DIR, PPL_MODEL, _load_lm
 from browser import find_chromium, load_page
 from conftest import LEDGER, error_line, run_corpus, write_config
 
-SOURCES = ["tinystories-train-head", "minhash-articles-100", "presidio-pii-sentences", "enterprise-pii", "udhr",
-           "gsm8k-train"]
+SOURCES = ["tinystories-train-head", "minhash-articles-100", "presidio-pii-sentences", "udhr", "gsm8k-train"]
 TABLES = {"fetch": {"part_docs": 1500}, "shard": {"shard_rows": 3000, "val_permille": 20},
-          "filters.ppl": {"enabled": True, "reference": ["tinystories-val-head"], "threshold": 3000},
+          "filters.ppl": {"enabled": True, "reference": ["tinystories-val-head"], "threshold": 20000},
           "decontam": {"evals": ["gsm8k-test", "hellaswag"]}, "tokenize": {"vocab_size": 2048}}
 EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
 
@@ -35,7 +35,7 @@ def run(tmp_path_factory, mirror):
     root = tmp_path_factory.mktemp("report")
     path = write_config(root / "t.toml", ledger=LEDGER, sources=SOURCES, artifacts=root / "artifacts", **TABLES)
     config = load_config(path)
-    run_all(config, workers=2)
+    run_all(config, workers=1)  # in-process: presidio, fastText and the LM load once, not once per worker
     return path, config
 
 
@@ -86,6 +86,12 @@ def test_report_renders_in_chromium_offline_with_the_manifest_funnel(run, render
         assert f"{n:,} dropped" in text or f"{n:,} documents" in text, rule
     for section in ("Funnel", "Licences", "Filters", "Language mix", "Dedup", "PII", "Tokens", "Samples"):
         assert section in text
+    d = m["dedup"]
+    assert d["near_dropped"] > 0 and "Largest clusters" in text  # minhash-articles-100's planted twins
+    hits = sorted((r["eval_source"], r["id"].encode(), r["matched_ngram"]) for p in
+                  sorted((config.stage_dir("04-dedup") / "dropped").glob("part-*.parquet"))
+                  for r in pq.read_table(p).to_pylist() if r["reason"] == "decontam")
+    assert len(hits) == d["decontaminated"] > 0 and hits[0][2] in text  # a hit with its matched n-gram
     assert "recomputed here on a seeded sample" in text  # the page says the kept values are recomputed
     assert EMAIL.search(text) is None, EMAIL.search(text).group(0)  # rejects are scrubbed before display
     html = page.read_text()
@@ -104,8 +110,6 @@ def test_two_renders_are_byte_identical(run, rendered):
 def test_recomputed_filter_values_equal_the_stored_ones(run):
     """The kept values come from the same functions as the stage: on every rejected document, the rule's
     measure gives back exactly the value stage 03 stored."""
-    import pyarrow.parquet as pq
-
     _, config = run
     d = config.stage_dir(FILTER_DIR)
     manifest = json.loads((d / "_STAGE.json").read_text())

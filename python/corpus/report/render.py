@@ -55,6 +55,7 @@ mark{background:#fefcbf;padding:0 2px;border-radius:3px}
 mark.ph{background:#c6f6d5;color:#22543d;font-weight:600}
 code{font:12px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 details{margin:6px 0}summary{cursor:pointer;color:var(--blue);font-weight:550}
+.facts td:first-child{width:220px;color:var(--muted)}
 footer{max-width:1160px;margin:0 auto;padding:0 32px 30px;color:var(--muted);font-size:12px}
 """
 
@@ -78,11 +79,12 @@ def pct(a, b) -> str:
     return f"{100 * a / b:.1f}%" if b else "—"
 
 
-def table(head: list[str], rows: list[list], numeric: set[int] = frozenset(), cls: str = "") -> str:
-    th = "".join(f'<th class="n">{h}</th>' if i in numeric else f"<th>{h}</th>" for i, h in enumerate(head))
+def table(head: list[str] | None, rows: list[list], numeric: set[int] = frozenset(), cls: str = "") -> str:
+    th = "".join(f'<th class="n">{h}</th>' if i in numeric else f"<th>{h}</th>" for i, h in enumerate(head or []))
     body = "".join("<tr>" + "".join(f'<td class="n">{c}</td>' if i in numeric else f"<td>{c}</td>"
                                     for i, c in enumerate(r)) + "</tr>" for r in rows)
-    return f'<table class="{cls}"><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>'
+    thead = f"<thead><tr>{th}</tr></thead>" if head else ""
+    return f'<table class="{cls}">{thead}<tbody>{body}</tbody></table>'
 
 
 def img(uri: str, alt: str, wide: bool = True) -> str:
@@ -368,7 +370,7 @@ def tokens(d: dict) -> str:
     mapping = (f'<p class="note">Per source: the streams\' documents are mapped back to their shard rows by replaying '
                f'the seeded permutation of stage 07; checked by re-encoding {t["checked_docs"]} seeded documents.</p>'
                if not t["mapping"] else f'<p class="flag unknown">Tokens per source unavailable: {e(t["mapping"])}</p>')
-    return ('<section id="tokens"><h2>Tokens</h2>' + table(["", ""], facts) +
+    return ('<section id="tokens"><h2>Tokens</h2>' + table(None, facts, cls="facts") +
             table(["split", "documents", "tokens", "files", ".bin bytes", "median doc", "longest doc"], splits,
                   {1, 2, 3, 4, 5, 6}) + img(plots.token_length_chart(t["lengths"]), "document lengths in tokens") +
             ("<h3>Per source</h3>" + img(plots.tokens_by_source_chart(chart), "tokens per source") +
