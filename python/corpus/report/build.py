@@ -35,7 +35,7 @@ def report_path(config: Config) -> Path:
 def collect(config: Config, budget: Budget) -> tuple[dict, Redactor]:
     corpus = load_json_file(config.dataset_dir / MANIFEST, "corpus manifest")
     redactor = Redactor(config)
-    shards = collect_shards(config, corpus)
+    shards = collect_shards(config, corpus, budget)
     tokens = collect_tokens(config, corpus, shards, budget)
     funnel = collect_funnel(config, corpus, shards, budget)
     filters = collect_filters(config, budget)
@@ -43,13 +43,15 @@ def collect(config: Config, budget: Budget) -> tuple[dict, Redactor]:
     data = {
         "corpus": corpus, "root": str(config.artifacts), "seed": budget.seed, "shards": shards, "tokens": tokens,
         "funnel": funnel, "licences": collect_licences(config, shards, tokens), "filters": filters,
-        "dedup": collect_dedup(config, redactor), "pii": collect_pii(config, budget),
+        "dedup": collect_dedup(config, redactor, budget), "pii": collect_pii(config, budget),
         "samples": collect_samples(config, corpus, shards, budget, redactor, rule_order),
         "ledger_licence": {sid: row["license_spdx"] for sid, row in load_ledger(config.ledger_path).items()},
     }
     notes = [f"{s['label']}: {s['note']}" for s in funnel["stages"] if s.get("note")]
     if filters["sample_note"]:
         notes.append(f"filters: {filters['sample_note']}")
+    if not shards["verified"]:
+        notes.append("shards: small columns read without checksums (over the budget)")
     if data["pii"]["note"]:
         notes.append(f"pii: {data['pii']['note']}")
     data["notes"] = notes

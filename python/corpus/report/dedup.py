@@ -11,7 +11,8 @@ import pyarrow.compute as pc
 
 from ..config import Config
 from ..stages.dedup import DIRNAME
-from .reading import parts_of, stage_manifest
+from .reading import parts_of, stage_manifest, within
+from .sampling import Budget
 from .scan import read_columns
 from .text import Redactor
 
@@ -19,18 +20,19 @@ TOP_CLUSTERS = 6
 DECONTAM_SHOWN = 12
 
 
-def collect_dedup(config: Config, redactor: Redactor, width: int = 240) -> dict:
+def collect_dedup(config: Config, redactor: Redactor, budget: Budget, width: int = 240) -> dict:
     m = stage_manifest(config, DIRNAME)
     kept_parts, drop_parts = parts_of(m), parts_of(m, "dropped/")
+    verify = within(kept_parts + drop_parts, budget)  # above the budget: the small columns alone, unchecked
     cluster_of: dict[str, int] = {}
     members: dict[object, list[tuple[str, str]]] = {}   # cluster -> [(id, "kept" | reason)]
     for p in kept_parts:
-        t = read_columns(config, DIRNAME, p, ["id", "minhash_cluster"])
+        t = read_columns(config, DIRNAME, p, ["id", "minhash_cluster"], verify=verify)
         for i, c in zip(t.column("id").to_pylist(), t.column("minhash_cluster").to_pylist()):
             cluster_of[i] = c
             members.setdefault(c, []).append((i, "kept"))
     dropped = pa.concat_tables([read_columns(config, DIRNAME, p, ["id", "source_id", "reason", "duplicate_of",
-                                                                  "eval_source", "matched_ngram"])
+                                                                  "eval_source", "matched_ngram"], verify=verify)
                                 for p in drop_parts]) if drop_parts else None
     decontam = []
     for row in (dropped.to_pylist() if dropped is not None else []):
@@ -56,7 +58,7 @@ def collect_dedup(config: Config, redactor: Redactor, width: int = 240) -> dict:
     decontam.sort(key=lambda r: (r["eval_source"], r["id"].encode()))
     shown = decontam[:DECONTAM_SHOWN]
     texts = _texts(config, kept_parts, drop_parts, {x[0] for t in top for x in (t["a"], t["b"])} |
-                   {r["id"] for r in shown})
+                   {r["id"] for r in shown}, verify)
     keys = {i: redactor.add(t, width) for i, t in texts.items()}
     return {"sizes": dict(sorted(sizes.items())), "top": top, "keys": keys, "width": width,
             "decontam": shown, "decontam_total": len(decontam), "by_eval": dict(sorted(by_eval.items())),
@@ -65,13 +67,15 @@ def collect_dedup(config: Config, redactor: Redactor, width: int = 240) -> dict:
             "decontam_ngram": config["decontam"]["ngram"], "multi": sum(n for s, n in sizes.items() if s > 1)}
 
 
-def _texts(config: Config, kept_parts, drop_parts, ids: set[str]) -> dict[str, str]:
+def _texts(config: Config, kept_parts, drop_parts, ids: set[str], verify: bool) -> dict[str, str]:
+    """Texts of these ids; above the budget, row groups are pruned by the id statistics (no full pass)."""
     out: dict[str, str] = {}
     if not ids:
         return out
     wanted = pa.array(sorted(ids))
     for p in [*kept_parts, *drop_parts]:
-        t = read_columns(config, DIRNAME, p, ["id", "text"])
+        t = read_columns(config, DIRNAME, p, ["id", "text"], verify=verify,
+                         filters=None if verify else [("id", "in", sorted(ids))])
         t = t.filter(pc.is_in(t.column("id"), value_set=wanted))
         out.update(zip(t.column("id").to_pylist(), t.column("text").to_pylist()))
     return out

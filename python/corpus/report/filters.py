@@ -17,7 +17,7 @@ from ..filters import lang as lang_id
 from ..filters.gopher import gopher_quality, split_words
 from ..filters.repetition import gopher_repetition
 from ..stages.filter import DIRNAME, FILTER_ORDER, PPL_MODEL, _load_lm, gopher_params, repetition_params
-from .reading import parts_of, stage_manifest
+from .reading import parts_of, stage_manifest, within
 from .sampling import Budget, choose_parts, sample_indices
 from .scan import read_columns
 
@@ -117,8 +117,10 @@ def collect_filters(config: Config, budget: Budget) -> dict:
     rules = all_rules(config, lm)
     # dropped: every reject's stored value
     dropped: dict[str, list[float]] = {}
-    for p in parts_of(m, "rejects/"):
-        t = read_columns(config, DIRNAME, p, ["filter", "rule", "value"])
+    rejects = parts_of(m, "rejects/")
+    verify = within(rejects, budget)
+    for p in rejects:
+        t = read_columns(config, DIRNAME, p, ["filter", "rule", "value"], verify=verify)
         for f, r, v in zip(t.column("filter").to_pylist(), t.column("rule").to_pylist(), t.column("value").to_pylist()):
             dropped.setdefault(f"{f}.{r}", []).append(v)
     # kept: a seeded sample of the filter's output, measured again
@@ -155,9 +157,11 @@ def language_mix(config: Config, m: dict, budget: Budget) -> dict | None:
         return None
     model = lang_id.load_model(config["filters"]["lang"].get("model", ""))
     rows = []
-    for p in parts_of(m, "rejects/"):
-        t = read_columns(config, DIRNAME, p, ["filter", "rule", "source_id", "text"])
-        t = t.filter(pc.equal(t.column("filter"), "lang"))
+    rejects = parts_of(m, "rejects/")
+    verify = within(rejects, budget)
+    for p in rejects:
+        t = read_columns(config, DIRNAME, p, ["filter", "rule", "source_id", "text"], verify=verify,
+                         filters=[("filter", "=", "lang")])
         rows += zip(t.column("rule").to_pylist(), t.column("source_id").to_pylist(), t.column("text").to_pylist())
     picks = sample_indices(len(rows), LANG_MIX_DOCS, budget, "lang-mix")
     scale = len(rows) / len(picks) if picks else 1.0

@@ -32,11 +32,18 @@ def read_part(config: Config, dirname: str, part: dict, columns: list[str] | Non
     return table.select(columns) if columns else table
 
 
-def read_shard(config: Config, shard: dict, columns: list[str] | None = None) -> pa.Table:
+def read_shard(config: Config, shard: dict, columns: list[str] | None = None, verify: bool = True) -> pa.Table:
     path = config.dataset_dir / shard["name"]
     if not path.is_file():
         raise CorpusError(f"{path}: shard listed in _MANIFEST.json is missing")
+    if not verify:  # only these columns' chunks (see scan.read_columns)
+        return pq.read_table(path, columns=columns)
     return pq.read_table(pa.BufferReader(read_verified(path, shard["sha256"])), columns=columns)
+
+
+def within(parts: list[dict], budget) -> bool:
+    """Whether parts (with their `bytes`) fit the budget, so the report reads and checks them whole."""
+    return sum(p.get("bytes", 0) for p in parts) <= budget.part_bytes
 
 
 def load_json_file(path: Path, what: str) -> dict:

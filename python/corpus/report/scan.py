@@ -1,5 +1,5 @@
 """Documents and characters of a stage's parts grouped by columns: documents are counted in every part
-(only the key columns are parsed), characters are measured in the chosen parts and, when parts were
+(only the key columns are read for parts outside the sample), characters are measured in the chosen parts and, when parts were
 sampled, scaled per group by documents counted / documents measured (marked as estimates)."""
 
 from __future__ import annotations
@@ -8,14 +8,22 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..config import Config
+from ..errors import CorpusError
 from ..parts import read_verified
 from .reading import add_counts, group_counts, with_length
 from .sampling import PartChoice
 
 
-def read_columns(config: Config, dirname: str, part: dict, columns: list[str]) -> pa.Table:
-    data = read_verified(config.stage_dir(dirname) / part["name"], part["sha256"])
-    return pq.read_table(pa.BufferReader(data), columns=columns)
+def read_columns(config: Config, dirname: str, part: dict, columns: list[str], verify: bool = True,
+                 filters=None) -> pa.Table:
+    """Columns of a part: the whole file read and checked against its sha256, or (verify=False, for parts
+    over the budget) only these columns' chunks read, unchecked — `corpus audit` checks every byte."""
+    path = config.stage_dir(dirname) / part["name"]
+    if not verify:
+        if not path.is_file():
+            raise CorpusError(f"{path}: part listed in _STAGE.json is missing")
+        return pq.read_table(path, columns=columns, filters=filters)
+    return pq.read_table(pa.BufferReader(read_verified(path, part["sha256"])), columns=columns, filters=filters)
 
 
 def scan_groups(config: Config, dirname: str, parts: list[dict], choice: PartChoice, keys: list[str]) -> dict:
@@ -30,7 +38,7 @@ def scan_groups(config: Config, dirname: str, parts: list[dict], choice: PartCho
             add_counts(measured, g)
         else:
             g = {}
-            t = read_columns(config, dirname, p, keys)
+            t = read_columns(config, dirname, p, keys, verify=False)
             if t.num_rows:
                 agg = t.group_by(keys).aggregate([([], "count_all")])
                 cols = [agg.column(k).to_pylist() for k in keys]

@@ -8,13 +8,17 @@ import functools
 import pyarrow as pa
 
 from ..config import Config
-from .reading import read_shard
+from .reading import read_shard, within
+from .sampling import Budget
 
 SMALL = ["id", "source_id", "license_spdx", "lang", "n_chars", "minhash_cluster", "pii_redactions", "split"]
 
 
-def collect_shards(config: Config, corpus: dict) -> dict:
-    tables = [read_shard(config, s, SMALL) for s in corpus["shards"]]
+def collect_shards(config: Config, corpus: dict, budget: Budget) -> dict:
+    sizes = [{"bytes": (config.dataset_dir / s["name"]).stat().st_size if (config.dataset_dir / s["name"]).is_file()
+              else 0} for s in corpus["shards"]]
+    verify = within(sizes, budget)  # above the budget: the small columns alone, unchecked
+    tables = [read_shard(config, s, SMALL, verify=verify) for s in corpus["shards"]]
     table = pa.concat_tables(tables) if tables else pa.table({k: [] for k in SMALL})
     by_source: dict = {}
     by_licence: dict = {}
@@ -32,7 +36,7 @@ def collect_shards(config: Config, corpus: dict) -> dict:
     shard_of = [i for i, t in enumerate(tables) for _ in range(t.num_rows)]
     row_of = [r for t in tables for r in range(t.num_rows)]
     return {"table": table, "by_source": by_source, "by_licence": by_licence, "shard_of": shard_of,
-            "row_of": row_of}
+            "row_of": row_of, "verified": verify}
 
 
 class ShardTexts:
