@@ -176,6 +176,10 @@ def funnel(d: dict) -> str:
                          if o else "0")
         sh = d["shards"]["by_source"].get(sid)
         cells.append(f'{sh["train"]:,} / {sh["val"]:,}' if sh else "0 / 0")
+        reasons = sorted(((v[sid]["docs"], f"{a}.{b}" if a != s["name"] else b) for s in stages
+                          for (a, b), v in s["drops"].items() if sid in v), key=lambda x: (-x[0], x[1]))
+        cells.append(", ".join(f"<code>{e(r)}</code> {k:,}" for k, r in reasons[:3])
+                     + (f", +{len(reasons) - 3} more" if len(reasons) > 3 else ""))
         per_source.append(cells)
     drop_rows = []
     for s in stages:
@@ -195,7 +199,7 @@ def funnel(d: dict) -> str:
             "<h3>Where each source's documents went</h3>" +
             img(plots.fate_chart(f["sources"], fates, FATE_GROUPS), "fate of each source's documents") +
             "<h3>Per source</h3>" +
-            table(["source", *[e(lbl) for lbl in labels], "train / val"], per_source,
+            table(["source", *[e(lbl) for lbl in labels], "train / val", "top drop reasons"], per_source,
                   set(range(1, len(labels) + 2))) +
             "<h3>Drop reasons</h3>" +
             table(["stage", "reason", "documents", "characters", "largest sources"], drop_rows, {2, 3}) + "</section>")
