@@ -19,7 +19,8 @@ from corpus.pipeline import run_all
 from corpus.report.build import build_report, report_path
 from corpus.report.filters import all_rules
 from corpus.report.sampling import Budget, choose_parts
-from corpus.stages.filter import DIRNAME as FILTER_DIR, PPL_MODEL, _load_lm
+from corpus.filters.ppl import MODEL_FILE as PPL_MODEL, _load_lm
+from corpus.stages import STAGE
 from browser import find_chromium, load_page
 from conftest import LEDGER, error_line, run_corpus, write_config
 
@@ -89,7 +90,7 @@ def test_report_renders_in_chromium_offline_with_the_manifest_funnel(run, render
     d = m["dedup"]
     assert d["near_dropped"] > 0 and "Largest clusters" in text  # minhash-articles-100's planted twins
     hits = sorted((r["eval_source"], r["id"].encode(), r["matched_ngram"]) for p in
-                  sorted((config.stage_dir("04-dedup") / "dropped").glob("part-*.parquet"))
+                  sorted((config.stage_dir(STAGE["dedup"].dirname) / STAGE["dedup"].side.dirname).glob("part-*.parquet"))
                   for r in pq.read_table(p).to_pylist() if r["reason"] == "decontam")
     assert len(hits) == d["decontaminated"] > 0 and hits[0][2] in text  # a hit with its matched n-gram
     assert "recomputed here on a seeded sample" in text  # the page says the kept values are recomputed
@@ -111,7 +112,7 @@ def test_recomputed_filter_values_equal_the_stored_ones(run):
     """The kept values come from the same functions as the stage: on every rejected document, the rule's
     measure gives back exactly the value stage 03 stored."""
     _, config = run
-    d = config.stage_dir(FILTER_DIR)
+    d = config.stage_dir(STAGE["filter"].dirname)
     manifest = json.loads((d / "_STAGE.json").read_text())
     model = [p for p in manifest["parts"] if p["name"] == PPL_MODEL][0]
     rules = {r.key: r for group in all_rules(config, _load_lm(str(d / PPL_MODEL), model["sha256"])).values()

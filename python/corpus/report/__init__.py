@@ -17,7 +17,16 @@ Modules, one job each:
   build      collect every section, render, write <artifacts>/reports/<dataset>/<version>/index.html
 """
 
-# The stages the report walks, in pipeline order: (name, directory under stages/). One place to swap for
-# the stage table (corpus.stages.STAGES) once it exists.
-STAGES: tuple[tuple[str, str], ...] = (("normalize", "02-normalize"), ("filter", "03-filter"),
-                                       ("dedup", "04-dedup"), ("pii", "05-pii"))
+from ..stages import STAGE, STAGES as _STAGE_TABLE
+
+# The per-part stages the report walks, in pipeline order: (name, directory under stages/), from the table.
+STAGES: tuple[tuple[str, str], ...] = tuple((s.name, s.dirname) for s in _STAGE_TABLE if s.kind == "parts")
+
+
+def dirname(stage: str) -> str:
+    return STAGE[stage].dirname
+
+
+def side_prefix(stage: str) -> str:
+    """The folder of a stage's dropped documents inside its directory ("rejects/", "dropped/")."""
+    return STAGE[stage].side.dirname + "/"

@@ -11,7 +11,7 @@ logging.getLogger("presidio-analyzer").setLevel(logging.WARNING)
 from ..atomic import write_bytes  # noqa: E402
 from ..config import Config  # noqa: E402
 from ..ledger import load_ledger  # noqa: E402
-from ..stages.shard import MANIFEST  # noqa: E402
+from ..layout import CORPUS_MANIFEST as MANIFEST  # noqa: E402
 from .dedup import collect_dedup  # noqa: E402
 from .filters import collect_filters  # noqa: E402
 from .funnel import collect_funnel  # noqa: E402

@@ -10,19 +10,20 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..config import Config
-from ..stages.dedup import DIRNAME
+from . import dirname, side_prefix
 from .reading import parts_of, stage_manifest, within
 from .sampling import Budget
 from .scan import read_columns
 from .text import Redactor
 
+DIRNAME = dirname("dedup")
 TOP_CLUSTERS = 6
 DECONTAM_SHOWN = 12
 
 
 def collect_dedup(config: Config, redactor: Redactor, budget: Budget, width: int = 240) -> dict:
     m = stage_manifest(config, DIRNAME)
-    kept_parts, drop_parts = parts_of(m), parts_of(m, "dropped/")
+    kept_parts, drop_parts = parts_of(m), parts_of(m, side_prefix("dedup"))
     verify = within(kept_parts + drop_parts, budget)  # above the budget: the small columns alone, unchecked
     cluster_of: dict[str, int] = {}
     members: dict[object, list[tuple[str, str]]] = {}   # cluster -> [(id, "kept" | reason)]

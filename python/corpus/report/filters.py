@@ -16,11 +16,14 @@ from ..config import Config
 from ..filters import lang as lang_id
 from ..filters.gopher import gopher_quality, split_words
 from ..filters.repetition import gopher_repetition
-from ..stages.filter import DIRNAME, FILTER_ORDER, PPL_MODEL, _load_lm, gopher_params, repetition_params
+from ..filters.ppl import MODEL_FILE as PPL_MODEL, _load_lm
+from ..filters.registry import build_params, filter_order, registry
+from . import dirname, side_prefix
 from .reading import parts_of, stage_manifest, within
 from .sampling import Budget, choose_parts, sample_indices
 from .scan import read_columns
 
+DIRNAME = dirname("filter")
 STOP_WORDS_CAP = 10**9   # kept documents' stop words: every occurrence is counted
 LANG_MIX_DOCS = 20000    # language-filter rejects re-identified for the language mix (seeded sample above)
 LOG_RULES = {"gopher.min_words", "gopher.max_words", "gopher.stop_words", "ppl.threshold"}
@@ -45,7 +48,7 @@ def _forced(fn, params, rule: str, **changes):
 
 
 def gopher_rules(cfg: dict) -> list[Rule]:
-    p = gopher_params(cfg)
+    p = build_params(registry()["gopher"], cfg)
     inf = math.inf
 
     def ellipsis_ratio(text: str):  # shares its threshold with hash_word_ratio, so it cannot be forced alone
@@ -75,7 +78,7 @@ def gopher_rules(cfg: dict) -> list[Rule]:
 
 
 def repetition_rules(cfg: dict) -> list[Rule]:
-    p = repetition_params(cfg)
+    p = build_params(registry()["repetition"], cfg)
     r = lambda rule, **kw: _forced(gopher_repetition, p, rule, **kw)  # noqa: E731
     rules = [Rule(f"repetition.{name}", label, getattr(p, name), "max", r(name, **{name: -1.0}))
              for name, label in (("dup_para_frac", "duplicated paragraphs / paragraphs"),
@@ -95,29 +98,30 @@ def repetition_rules(cfg: dict) -> list[Rule]:
 def all_rules(config: Config, lm=None) -> dict[str, list[Rule]]:
     f = config["filters"]
     out: dict[str, list[Rule]] = {}
-    if f["lang"]["enabled"]:
+    on = lambda name: f.get(name, {}).get("enabled", False)  # noqa: E731
+    if on("lang"):
         out["lang"] = [Rule("lang.min_score", "language-ID score of the top language", f["lang"]["min_score"],
                             "min", None)]
-    if f["gopher"]["enabled"]:
+    if on("gopher"):
         out["gopher"] = gopher_rules(f["gopher"])
-    if f["repetition"]["enabled"]:
+    if on("repetition"):
         out["repetition"] = repetition_rules(f["repetition"])
-    if f["ppl"]["enabled"] and lm is not None:
+    if on("ppl") and lm is not None:
         out["ppl"] = [Rule("ppl.threshold", "perplexity under the reference n-gram model", f["ppl"]["threshold"],
                            "max", lm.perplexity)]
-    return {k: out[k] for k in FILTER_ORDER if k in out}
+    return {k: out[k] for k in filter_order(f) if k in out}
 
 
 def collect_filters(config: Config, budget: Budget) -> dict:
     m = stage_manifest(config, DIRNAME)
     lm = None
     model = [p for p in m["parts"] if p["name"] == PPL_MODEL]
-    if config["filters"]["ppl"]["enabled"] and model:
+    if config["filters"].get("ppl", {}).get("enabled") and model:
         lm = _load_lm(str(config.stage_dir(DIRNAME) / PPL_MODEL), model[0]["sha256"])
     rules = all_rules(config, lm)
     # dropped: every reject's stored value
     dropped: dict[str, list[float]] = {}
-    rejects = parts_of(m, "rejects/")
+    rejects = parts_of(m, side_prefix("filter"))
     verify = within(rejects, budget)
     for p in rejects:
         t = read_columns(config, DIRNAME, p, ["filter", "rule", "value"], verify=verify)
@@ -153,11 +157,11 @@ def collect_filters(config: Config, budget: Budget) -> dict:
 def language_mix(config: Config, m: dict, budget: Budget) -> dict | None:
     """Documents the language filter saw, by language: passed (kept language, score ≥ min_score), dropped
     as another language, dropped as undetermined (top language below min_score, re-identified here)."""
-    if not config["filters"]["lang"]["enabled"]:
+    if not config["filters"].get("lang", {}).get("enabled"):
         return None
     model = lang_id.load_model(config["filters"]["lang"].get("model", ""))
     rows = []
-    rejects = parts_of(m, "rejects/")
+    rejects = parts_of(m, side_prefix("filter"))
     verify = within(rejects, budget)
     for p in rejects:
         t = read_columns(config, DIRNAME, p, ["filter", "rule", "source_id", "text"], verify=verify,

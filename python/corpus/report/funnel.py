@@ -8,23 +8,20 @@ from __future__ import annotations
 from ..config import Config
 from ..jsonl import read_zst_jsonl
 from ..ledger import load_ledger
-from ..stages.fetch import latest_raw
-from . import STAGES
+from ..raw import current_raw
+from . import STAGES, side_prefix
 from .reading import parts_of, stage_manifest
 from .sampling import Budget, PartChoice, choose_parts
 from .scan import scan_groups
 
-DROP_PARTS = {"filter": ("rejects/", ["filter", "rule"]), "dedup": ("dropped/", ["reason"])}
+DROP_PARTS = {"filter": (side_prefix("filter"), ["filter", "rule"]), "dedup": (side_prefix("dedup"), ["reason"])}
 
 
 def _raw(config: Config, sources: list[str], budget: Budget) -> dict:
     ledger = load_ledger(config.ledger_path)
-    from ..manifest import load_manifest
-
     rows = []
     for sid in sources:
-        d = latest_raw(config, ledger[sid])  # verifies every raw part's sha256
-        m = load_manifest(d, verify_parts=False)
+        d, m = current_raw(config, ledger[sid])  # verifies every raw part's sha256
         rows += [(sid, d, p, m["counts"]) for p in m["parts"]]
     choice = choose_parts([p for _, _, p, _ in rows], budget, "raw")
     chosen = {id(p) for p in choice.parts}

@@ -40,8 +40,8 @@ def collect_licences(config: Config, shards: dict, tokens: dict | None) -> dict:
     # Models the pipeline trained on other data: their licences travel with what they decided.
     ledger = load_ledger(config.ledger_path)
     derived = []
-    ppl = config["filters"]["ppl"]
-    if ppl["enabled"]:
+    ppl = config["filters"].get("ppl", {})
+    if ppl.get("enabled"):
         refs = ppl["reference"] if isinstance(ppl["reference"], list) else [ppl["reference"]]
         for sid in refs:
             lic = ledger[sid]["license_spdx"] if sid in ledger else "?"

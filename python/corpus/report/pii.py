@@ -10,12 +10,15 @@ from __future__ import annotations
 import re
 
 from ..config import Config
-from ..stages.pii import DIRNAME, INPUT_DIR, TYPES
+from ..stages import STAGE
+from ..stages.pii import TYPES
+from . import dirname
 from .reading import parts_of, stage_manifest
 from .sampling import Budget, choose_parts, sample_indices
 from .scan import read_columns
 
 _PLACEHOLDER = re.compile("<(" + "|".join(TYPES) + ")>")
+DIRNAME, INPUT_DIR = dirname("pii"), dirname(STAGE["pii"].reads)
 SNIPPETS = 8
 CONTEXT = 70
 

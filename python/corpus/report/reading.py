@@ -11,15 +11,17 @@ import pyarrow.parquet as pq
 
 from ..config import Config
 from ..errors import CorpusError
-from ..manifest import STAGE_FILE, load_manifest
-from ..parts import read_table, read_verified
+from ..checksums import read_verified
+from ..layout import STAGE_FILE
+from ..parts import read_table
+from ..runner import published_stage
 
 
 def stage_manifest(config: Config, dirname: str) -> dict:
     d = config.stage_dir(dirname)
     if not (d / STAGE_FILE).is_file():
         raise CorpusError(f"{d}: no published stage output (run `corpus run` first)")
-    return load_manifest(d, verify_parts="size")
+    return published_stage(config, d, dirname.split("-", 1)[-1], verify="size")[0]
 
 
 def parts_of(manifest: dict, prefix: str = "part-") -> list[dict]:

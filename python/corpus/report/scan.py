@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 
 from ..config import Config
 from ..errors import CorpusError
-from ..parts import read_verified
+from ..checksums import read_verified
 from .reading import add_counts, group_counts, with_length
 from .sampling import PartChoice
 

@@ -14,7 +14,9 @@ import numpy as np
 from ..atomic import sha256_file
 from ..config import Config
 from ..errors import CorpusError
-from ..stages.tokenize import MANIFEST, SPLITS, permutation, tokens_root
+from ..layout import TOKENS_MANIFEST as MANIFEST, tokens_root
+from ..stages.tokenize import SPLITS
+from ..tokens.plan import permutation
 from ..tokens.megatron import MegatronIndex
 from .sampling import Budget, sample_indices
 from .shards import ShardTexts
