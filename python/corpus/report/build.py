@@ -41,7 +41,7 @@ def collect(config: Config, budget: Budget) -> tuple[dict, Redactor]:
     filters = collect_filters(config, budget)
     rule_order = [r.key for group in filters["rules"].values() for r in group]
     data = {
-        "corpus": corpus, "root": str(config.artifacts), "seed": budget.seed, "shards": shards, "tokens": tokens,
+        "corpus": corpus, "seed": budget.seed, "shards": shards, "tokens": tokens,
         "funnel": funnel, "licences": collect_licences(config, shards, tokens), "filters": filters,
         "dedup": collect_dedup(config, redactor, budget), "pii": collect_pii(config, budget),
         "samples": collect_samples(config, corpus, shards, budget, redactor, rule_order),

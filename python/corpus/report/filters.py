@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import math
 
-import pyarrow.compute as pc
 
 from ..config import Config
 from ..filters import lang as lang_id

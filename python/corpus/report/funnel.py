@@ -11,7 +11,7 @@ from ..ledger import load_ledger
 from ..raw import current_raw
 from . import STAGES, side_prefix
 from .reading import parts_of, stage_manifest
-from .sampling import Budget, PartChoice, choose_parts
+from .sampling import Budget, choose_parts
 from .scan import scan_groups
 
 DROP_PARTS = {"filter": (side_prefix("filter"), ["filter", "rule"]), "dedup": (side_prefix("dedup"), ["reason"])}

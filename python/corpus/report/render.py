@@ -118,8 +118,8 @@ def header(d: dict) -> str:
              ("PII placeholders", n(red))]
     return (f'<header><h1>{e(c["dataset"])} {e(c["version"])}</h1><div class="sub">corpus {e(c["corpus_version"])}'
             f' · config <code>{e(c["config_sha256"][:12])}</code> · ledger <code>{e(c["ledger_ref"]["sha256"][:12])}'
-            f'</code> · {c["n_shards"]} shard(s) · built from the manifests and parts under '
-            f'<code>{e(d["root"])}</code></div></header>'
+            f'</code> · {c["n_shards"]} shard(s) · built from the manifests and parts of '
+            f'<code>corpus/{e(c["dataset"])}/{e(c["version"])}</code></div></header>'
             '<nav><a href="#funnel">Funnel</a><a href="#licences">Licences</a><a href="#filters">Filters</a>'
             '<a href="#dedup">Dedup</a><a href="#pii">PII</a><a href="#tokens">Tokens</a><a href="#samples">Samples</a>'
             '</nav><main>' + flags(lic) +

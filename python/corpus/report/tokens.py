@@ -61,7 +61,7 @@ def collect_tokens(config: Config, corpus: dict, shards: dict, budget: Budget) -
     table = shards["table"]
     sources, splits = table.column("source_id").to_pylist(), table.column("split").to_pylist()
     texts = ShardTexts(config, corpus)
-    out = {"dir": str(d), "id": m["tokenizer_id"], "others": [str(x) for x, _ in found[1:]],
+    out = {"dir": str(d), "id": m["tokenizer_id"], "others": [x.name for x, _ in found[1:]],
            "tokenizer": m["tokenizer"], "seed": m["seed"], "budgets": m["budgets"], "packages": m["packages"],
            "splits": {}, "by_source": {}, "mapping": "", "lengths": {}}
     check = []
