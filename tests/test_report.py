@@ -85,6 +85,12 @@ def test_report_renders_in_chromium_offline_with_the_manifest_funnel(run, render
     assert f"{m['n_docs']:,}" in text and f"{m['splits']['train']:,} / {m['splits']['val']:,}" in text
     for rule, n in m["filters_by_rule"].items():
         assert f"{n:,} dropped" in text or f"{n:,} documents" in text, rule
+    from corpus.report.licences import classify
+
+    for lic in m["licenses"]:  # flagged licences of the shards are named at the top of the page
+        shipped = any(lic in s["licenses_in_shards"] and s["docs"] for s in m["sources"])
+        if classify(lic)[0] in ("research-only", "unknown") and shipped:
+            assert f"{classify(lic)[0]}: {lic}" in text.split("fetched documents")[0], lic  # before the cards
     for section in ("Funnel", "Licences", "Filters", "Language mix", "Dedup", "PII", "Tokens", "Samples"):
         assert section in text
     d = m["dedup"]
@@ -146,3 +152,14 @@ def test_missing_dataset_is_one_line(tmp_path, mirror):
     path = write_config(tmp_path / "t.toml", ledger=LEDGER, sources=SOURCES, artifacts=tmp_path / "none")
     line = error_line(run_corpus("--config", path, "report"))
     assert "_MANIFEST.json" in line and "corpus run" in line
+
+
+def test_licence_flags():
+    from corpus.report.licences import classify
+
+    assert classify("LicenseRef-research-only")[0] == "research-only"
+    assert classify("CC-BY-NC-4.0")[0] == "research-only"
+    assert classify("NOASSERTION")[0] == classify("")[0] == "unknown"
+    assert classify("LicenseRef-UDHR")[0] == "unknown"          # custom terms: someone must read them
+    assert classify("LicenseRef-public-domain")[0] == classify("MIT")[0] == classify("Apache-2.0")[0] == ""
+    assert classify("CC-BY-SA-3.0")[0] == classify("CDLA-Sharing-1.0")[0] == "share-alike"
