@@ -90,7 +90,7 @@ export: $(STAMP) ## export tokens: make export ARGS="--format nanogpt"
 audit: $(STAMP)  ## re-check every manifest, checksum, count and licence
 	$(RUN) audit
 
-report: $(STAMP) ## summarise the dataset from its manifest
+report: $(STAMP) ## summarise the dataset; write reports/<dataset>/<version>/index.html
 	$(RUN) report
 
 ledger-verify: $(STAMP)  ## check every ledger row (schema, ids, checksums of local files)

@@ -210,7 +210,10 @@ def audit(c: Ctx):
 @cli.command()
 @pass_ctx
 def report(c: Ctx):
-    """Summarise the dataset: documents per stage, per source (kept, train/val, licence), what was dropped."""
+    """Summarise the dataset: documents per stage, per source (kept, train/val, licence), what was dropped.
+
+    Also writes <artifacts>/reports/<dataset>/<version>/index.html: one self-contained page (funnel, licences,
+    filter distributions, dedup, PII, tokens, samples), deterministic for a given dataset."""
     import json
 
     from .layout import CORPUS_MANIFEST
@@ -233,6 +236,9 @@ def report(c: Ctx):
                f"{d['num_perm']} perms, {d['bands']} bands), decontaminated {d['decontaminated']} "
                + str(d.get("decontaminated_by_eval", {})))
     click.echo("pii placeholders: " + ", ".join(f"{k} {m['pii'][k]}" for k in ("emails", "phones", "cards", "ips", "keys")))
+    from .report.build import build_report
+
+    click.echo(f"html report: {build_report(c.config)}")
 
 
 # ---------------------------------------------------------------- ledger

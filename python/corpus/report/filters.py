@@ -1,0 +1,182 @@
+"""Filters: for every rule, its measured value over dropped documents (every document the rule dropped:
+the value stage 03 stored in rejects/) and over kept documents. Kept documents' values are not stored, so
+they are recomputed on a seeded sample of the filter's kept output with the record-level functions of
+corpus.filters: each rule's value is what `gopher_quality` / `gopher_repetition` return when that rule's
+threshold is set so that it must fail (the earlier rules pass, as they did for a kept document) — the
+same code and definitions as the stage. Also the language mix of everything the language filter saw."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+
+from ..config import Config
+from ..filters import lang as lang_id
+from ..filters.gopher import gopher_quality, split_words
+from ..filters.repetition import gopher_repetition
+from ..filters.ppl import MODEL_FILE as PPL_MODEL, _load_lm
+from ..filters.registry import build_params, filter_order, registry
+from . import dirname, side_prefix
+from .reading import parts_of, stage_manifest, within
+from .sampling import Budget, choose_parts, sample_indices
+from .scan import read_columns
+
+DIRNAME = dirname("filter")
+STOP_WORDS_CAP = 10**9   # kept documents' stop words: every occurrence is counted
+LANG_MIX_DOCS = 20000    # language-filter rejects re-identified for the language mix (seeded sample above)
+LOG_RULES = {"gopher.min_words", "gopher.max_words", "gopher.stop_words", "ppl.threshold"}
+
+
+@dataclasses.dataclass
+class Rule:
+    key: str          # "gopher.min_words"
+    label: str        # what the value is
+    threshold: float
+    side: str         # "min": dropped below the threshold; "max": dropped above
+    measure: object   # text -> value, for kept documents (None: the value is stored for kept documents)
+
+
+def _forced(fn, params, rule: str, **changes):
+    forced = dataclasses.replace(params, **changes)
+
+    def measure(text: str):
+        failed = fn(text, forced)
+        return failed[1] if failed and failed[0] == rule else None
+    return measure
+
+
+def gopher_rules(cfg: dict) -> list[Rule]:
+    p = build_params(registry()["gopher"], cfg)
+    inf = math.inf
+
+    def ellipsis_ratio(text: str):  # shares its threshold with hash_word_ratio, so it cannot be forced alone
+        words = split_words(text)
+        return (text.count("...") + text.count("…")) / len(words) if words else 0.0
+
+    g = lambda rule, **kw: _forced(gopher_quality, p, rule, **kw)  # noqa: E731
+    return [
+        Rule("gopher.min_words", "words", p.min_words, "min", g("min_words", min_words=inf)),
+        Rule("gopher.max_words", "words", p.max_words, "max", g("max_words", max_words=-1)),
+        Rule("gopher.min_mean_word_length", "mean word length", p.min_mean_word_length, "min",
+             g("min_mean_word_length", min_mean_word_length=inf)),
+        Rule("gopher.max_mean_word_length", "mean word length", p.max_mean_word_length, "max",
+             g("max_mean_word_length", max_mean_word_length=-inf)),
+        Rule("gopher.hash_word_ratio", "'#' per word", p.max_symbol_word_ratio, "max",
+             g("hash_word_ratio", max_symbol_word_ratio=-1.0)),
+        Rule("gopher.ellipsis_word_ratio", "ellipses per word", p.max_symbol_word_ratio, "max", ellipsis_ratio),
+        Rule("gopher.bullet_lines_ratio", "bullet lines / lines", p.max_bullet_lines_ratio, "max",
+             g("bullet_lines_ratio", max_bullet_lines_ratio=-1.0)),
+        Rule("gopher.ellipsis_lines_ratio", "lines ending in … / lines", p.max_ellipsis_lines_ratio, "max",
+             g("ellipsis_lines_ratio", max_ellipsis_lines_ratio=-1.0)),
+        Rule("gopher.alpha_words_ratio", "words with a letter / words", p.min_alpha_words_ratio, "min",
+             g("alpha_words_ratio", min_alpha_words_ratio=inf)),
+        Rule("gopher.stop_words", "stop word occurrences", p.min_stop_words, "min",
+             g("stop_words", min_stop_words=STOP_WORDS_CAP)),
+    ]
+
+
+def repetition_rules(cfg: dict) -> list[Rule]:
+    p = build_params(registry()["repetition"], cfg)
+    r = lambda rule, **kw: _forced(gopher_repetition, p, rule, **kw)  # noqa: E731
+    rules = [Rule(f"repetition.{name}", label, getattr(p, name), "max", r(name, **{name: -1.0}))
+             for name, label in (("dup_para_frac", "duplicated paragraphs / paragraphs"),
+                                 ("dup_para_char_frac", "chars in duplicated paragraphs"),
+                                 ("dup_line_frac", "duplicated lines / lines"),
+                                 ("dup_line_char_frac", "chars in duplicated lines"))]
+    for field, fmt, label in (("top_ngram_char_frac", "top_{n}gram_char_frac", "chars of the top {n}-gram"),
+                              ("dup_ngram_char_frac", "dup_{n}gram_char_frac", "chars in duplicated {n}-grams")):
+        pairs = getattr(p, field)
+        for i, (n, mx) in enumerate(pairs):
+            forced = tuple((m, -1.0 if j == i else f) for j, (m, f) in enumerate(pairs))
+            name = fmt.format(n=n)
+            rules.append(Rule(f"repetition.{name}", label.format(n=n), mx, "max", r(name, **{field: forced})))
+    return rules
+
+
+def all_rules(config: Config, lm=None) -> dict[str, list[Rule]]:
+    f = config["filters"]
+    out: dict[str, list[Rule]] = {}
+    on = lambda name: f.get(name, {}).get("enabled", False)  # noqa: E731
+    if on("lang"):
+        out["lang"] = [Rule("lang.min_score", "language-ID score of the top language", f["lang"]["min_score"],
+                            "min", None)]
+    if on("gopher"):
+        out["gopher"] = gopher_rules(f["gopher"])
+    if on("repetition"):
+        out["repetition"] = repetition_rules(f["repetition"])
+    if on("ppl") and lm is not None:
+        out["ppl"] = [Rule("ppl.threshold", "perplexity under the reference n-gram model", f["ppl"]["threshold"],
+                           "max", lm.perplexity)]
+    return {k: out[k] for k in filter_order(f) if k in out}
+
+
+def collect_filters(config: Config, budget: Budget) -> dict:
+    m = stage_manifest(config, DIRNAME)
+    lm = None
+    model = [p for p in m["parts"] if p["name"] == PPL_MODEL]
+    if config["filters"].get("ppl", {}).get("enabled") and model:
+        lm = _load_lm(str(config.stage_dir(DIRNAME) / PPL_MODEL), model[0]["sha256"])
+    rules = all_rules(config, lm)
+    # dropped: every reject's stored value
+    dropped: dict[str, list[float]] = {}
+    rejects = parts_of(m, side_prefix("filter"))
+    verify = within(rejects, budget)
+    for p in rejects:
+        t = read_columns(config, DIRNAME, p, ["filter", "rule", "value"], verify=verify)
+        for f, r, v in zip(t.column("filter").to_pylist(), t.column("rule").to_pylist(), t.column("value").to_pylist()):
+            dropped.setdefault(f"{f}.{r}", []).append(v)
+    # kept: a seeded sample of the filter's output, measured again
+    kept_parts = parts_of(m)
+    choice = choose_parts(kept_parts, budget, "filters:kept")
+    counts = [p["rows"] for p in choice.parts]
+    picks = sample_indices(sum(counts), budget.kept_sample, budget, "filters:kept")
+    texts, scores = [], []
+    start = 0
+    for p, n in zip(choice.parts, counts):
+        mine = [i - start for i in picks if start <= i < start + n]
+        start += n
+        if mine:
+            t = read_columns(config, DIRNAME, p, ["text", "lang_score"]).take(mine)
+            texts += t.column("text").to_pylist()
+            scores += t.column("lang_score").to_pylist()
+    kept: dict[str, list[float]] = {}
+    for group in rules.values():
+        for rule in group:
+            if rule.key == "lang.min_score":
+                kept[rule.key] = [float(s) for s in scores]
+            else:
+                vals = [rule.measure(t) for t in texts]
+                kept[rule.key] = [float(v) for v in vals if v is not None]
+    return {"rules": rules, "kept": kept, "dropped": dropped, "kept_sample": len(texts),
+            "kept_total": m["counts"]["docs_out"], "sample_note": choice.note(),
+            "by_rule": m["counts"].get("dropped_by_rule", {}), "lang": language_mix(config, m, budget)}
+
+
+def language_mix(config: Config, m: dict, budget: Budget) -> dict | None:
+    """Documents the language filter saw, by language: passed (kept language, score ≥ min_score), dropped
+    as another language, dropped as undetermined (top language below min_score, re-identified here)."""
+    if not config["filters"].get("lang", {}).get("enabled"):
+        return None
+    model = lang_id.load_model(config["filters"]["lang"].get("model", ""))
+    rows = []
+    rejects = parts_of(m, side_prefix("filter"))
+    verify = within(rejects, budget)
+    for p in rejects:
+        t = read_columns(config, DIRNAME, p, ["filter", "rule", "source_id", "text"], verify=verify,
+                         filters=[("filter", "=", "lang")])
+        rows += zip(t.column("rule").to_pylist(), t.column("source_id").to_pylist(), t.column("text").to_pylist())
+    picks = sample_indices(len(rows), LANG_MIX_DOCS, budget, "lang-mix")
+    scale = len(rows) / len(picks) if picks else 1.0
+    langs: dict[str, dict] = {}
+    for i in picks:
+        rule, sid, text = rows[i]
+        lang, _ = lang_id.detect(text, model)
+        e = langs.setdefault(lang, {"other": 0, "und": 0, "sources": {}})
+        e["other" if rule == "keep" else "und"] += 1
+        e["sources"][sid] = e["sources"].get(sid, 0) + 1
+    passed = m["counts"]["docs_in"] - len(rows)
+    keep = config["filters"]["lang"]["keep"]
+    by_lang_passed = {keep[0] if len(keep) == 1 else "+".join(keep): passed}
+    return {"langs": langs, "passed": by_lang_passed, "rejects": len(rows), "measured": len(picks),
+            "estimated": scale != 1.0, "min_score": config["filters"]["lang"]["min_score"], "keep": keep}

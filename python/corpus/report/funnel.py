@@ -1,0 +1,92 @@
+"""The funnel: documents and characters in and out of every stage, per source, with each drop reason.
+
+Documents are exact (manifests, and every part's key columns); characters are len() of the texts each
+stage wrote, measured in every part or, above the byte budget, in a seeded sample of parts (estimates)."""
+
+from __future__ import annotations
+
+from ..config import Config
+from ..jsonl import read_zst_jsonl
+from ..ledger import load_ledger
+from ..raw import current_raw
+from . import STAGES, side_prefix
+from .reading import parts_of, stage_manifest
+from .sampling import Budget, choose_parts
+from .scan import scan_groups
+
+DROP_PARTS = {"filter": (side_prefix("filter"), ["filter", "rule"]), "dedup": (side_prefix("dedup"), ["reason"])}
+
+
+def _raw(config: Config, sources: list[str], budget: Budget) -> dict:
+    ledger = load_ledger(config.ledger_path)
+    rows = []
+    for sid in sources:
+        d, m = current_raw(config, ledger[sid])  # verifies every raw part's sha256
+        rows += [(sid, d, p, m["counts"]) for p in m["parts"]]
+    choice = choose_parts([p for _, _, p, _ in rows], budget, "raw")
+    chosen = {id(p) for p in choice.parts}
+    out, drops, seen = {}, {}, set()
+    for sid, d, p, counts in rows:
+        s = out.setdefault(sid, {"docs": 0, "chars": 0, "estimated": False, "_measured": 0})
+        s["docs"] += p["rows"]
+        if id(p) in chosen:
+            s["chars"] += sum(len(r["text"]) for r in read_zst_jsonl(d / p["name"]))
+            s["_measured"] += p["rows"]
+        if sid not in seen:
+            seen.add(sid)
+            s["docs_in"] = counts["docs_in"]
+            if counts.get("skipped_empty"):
+                drops[("fetch", "empty")] = {**drops.get(("fetch", "empty"), {}),
+                                             sid: {"docs": counts["skipped_empty"], "chars": 0, "estimated": False}}
+    for s in out.values():
+        m = s.pop("_measured")
+        if m != s["docs"]:
+            s["chars"] = round(s["chars"] * s["docs"] / m) if m else None
+            s["estimated"] = True
+    return {"name": "fetch", "label": "raw (01 fetch)", "out": out, "drops": drops, "note": choice.note(),
+            "docs_in": sum(s.pop("docs_in") for s in out.values())}
+
+
+def collect_funnel(config: Config, corpus: dict, shards: dict, budget: Budget) -> dict:
+    """{"stages": [{name, label, docs_in, out: {source: {docs, chars, estimated}}, drops: {(filter, rule):
+    {source: {...}}}, note}], "sources": [...]}; `shards` is the shards' per-source table from collect_shards."""
+    sources = list(config["dataset"]["sources"])
+    stages = [_raw(config, sources, budget)]
+    for name, dirname in STAGES:
+        m = stage_manifest(config, dirname)
+        parts = parts_of(m)
+        choice = choose_parts(parts, budget, f"{name}:out")
+        out = {k[0]: v for k, v in scan_groups(config, dirname, parts, choice, ["source_id"]).items()}
+        drops: dict = {}
+        notes = [choice.note()]
+        if name in DROP_PARTS:
+            prefix, keys = DROP_PARTS[name]
+            dparts = parts_of(m, prefix)
+            dchoice = choose_parts(dparts, budget, f"{name}:drops")
+            notes.append(dchoice.note() and f"drops: {dchoice.note()}")
+            for k, v in scan_groups(config, dirname, dparts, dchoice, ["source_id", *keys]).items():
+                reason = (name, k[1]) if len(k) == 2 else (k[1], k[2])
+                drops.setdefault(reason, {})[k[0]] = v
+        by_source = m["counts"].get("by_source", {})
+        for sid, c in by_source.items():   # documents dropped without a drop part (normalize: empty texts)
+            gone = c["docs_in"] - c["docs_out"] - sum(d.get(sid, {}).get("docs", 0) for d in drops.values())
+            if gone > 0:
+                drops.setdefault((name, "empty"), {})[sid] = {"docs": gone, "chars": None, "estimated": False}
+        stages.append({"name": name, "label": f"{dirname[:2]} {name}", "out": out, "drops": drops,
+                       "docs_in": m["counts"]["docs_in"], "docs_out": m["counts"]["docs_out"],
+                       "note": "; ".join(n for n in notes if n)})
+    stages.append({"name": "shard", "label": "06 shards", "docs_in": corpus["docs_per_stage"]["pii"]["out"],
+                   "docs_out": corpus["n_docs"], "drops": {}, "note": "",
+                   "out": {sid: {"docs": s["docs"], "chars": s["chars"], "estimated": False}
+                           for sid, s in shards["by_source"].items()}})
+    for s in stages:
+        s.setdefault("docs_out", sum(v["docs"] for v in s["out"].values()))
+        s["chars_out"] = _total(s["out"].values())
+    return {"stages": stages, "sources": sources}
+
+
+def _total(values) -> dict:
+    vals = list(values)
+    chars = [v["chars"] for v in vals]
+    return {"chars": None if any(c is None for c in chars) else sum(chars),
+            "estimated": any(v["estimated"] for v in vals)}

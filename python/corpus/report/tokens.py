@@ -1,0 +1,102 @@
+"""Token streams: tokens per split and source, dtype, files, tokenizer facts, document lengths (.idx).
+
+The streams hold documents in a seeded permutation (stage 07), so a document's source is recovered by
+replaying that permutation over the shards' rows of the split; the mapping is checked by re-encoding a
+seeded handful of documents and comparing their lengths with the .idx, and dropped when it does not hold."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import numpy as np
+
+from ..atomic import sha256_file
+from ..config import Config
+from ..errors import CorpusError
+from ..layout import TOKENS_MANIFEST as MANIFEST, tokens_root
+from ..stages.tokenize import SPLITS
+from ..tokens.plan import permutation
+from ..tokens.megatron import MegatronIndex
+from .sampling import Budget, sample_indices
+from .shards import ShardTexts
+
+CHECKED_DOCS = 4
+
+
+def find_token_dirs(config: Config) -> list:
+    """Token directories made from the current corpus manifest, by name."""
+    root = tokens_root(config)
+    corpus_sha = hashlib.sha256((config.dataset_dir / "_MANIFEST.json").read_bytes()).hexdigest()
+    found = []
+    for d in sorted(root.iterdir()) if root.is_dir() else []:
+        if d.is_dir() and (d / MANIFEST).is_file():
+            m = json.loads((d / MANIFEST).read_text())
+            if m.get("corpus_manifest_sha256") == corpus_sha:
+                found.append((d, m))
+    return found
+
+
+def _lengths(d, split_info: dict) -> np.ndarray:
+    out = []
+    for f in split_info["files"]:
+        idx = d / f["idx"]
+        if not idx.is_file():
+            raise CorpusError(f"{idx}: listed in {d / MANIFEST} but missing")
+        if sha256_file(idx) != f["idx_sha256"]:
+            raise CorpusError(f"{idx}: sha256 mismatch: expected {f['idx_sha256']}")
+        index = MegatronIndex(d / f["idx"].removesuffix(".idx"))
+        if index.n_docs != f["docs"] or index.n_tokens != f["tokens"]:
+            raise CorpusError(f"{idx}: {index.n_docs} docs / {index.n_tokens} tokens, manifest says "
+                              f"{f['docs']} / {f['tokens']}")
+        out.append(np.asarray(index.lengths, dtype=np.int64))
+    return np.concatenate(out) if out else np.zeros(0, np.int64)
+
+
+def collect_tokens(config: Config, corpus: dict, shards: dict, budget: Budget) -> dict | None:
+    found = find_token_dirs(config)
+    if not found:
+        return None
+    d, m = found[0]
+    table = shards["table"]
+    sources, splits = table.column("source_id").to_pylist(), table.column("split").to_pylist()
+    texts = ShardTexts(config, corpus)
+    out = {"dir": str(d), "id": m["tokenizer_id"], "others": [x.name for x, _ in found[1:]],
+           "tokenizer": m["tokenizer"], "seed": m["seed"], "budgets": m["budgets"], "packages": m["packages"],
+           "splits": {}, "by_source": {}, "mapping": "", "lengths": {}}
+    check = []
+    for split in SPLITS:
+        info = m["splits"][split]
+        lengths = _lengths(d, info)
+        rows = [i for i, s in enumerate(splits) if s == split]  # the split's documents in shard order
+        out["splits"][split] = {"docs": info["docs"], "tokens": info["tokens"], "files": len(info["files"]),
+                                "bin_bytes": sum(f["bin_bytes"] for f in info["files"]),
+                                "max_doc": int(lengths.max()) if len(lengths) else 0,
+                                "median_doc": float(np.median(lengths)) if len(lengths) else 0.0}
+        out["lengths"][split] = lengths
+        order = permutation(m["seed"], split, len(rows))[: len(lengths)] if len(lengths) <= len(rows) else None
+        if order is None:
+            out["mapping"] = f"{split}: the streams hold more documents than the shards' {split} split"
+            continue
+        for k in sample_indices(len(order), CHECKED_DOCS, budget, f"tokens:{split}"):
+            check.append((rows[int(order[k])], int(lengths[k])))
+        per = out["by_source"]
+        for row, n in zip(np.asarray(rows, dtype=np.int64)[order].tolist(), lengths.tolist()):
+            s = per.setdefault(sources[row], {"train": 0, "val": 0, "train_docs": 0, "val_docs": 0})
+            s[split] += n
+            s[f"{split}_docs"] += 1
+    if not out["mapping"]:
+        from tokenizers import Tokenizer
+
+        tok = Tokenizer.from_file(str(d / m["tokenizer"]["file"]))
+        for row, n in check:
+            text = texts.text(shards["shard_of"][row], shards["row_of"][row])
+            got = len(tok.encode(text, add_special_tokens=False).ids) + 1
+            if got != n:
+                out["mapping"] = (f"re-encoding shard row {row} gives {got} tokens, the stream says {n}: the "
+                                  f"stream order is not the replayed permutation")
+                break
+    if out["mapping"]:
+        out["by_source"] = {}
+    out["checked_docs"] = len(check)
+    return out
