@@ -22,7 +22,9 @@ from ..checksums import read_verified
 from ..config import Config
 from ..dedup.decide import KEEP, REASON_NAMES, decide, row_ranks
 from ..dedup.decontam import EvalIndex, index_from_bytes, index_to_bytes
+from ..dedup.published import COMPATIBLE, PublishedIndex, index_bytes
 from ..dedup.minhash import MinHasher, band_keys
+from ..dedup.verify import ShingleSets, signatures_and_sets
 from ..errors import CorpusError
 from ..ledger import load_ledger, select
 from ..parts import read_table, validate_columns, write_table
@@ -33,6 +35,7 @@ from . import STAGE, input_columns
 log = logging.getLogger(__name__)
 ME = STAGE["dedup"]
 EVAL_INDEX = "eval-index.npz"
+INDEX_DIR = "index"  # the kept documents' digests, band keys and shingle sets, for later versions' `against`
 IN_COLUMNS = input_columns("dedup")
 DROPPED_COLUMNS = ME.side.columns
 
@@ -103,9 +106,15 @@ def sign_part(u: SignUnit) -> dict:
     work = [_save(u.staging, f"{u.key}.sha.npy", digests)]
     d = u.dedup
     if d["near"]:
-        sigs = _hasher(d["num_perm"], d["seed"], d["ngram_words"]).signatures(texts)
-        work += [_save(u.staging, f"{u.key}.sig.npy", sigs),
-                 _save(u.staging, f"{u.key}.bands.npy", band_keys(sigs, d["bands"]))]
+        hasher = _hasher(d["num_perm"], d["seed"], d["ngram_words"])
+        if d["verify"] == "exact":  # the shingle sets confirm candidates; the signatures only make bands
+            sigs, sets = signatures_and_sets(hasher, texts)
+            work += [_save(u.staging, f"{u.key}.sets.npy", sets.flat),
+                     _save(u.staging, f"{u.key}.setoffsets.npy", sets.offsets)]
+        else:
+            sigs = hasher.signatures(texts)
+            work.append(_save(u.staging, f"{u.key}.sig.npy", sigs))
+        work.append(_save(u.staging, f"{u.key}.bands.npy", band_keys(sigs, d["bands"])))
     matches = []
     if u.eval_index is not None:
         index = _eval_index(*u.eval_index)
@@ -127,6 +136,7 @@ class ApplyUnit:
     cluster: np.ndarray       # minhash_cluster of each row
     reason: np.ndarray        # decision code of each row
     duplicate_of: dict        # row -> kept id (exact and near drops)
+    overlap: dict             # row -> (shared shingles, union size) with the document it duplicates
     decontam: dict            # row -> (eval source, matched n-gram)
     out_dir: Path
 
@@ -145,10 +155,14 @@ def apply_part(u: ApplyUnit) -> dict:
         "duplicate_of": pa.array([u.duplicate_of.get(i) for i in dropped_rows], pa.string()),
         "eval_source": pa.array([u.decontam.get(i, no_match)[0] for i in dropped_rows], pa.string()),
         "matched_ngram": pa.array([u.decontam.get(i, no_match)[1] for i in dropped_rows], pa.string()),
+        "jaccard": pa.array([u.overlap[i][0] / u.overlap[i][1] if i in u.overlap and u.overlap[i][1] else None
+                             for i in dropped_rows], pa.float64()),
+        "shared_shingles": pa.array([u.overlap[i][0] if i in u.overlap else None for i in dropped_rows], pa.int64()),
         "text": table.column("text").take(take)}, schema=pa.schema(list(DROPPED_COLUMNS.items())))
     side = f"{ME.side.dirname}/{u.key}.parquet"
     (u.out_dir / ME.side.dirname).mkdir(exist_ok=True)
-    parts = [write_table(kept, u.out_dir / f"{u.key}.parquet"), write_table(dropped, u.out_dir / side)]
+    parts = [write_table(kept, u.out_dir / f"{u.key}.parquet"), write_table(dropped, u.out_dir / side),
+             _write_index(u, kept.column("id").to_pylist(), keep)]
     parts[1]["name"] = side
     by_source: dict[str, dict[str, int]] = {}
     for sid, k in zip(table.column("source_id").to_pylist(), keep.tolist()):
@@ -159,8 +173,47 @@ def apply_part(u: ApplyUnit) -> dict:
     counts = {"docs_in": table.num_rows, "docs_out": kept.num_rows,
               "dropped": {name: int(np.sum(u.reason == code)) for code, name in REASON_NAMES.items()},
               "decontam_by_eval": {e: evals.count(e) for e in sorted(set(evals))}, "by_source": by_source,
-              "near_marked": int(np.sum(keep & (u.cluster != u.own_rank)))}
+              "near_marked": int(np.sum(keep & (u.cluster != u.own_rank))),
+              "published_duplicates": sum(1 for v in u.duplicate_of.values() if "/" in v.split(":")[0])}
     return {"key": u.key, "parts": parts, "counts": counts}
+
+
+def _write_index(u: ApplyUnit, ids: list[str], keep: np.ndarray) -> dict:
+    """index/<key>.npz: the kept documents' ids, digests and (with near dedup) band keys and sets."""
+    work = u.out_dir / "_work"
+    rows = np.flatnonzero(keep)
+    bands = sets = None
+    if (work / f"{u.key}.setoffsets.npy").is_file():
+        bands = np.load(work / f"{u.key}.bands.npy")[rows]
+        flat, sizes = ShingleSets.load(work / u.key).gather(rows)
+        sets = ShingleSets(flat, np.concatenate(([0], np.cumsum(sizes))).astype(np.int64))
+    data = index_bytes(ids, np.load(work / f"{u.key}.sha.npy")[rows], bands, sets)
+    name = f"{INDEX_DIR}/{u.key}.npz"
+    (u.out_dir / INDEX_DIR).mkdir(exist_ok=True)
+    write_bytes(u.out_dir / name, data)
+    return {"name": name, "sha256": sha256_bytes(data), "rows": len(ids), "bytes": len(data)}
+
+
+def published_indexes(config: Config, d: dict) -> tuple[list[tuple[str, Path, list[dict]]], list[dict]]:
+    """For each `[dedup] against` version: (name, its dedup dir, its index parts), and the input refs."""
+    out, refs = [], []
+    for name in d["against"]:
+        dataset, version = name.split("/")
+        directory = config.artifacts / "corpus" / dataset / version / "stages" / ME.dirname
+        if (dataset, version) == (config.dataset, config.version):
+            raise CorpusError(f"{config.path}: dedup.against: '{name}' is this dataset version itself")
+        manifest, ref = published_stage(config, directory, "dedup")
+        theirs = manifest["params"]["dedup"]
+        differ = [k for k in COMPATIBLE if theirs.get(k) != d[k]]
+        if differ:
+            raise CorpusError(f"{directory / 'stages'}: dedup.against '{name}' was deduplicated with another "
+                              f"{differ[0]} ({theirs.get(differ[0])}, this config has {d[differ[0]]})")
+        parts = [p for p in manifest["parts"] if p["name"].startswith(INDEX_DIR + "/")]
+        if not parts:
+            raise CorpusError(f"{directory}: dedup.against '{name}' has no index/ (made by an older corpus)")
+        out.append((name, directory, parts))
+        refs.append(ref)
+    return out, refs
 
 
 # ---------------------------------------------------------------- the stage
@@ -176,6 +229,7 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
     params = {"dedup": d, "decontam": config["decontam"], "eval_sha256": {r["source_id"]: r["sha256"] for r in evals}}
     parts = [(src / p["name"], p) for p in manifest["parts"] if p["name"].startswith("part-")]
     keys = [p["name"].removesuffix(".parquet") for _, p in parts]
+    against, against_refs = published_indexes(config, d)
 
     def sign_units(ctx: PhaseContext) -> list[SignUnit]:
         return [SignUnit(k, path, p["sha256"], d, ctx.state["eval_index"], ctx.staging)
@@ -185,7 +239,9 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
         signed = ctx.results["signatures"]
         offsets = np.cumsum([0] + [s["rows"] for s in signed])
         rank, ids = row_ranks([path for path, _ in parts])
-        dec = decide([s["decontam"] for s in signed], rank, offsets, ctx.work, keys, d)
+        indexes = [PublishedIndex.from_files(name, [read_verified(directory / p["name"], p["sha256"]) for p in files])
+                   for name, directory, files in against]
+        dec = decide([s["decontam"] for s in signed], rank, offsets, ctx.work, keys, d, indexes)
         by_rank = np.empty(len(rank), dtype=np.int64)
         by_rank[rank] = np.arange(len(rank))
         log.info("dedup: %d docs, %d confirmed near-duplicate edges, %d multi-document clusters", len(rank),
@@ -195,14 +251,18 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
             r = rank[offsets[i]:offsets[i + 1]]
             rows = np.flatnonzero(dec.duplicate_of[r] >= 0)
             dup_ids = ids.take(pa.array(by_rank[dec.duplicate_of[r[rows]]])).to_pylist() if len(rows) else []
+            duplicate_of = dict(zip(rows.tolist(), dup_ids))
+            duplicate_of.update({row: dec.published[x] for row, x in enumerate(r.tolist()) if x in dec.published})
             matches = {row: tuple(dec.decontam[x]) for row, x in enumerate(r.tolist()) if x in dec.decontam}
-            units.append(ApplyUnit(k, path, p["sha256"], r, dec.roots[r], dec.reason[r],
-                                   dict(zip(rows.tolist(), dup_ids)), matches, ctx.staging))
+            overlap = {row: dec.overlap[x] for row, x in enumerate(r.tolist()) if x in dec.overlap}
+            units.append(ApplyUnit(k, path, p["sha256"], r, dec.roots[r], dec.reason[r], duplicate_of, overlap,
+                                   matches, ctx.staging))
         ctx.state["apply_units"] = units
 
     phases = [Step("eval-index", eval_index_step), Map("signatures", sign_units, sign_part),
               Step("decide", decide_step), Map("apply", lambda ctx: ctx.state["apply_units"], apply_part)]
-    return [Job("dedup", ME.path(config), {"config_sha256": config.sha256, "params": params, "inputs": [ref]},
+    return [Job("dedup", ME.path(config), {"config_sha256": config.sha256, "params": params,
+                                           "inputs": [ref, *against_refs]},
                 phases, dataset=config.dataset, version=config.version)]
 
 
