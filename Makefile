@@ -9,6 +9,7 @@ CORPUS  := $(VENV)/bin/corpus
 CONFIG  ?= configs/demo.toml
 WORKERS ?=
 ARGS    ?=
+ID      ?=
 RUN     := $(CORPUS) --config $(CONFIG)
 STAGE_ARGS := $(if $(WORKERS),--workers $(WORKERS)) $(ARGS)
 STAMP   := $(VENV)/.installed
@@ -16,7 +17,7 @@ LOCK    := requirements.lock
 LOCK_NODEPS := requirements-nodeps.lock
 UV_VERSION := 0.13.9
 
-.PHONY: setup lock golden demo all test bench fetch normalize filter rejects dedup pii shards tokens export audit report ledger-verify clean help
+.PHONY: setup lock golden demo all test bench fetch normalize filter rejects dedup pii shards tokens export why audit report ledger-verify clean help
 
 help:            ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 16
@@ -86,6 +87,9 @@ tokens: $(STAMP) ## stage 07: token streams (.bin + Megatron .idx) for the train
 
 export: $(STAMP) ## export tokens: make export ARGS="--format nanogpt"
 	$(RUN) export $(ARGS)
+
+why: $(STAMP)    ## one document's path through every stage: make why ID=<source_id>:<k>
+	$(RUN) why $(ID) $(ARGS)
 
 audit: $(STAMP)  ## re-check every manifest, checksum, count and licence
 	$(RUN) audit

@@ -17,7 +17,7 @@ from corpus.dedup.minhash import shingles
 from corpus.errors import CorpusError
 from corpus.pipeline import run_all
 from corpus.stages import run_stage
-from conftest import ledger_rows, mirror_file, write_config, write_ledger
+from conftest import ledger_rows, mirror_file, run_corpus, write_config, write_ledger
 
 THRESHOLD = 0.8
 
@@ -90,6 +90,11 @@ def test_v2_against_published_v1_drops_what_an_independent_check_finds(tmp_path,
     assert dropped == expected
     manifest = json.loads((v2.stage_dir("04-dedup") / "_STAGE.json").read_text())
     assert manifest["counts"]["published_duplicates"] == len(expected)
+    near = sorted(i for i, (kind, _) in expected.items() if kind == "near")[0]
+    proc = run_corpus("--config", v2.path, "why", near, "--json", check=True)
+    step = {s["stage"]: s for s in json.loads(proc.stdout)}["dedup"]
+    assert step["reason"] == "near" and step["duplicate_of"] == f"t/v1:{expected[near][1]}"
+    assert step["jaccard"] >= THRESHOLD and step["shared_shingles"] > 0
     v1_dedup = "corpus/t/v1/stages/04-dedup/_STAGE.json"
     assert v1_dedup in [i["path"] for i in manifest["inputs"]]  # a changed v1 makes v2 stale
 

@@ -157,6 +157,28 @@ def rejects(c: Ctx, stage, filter_name, rule, source, per_rule, width):
 
 
 @cli.command()
+@click.argument("doc_id", metavar="ID")
+@click.option("--json", "as_json", is_flag=True, help="One JSON array of steps (for scripts).")
+@pass_ctx
+def why(c: Ctx, doc_id, as_json):
+    """One document's path through every stage: its raw part and line, what each filter measured and
+    which rule dropped it (value, threshold), its duplicate (kept id, exact Jaccard, shared shingles) or
+    the eval set and n-gram it shares, the PII placeholders inserted, its shard, row and split, and its
+    token part and offset. Read from the manifests and parts only."""
+    import json
+
+    from .why import describe, trace
+
+    steps = trace(c.config, doc_id)
+    if as_json:
+        click.echo(json.dumps(steps, indent=2, ensure_ascii=False))
+    else:
+        click.echo(f"{doc_id}:")
+        for line in describe(steps):
+            click.echo(f"  {line}")
+
+
+@cli.command()
 @click.option("--format", "fmt", type=click.Choice(["nanogpt", "llmc", "datatrove", "mds"]), required=True)
 @click.option("--tokens", "tokens_dir", default=None, metavar="DIR",
               help="Token streams to export (default: the only one of the dataset).")
