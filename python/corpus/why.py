@@ -86,6 +86,17 @@ def _raw_step(config: Config, row: dict, k: int) -> dict:
     raise CorpusError(f"'{row['source_id']}:{k}': the source has {start} documents (ids run from 0 to {start - 1})")
 
 
+def _kept_or_side(found: tuple[Path, dict], stage: str, doc_id: str):
+    """(the kept row, None) or (None, the row of the stage's side output that says why it was dropped)."""
+    kept = _find_row(*found, doc_id)
+    if kept is not None:
+        return kept, None
+    side = _find_row(*found, doc_id, prefix=STAGE[stage].side.dirname + "/")
+    if side is None:
+        raise CorpusError(f"{found[0] / STAGE_FILE}: '{doc_id}' is neither kept nor dropped (run `corpus audit`)")
+    return None, side
+
+
 def _stage_dir(config: Config, name: str) -> tuple[Path, dict] | None:
     d = STAGE[name].path(config)
     m = read_stage_manifest(d)
@@ -112,36 +123,29 @@ def trace(config: Config, doc_id: str) -> list[dict]:
     found = _stage_dir(config, "filter")
     if found is None:
         return steps + [{"stage": "filter", "status": "not run"}]
-    hit = _find_row(*found, doc_id)
-    if hit is None:
-        rej = _find_row(*found, doc_id, prefix=STAGE["filter"].side.dirname + "/")
-        if rej is None:
-            raise CorpusError(f"{found[0] / STAGE_FILE}: '{doc_id}' is neither kept nor rejected (run `corpus audit`)")
-        r = rej[2]
-        key = f"{r['filter']}.{r['rule']}"
+    kept, side = _kept_or_side(found, "filter", doc_id)
+    if kept is None:
+        r = side[2]
         return steps + [{"stage": "filter", "status": "dropped", "filter": r["filter"], "rule": r["rule"],
-                         "value": r["value"], "threshold": _thresholds(found[1]["params"]["filters"]).get(key),
-                         "part": rej[0], "row": rej[1]}]
-    steps.append({"stage": "filter", "status": "kept", "lang": hit[2]["lang"], "lang_score": hit[2]["lang_score"],
-                  "part": hit[0], "row": hit[1]})
+                         "value": r["value"], "part": side[0], "row": side[1],
+                         "threshold": _thresholds(found[1]["params"]["filters"]).get(f"{r['filter']}.{r['rule']}")}]
+    steps.append({"stage": "filter", "status": "kept", "lang": kept[2]["lang"], "lang_score": kept[2]["lang_score"],
+                  "part": kept[0], "row": kept[1]})
 
     found = _stage_dir(config, "dedup")
     if found is None:
         return steps + [{"stage": "dedup", "status": "not run"}]
-    hit = _find_row(*found, doc_id)
-    if hit is None:
-        drop = _find_row(*found, doc_id, prefix=STAGE["dedup"].side.dirname + "/")
-        if drop is None:
-            raise CorpusError(f"{found[0] / STAGE_FILE}: '{doc_id}' is neither kept nor dropped (run `corpus audit`)")
-        r = drop[2]
-        step = {"stage": "dedup", "status": "dropped", "reason": r["reason"], "part": drop[0], "row": drop[1]}
+    kept, side = _kept_or_side(found, "dedup", doc_id)
+    if kept is None:
+        r = side[2]
+        step = {"stage": "dedup", "status": "dropped", "reason": r["reason"], "part": side[0], "row": side[1]}
         if r["reason"] == "decontam":
             step.update(eval_source=r["eval_source"], matched_ngram=r["matched_ngram"])
         else:
             step.update(duplicate_of=r["duplicate_of"], jaccard=r.get("jaccard"), shared_shingles=r.get("shared_shingles"))
         return steps + [step]
-    steps.append({"stage": "dedup", "status": "kept", "minhash_cluster": hit[2]["minhash_cluster"],
-                  "part": hit[0], "row": hit[1]})
+    steps.append({"stage": "dedup", "status": "kept", "minhash_cluster": kept[2]["minhash_cluster"],
+                  "part": kept[0], "row": kept[1]})
 
     found = _stage_dir(config, "pii")
     if found is None:
