@@ -842,6 +842,18 @@ def _group(sizes: list[int], unit: int) -> list[tuple[int, int]]:
     return groups
 
 
+def _open_zip(path, url: str) -> zipfile.ZipFile:
+    try:
+        return zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as e:
+        raise CorpusError(f"{url}: not a readable zip archive: {e}") from None
+
+
+def _zip_files(zf: zipfile.ZipFile) -> list[zipfile.ZipInfo]:
+    """The archive's files (no directories) in path order: the order documents are read in."""
+    return sorted((i for i in zf.infolist() if not i.is_dir()), key=lambda i: i.filename)
+
+
 def plan_ranges(path: Path, row: dict, unit_bytes: int) -> list[Range]:
     """The fetch units of a source: they depend only on the file and `unit_bytes`, never on workers.
 
@@ -856,13 +868,8 @@ def plan_ranges(path: Path, row: dict, unit_bytes: int) -> list[Range]:
     compression, archive = compression_of(name), archive_of(name)
     whole = [Range(0, "whole")]
     if archive == "zip":
-        try:
-            zf = zipfile.ZipFile(path)
-        except (zipfile.BadZipFile, OSError) as e:
-            raise CorpusError(f"{row['url']}: not a readable zip archive: {e}") from None
-        with zf:
-            infos = sorted((i for i in zf.infolist() if not i.is_dir()), key=lambda i: i.filename)
-            members = [(safe_member_name(i.filename, row["url"]), i.compress_size) for i in infos]
+        with _open_zip(path, row["url"]) as zf:
+            members = [(safe_member_name(i.filename, row["url"]), i.compress_size) for i in _zip_files(zf)]
         return _member_ranges(members, row, unit_bytes)
     if archive == "tar":
         if compression:
@@ -927,13 +934,8 @@ def read_documents(path: Path, row: dict, rng: Range | None = None, *,
         raise ValueError(f"{url}: a {kind!r} range does not fit this source (plan it with plan_ranges)")
 
     if archive == "zip":
-        try:
-            zf = zipfile.ZipFile(path)
-        except (zipfile.BadZipFile, OSError) as e:
-            raise CorpusError(f"{url}: not a readable zip archive: {e}") from None
-        with zf:
-            infos = sorted((i for i in zf.infolist() if not i.is_dir()), key=lambda i: i.filename)
-            for info in infos:
+        with _open_zip(path, url) as zf:
+            for info in _zip_files(zf):
                 member = safe_member_name(info.filename, url)
                 if not wanted(member) or (only is not None and member not in only):
                     continue
