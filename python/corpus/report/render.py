@@ -318,7 +318,7 @@ def dedup(d: dict, red) -> str:
         hits = []
         for r in x["decontam"]:
             text = first_lines(red[x["keys"][r["id"]]], w)
-            hits.append([f"<code>{e(r['id'])}</code>", f"<code>{e(r['eval_source'])}</code>",
+            hits.append([f"{doc_id(r['id'])}", f"<code>{e(r['eval_source'])}</code>",
                          f"<mark>{e(r['matched_ngram'])}</mark>", e(text)])
         more = x["decontam_total"] - len(x["decontam"])
         out.append(table(["document", "eval set", "matched n-gram", "document's first lines"], hits) +
@@ -335,7 +335,7 @@ def pii(d: dict) -> str:
     rows.append(["<b>total (stage 05 manifest)</b>", *[f"<b>{n(x['totals'].get(t, 0))}</b>" for t in types],
                  f"<b>{n(sum(x['totals'].values()))}</b>"])
     snippets = "".join(
-        f'<div class="doc"><span class="meta"><code>{e(s["id"])}</code> · {e(s["type"])}</span>{e(s["before"])}'
+        f'<div class="doc"><span class="meta">{doc_id(s["id"])} · {e(s["type"])}</span>{e(s["before"])}'
         f'<mark class="ph">{e(s["placeholder"])}</mark>{e(s["after"])}</div>' for s in x["snippets"])
     return ('<section id="pii"><h2>PII</h2>'
             f'<p>{x["docs_redacted"]:,} of {x["docs"]:,} documents hold at least one placeholder; entities scrubbed: '
@@ -384,17 +384,24 @@ def tokens(d: dict) -> str:
              if t["others"] else "") + "</section>")
 
 
+def doc_id(i: str) -> str:
+    """A document id, with the command that shows its whole path as its tooltip."""
+    return f'<code class="id" title="corpus why {e(i)}">{e(i)}</code>'
+
+
 def samples(d: dict, red) -> str:
     s = d["samples"]
     w = s["width"]
-    kept = "".join(doc(f"<code>{e(r['id'])}</code> · {e(r['split'])} · {e(r['license_spdx'])} · {r['n_chars']:,} chars"
+    kept = "".join(doc(f"{doc_id(r['id'])} · {e(r['split'])} · {e(r['license_spdx'])} · {r['n_chars']:,} chars"
                        + (f" · {r['pii_redactions']} PII" if r["pii_redactions"] else ""), r["text"]) for r in s["kept"])
     out = ['<section id="samples"><h2>Samples</h2><p class="muted">Seeded and deterministic: the same dataset shows '
            'the same documents. Kept documents come from the shards (as a trainer reads them); rejected ones from '
-           'stages 03 and 04, scrubbed of PII here as stage 05 would.</p>',
+           'stages 03 and 04, scrubbed of PII here as stage 05 would. <code>corpus why &lt;id&gt;</code> '
+           '(<code>make why ID=&lt;id&gt;</code>) shows any id\'s whole path: the value and threshold that dropped '
+           'it, its duplicate and their exact Jaccard, its shard, split and token offset.</p>',
            f'<h3>Kept documents</h3><div class="docs">{kept}</div>', "<h3>Rejected by rule</h3>"]
     for key, g in s["rejects"].items():
-        cards = "".join(doc(f"<code>{e(r['id'])}</code> · value <b>{r['value']:.4g}</b>",
+        cards = "".join(doc(f"{doc_id(r['id'])} · value <b>{r['value']:.4g}</b>",
                             first_lines(red[r["text_key"]], w, lines=6)) for r in g["rows"])
         out.append(f'<details open><summary><code>{e(key)}</code> — {g["count"]:,} documents</summary>'
                    f'<div class="docs">{cards}</div></details>')
@@ -404,7 +411,7 @@ def samples(d: dict, red) -> str:
             def why(r):
                 return (f"duplicate of <code>{e(r['duplicate_of'])}</code>" if r["duplicate_of"] else
                         f"eval <code>{e(r['eval_source'])}</code>: <mark>{e(r['matched_ngram'])}</mark>")
-            cards = "".join(doc(f"<code>{e(r['id'])}</code> · {why(r)}", first_lines(red[r["text_key"]], w, lines=6))
+            cards = "".join(doc(f"{doc_id(r['id'])} · {why(r)}", first_lines(red[r["text_key"]], w, lines=6))
                             for r in g["rows"])
             out.append(f'<details open><summary><code>{e(key)}</code> — {g["count"]:,} documents</summary>'
                        f'<div class="docs">{cards}</div></details>')
