@@ -166,8 +166,11 @@ def export(c: Ctx, fmt, tokens_dir, out):
     """Write the token streams as nanoGPT train.bin/val.bin (+ meta.pkl), llm.c shards, datatrove .ds files or
     MosaicML Streaming (MDS) datasets."""
     from .export import run_export
+    from .lock import writer_lock
 
-    for path in run_export(c.config, fmt, tokens_dir=tokens_dir, out=out):
+    with writer_lock(c.config.artifacts):
+        written = run_export(c.config, fmt, tokens_dir=tokens_dir, out=out)
+    for path in written:
         click.echo(str(path))
 
 
@@ -270,11 +273,13 @@ def ledger_add(c: Ctx, url, source_id, license_spdx, role, fmt, split, delimiter
                encoding, sha256, notes, no_check):
     """Hash URL (downloading it, or finding it in the mirror by --sha256), validate and append a row."""
     from .ledger_ops import add_source
+    from .lock import writer_lock
 
-    row, docs = add_source(c.config, url, source_id=source_id, license_spdx=license_spdx, role=role, fmt=fmt,
-                           split=split, delimiter=delimiter, pattern=pattern, members=members,
-                           text_fields=list(text_fields), encoding=encoding, sha256=sha256, notes=notes,
-                           check=not no_check)
+    with writer_lock(c.config.artifacts):  # it writes the download cache and changes what fetch reads
+        row, docs = add_source(c.config, url, source_id=source_id, license_spdx=license_spdx, role=role, fmt=fmt,
+                               split=split, delimiter=delimiter, pattern=pattern, members=members,
+                               text_fields=list(text_fields), encoding=encoding, sha256=sha256, notes=notes,
+                               check=not no_check)
     click.echo(f"added '{row['source_id']}' to {c.config.ledger_path}: sha256 {row['sha256']}, "
                f"{row['bytes']} bytes" + (f", {docs} documents" if docs is not None else ""))
 

@@ -34,6 +34,7 @@ from .config import Config
 from .errors import CorpusError, StaleError
 from .executor import map_units
 from .layout import RUN_FILE, STAGE_FILE, STAGE_SCHEMA
+from .recount import verify_counts
 from .schemas import load_json, validate
 
 log = logging.getLogger(__name__)
@@ -183,6 +184,7 @@ def find_current(candidates: Sequence[Path], identity: dict) -> tuple[Path, dict
             continue
         try:
             verify_parts(d, manifest)
+            verify_counts(d, manifest)  # recorded rows and counts are what the parts hold
         except CorpusError as e:
             raise CorpusError(f"{e} (use --force to rebuild it)") from None
         return d, manifest
@@ -211,6 +213,7 @@ def published_stage(config: Config, directory: Path, stage: str, *, verify: bool
         raise CorpusError(f"{directory}: no published {stage} output (run `corpus {stage}` first)")
     if verify:
         verify_parts(directory, manifest, sha=verify is True)
+        verify_counts(directory, manifest)  # an edited count never flows into a later manifest
     return manifest, input_ref(config, directory)
 
 

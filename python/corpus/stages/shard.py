@@ -190,7 +190,7 @@ def build_manifest(config: Config, shards: list[dict], sources: dict, stage_coun
 
 def stage_counts(config: Config) -> dict:
     """The counts of every per-part stage, from their published manifests (in stage order)."""
-    return {s.name: read_stage_manifest(s.path(config))["counts"] for s in part_stages()}
+    return {s.name: published_stage(config, s.path(config), s.name)[0]["counts"] for s in part_stages()}  # counts verified
 
 
 def plan(config: Config, opts: RunOptions) -> list[Job]:
