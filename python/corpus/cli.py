@@ -16,6 +16,7 @@ from .stages import NAMES, STAGE, STAGES
 SIDE_STAGES = tuple(s.name for s in STAGES if s.side is not None)
 
 log = logging.getLogger("corpus")
+_LOADED: list = []   # the config this command loaded (main() names its artifacts root on a full disk)
 
 
 def _setup_logging(verbose: int, quiet: bool) -> None:
@@ -36,6 +37,7 @@ class Ctx:
     def config(self) -> Config:
         if self._config is None:
             self._config = load_config(self.config_path, artifacts=self.artifacts)
+            _LOADED.append(self._config)
         return self._config
 
     def workers(self, workers: int | None) -> int:
@@ -301,11 +303,15 @@ def ledger_verify(c: Ctx):
         raise CorpusError(f"{c.config.ledger_path}: {bad} row(s) failed verification")
 
 
+def _artifacts_root():
+    return _LOADED[-1].artifacts if _LOADED else None
+
+
 def main() -> None:
     try:
         rc = cli.main(standalone_mode=False)
-    except click.exceptions.Abort:
-        click.echo("aborted", err=True)
+    except (click.exceptions.Abort, KeyboardInterrupt):  # Ctrl-C (click turns it into Abort): one line
+        click.echo("interrupted", err=True)
         sys.exit(130)
     except click.ClickException as e:
         e.show()
@@ -313,9 +319,14 @@ def main() -> None:
     except CorpusError as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(e.exit_code)
-    except KeyboardInterrupt:
-        click.echo("interrupted", err=True)
-        sys.exit(130)
+    except OSError as e:  # a full disk that no writer named: name the artifacts root and what is free there
+        from .atomic import disk_full, is_enospc
+
+        if not is_enospc(e):
+            raise
+        root = _artifacts_root()
+        click.echo(f"error: {disk_full(root or e.filename or '.', 'an output')}", err=True)
+        sys.exit(1)
     sys.exit(rc if isinstance(rc, int) else 0)
 
 

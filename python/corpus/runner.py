@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from . import __version__
-from .atomic import fsync_dir, publish_dir, sha256_file, write_json
+from .atomic import disk_full, fsync_dir, is_enospc, publish_dir, sha256_file, write_json
 from .checksums import verify_entry
 from .config import Config
 from .errors import CorpusError, StaleError
@@ -386,11 +386,16 @@ def run_jobs(stage: str, config: Config, opts: RunOptions, jobs: list[Job]) -> S
         executor = config["run"]["executor"]
         for i, phase in enumerate(pending[0][0].phases):
             desc = stage if len(pending[0][0].phases) == 1 else f"{stage}: {phase.name}"
-            if isinstance(phase, Map):
-                _run_map(i, ctxs, opts, executor, desc)
-            else:
-                for ctx in ctxs:
-                    ctx.job.phases[i].fn(ctx)
+            try:
+                if isinstance(phase, Map):
+                    _run_map(i, ctxs, opts, executor, desc)
+                else:
+                    for ctx in ctxs:
+                        ctx.job.phases[i].fn(ctx)
+            except OSError as e:  # a writer that did not name the file: name the staging dir and phase
+                if is_enospc(e) and not isinstance(e, CorpusError):
+                    raise disk_full(ctxs[0].staging, f"in phase {phase.name} of {stage}") from None
+                raise
         for (job, status), ctx in zip(pending, ctxs):
             manifest = _manifest(stage, job, ctx)
             run_info = {"seconds": round(time.monotonic() - t0, 3), "workers": opts.workers, "executor": executor,
