@@ -147,11 +147,13 @@ def remove_tree(path: str | os.PathLike) -> None:
     shutil.rmtree(path, ignore_errors=False)
 
 
-def publish_dir(staging: Path, final: Path, *, replace: bool) -> None:
+def publish_dir(staging: Path, final: Path, *, replace: bool, hook=None) -> None:
     """Move a finished staging directory to its final name in one rename.
 
-    With `replace`, an existing `final` is first renamed aside and deleted only after the new
-    one is in place, so a crash leaves either the old or the new output, never neither."""
+    With `replace`, an existing `final` is first renamed aside (`<final>.old`) and deleted only after
+    the new one is in place. A crash between the two renames leaves the old output aside and the new
+    one in `staging`: the runner's recovery finishes the publication (or puts the old one back), so
+    no output is ever lost. `hook(point)` is called at "old-aside" and "renamed" (fault tests)."""
     final.parent.mkdir(parents=True, exist_ok=True)
     old = None
     if final.exists():
@@ -161,7 +163,11 @@ def publish_dir(staging: Path, final: Path, *, replace: bool) -> None:
         if old.exists():
             shutil.rmtree(old)
         os.replace(final, old)
+        if hook:
+            hook("old-aside")
     os.replace(staging, final)
     fsync_dir(final.parent)
+    if hook:
+        hook("renamed")
     if old is not None:
         shutil.rmtree(old)

@@ -182,14 +182,15 @@ def export(c: Ctx, fmt, tokens_dir, out):
 @workers_option
 @click.option("--through", type=click.Choice(list(NAMES)), default=NAMES[-1], show_default=True,
               help="Last stage to run.")
+@resume_option
 @pass_ctx
-def run(c: Ctx, workers, through):
+def run(c: Ctx, workers, through, resume):
     """Every stage in order, skipping stages that are complete and current (config and inputs
     unchanged, checksums verified), recomputing a stale stage and every stage after it."""
     from .pipeline import run_all
 
     t0 = time.monotonic()
-    rows = run_all(c.config, workers=c.workers(workers), through=through)
+    rows = run_all(c.config, workers=c.workers(workers), through=through, resume=resume)
     click.echo(f"{'stage':<10} {'status':<11} {'seconds':>8}  summary")
     for stage, status, seconds, summary in rows:
         click.echo(f"{stage:<10} {status:<11} {seconds:>8.2f}  {summary}")
