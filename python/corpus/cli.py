@@ -16,6 +16,7 @@ from .stages import NAMES, STAGE, STAGES
 SIDE_STAGES = tuple(s.name for s in STAGES if s.side is not None)
 
 log = logging.getLogger("corpus")
+_LOADED: list = []   # the config this command loaded (main() names its artifacts root on a full disk)
 
 
 def _setup_logging(verbose: int, quiet: bool) -> None:
@@ -36,6 +37,7 @@ class Ctx:
     def config(self) -> Config:
         if self._config is None:
             self._config = load_config(self.config_path, artifacts=self.artifacts)
+            _LOADED.append(self._config)
         return self._config
 
     def workers(self, workers: int | None) -> int:
@@ -188,8 +190,11 @@ def export(c: Ctx, fmt, tokens_dir, out):
     """Write the token streams as nanoGPT train.bin/val.bin (+ meta.pkl), llm.c shards, datatrove .ds files or
     MosaicML Streaming (MDS) datasets."""
     from .export import run_export
+    from .lock import writer_lock
 
-    for path in run_export(c.config, fmt, tokens_dir=tokens_dir, out=out):
+    with writer_lock(c.config.artifacts):
+        written = run_export(c.config, fmt, tokens_dir=tokens_dir, out=out)
+    for path in written:
         click.echo(str(path))
 
 
@@ -199,14 +204,15 @@ def export(c: Ctx, fmt, tokens_dir, out):
 @workers_option
 @click.option("--through", type=click.Choice(list(NAMES)), default=NAMES[-1], show_default=True,
               help="Last stage to run.")
+@resume_option
 @pass_ctx
-def run(c: Ctx, workers, through):
+def run(c: Ctx, workers, through, resume):
     """Every stage in order, skipping stages that are complete and current (config and inputs
     unchanged, checksums verified), recomputing a stale stage and every stage after it."""
     from .pipeline import run_all
 
     t0 = time.monotonic()
-    rows = run_all(c.config, workers=c.workers(workers), through=through)
+    rows = run_all(c.config, workers=c.workers(workers), through=through, resume=resume)
     click.echo(f"{'stage':<10} {'status':<11} {'seconds':>8}  summary")
     for stage, status, seconds, summary in rows:
         click.echo(f"{stage:<10} {status:<11} {seconds:>8.2f}  {summary}")
@@ -292,11 +298,13 @@ def ledger_add(c: Ctx, url, source_id, license_spdx, role, fmt, split, delimiter
                encoding, sha256, notes, no_check):
     """Hash URL (downloading it, or finding it in the mirror by --sha256), validate and append a row."""
     from .ledger_ops import add_source
+    from .lock import writer_lock
 
-    row, docs = add_source(c.config, url, source_id=source_id, license_spdx=license_spdx, role=role, fmt=fmt,
-                           split=split, delimiter=delimiter, pattern=pattern, members=members,
-                           text_fields=list(text_fields), encoding=encoding, sha256=sha256, notes=notes,
-                           check=not no_check)
+    with writer_lock(c.config.artifacts):  # it writes the download cache and changes what fetch reads
+        row, docs = add_source(c.config, url, source_id=source_id, license_spdx=license_spdx, role=role, fmt=fmt,
+                               split=split, delimiter=delimiter, pattern=pattern, members=members,
+                               text_fields=list(text_fields), encoding=encoding, sha256=sha256, notes=notes,
+                               check=not no_check)
     click.echo(f"added '{row['source_id']}' to {c.config.ledger_path}: sha256 {row['sha256']}, "
                f"{row['bytes']} bytes" + (f", {docs} documents" if docs is not None else ""))
 
@@ -318,11 +326,15 @@ def ledger_verify(c: Ctx):
         raise CorpusError(f"{c.config.ledger_path}: {bad} row(s) failed verification")
 
 
+def _artifacts_root():
+    return _LOADED[-1].artifacts if _LOADED else None
+
+
 def main() -> None:
     try:
         rc = cli.main(standalone_mode=False)
-    except click.exceptions.Abort:
-        click.echo("aborted", err=True)
+    except (click.exceptions.Abort, KeyboardInterrupt):  # Ctrl-C (click turns it into Abort): one line
+        click.echo("interrupted", err=True)
         sys.exit(130)
     except click.ClickException as e:
         e.show()
@@ -330,9 +342,14 @@ def main() -> None:
     except CorpusError as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(e.exit_code)
-    except KeyboardInterrupt:
-        click.echo("interrupted", err=True)
-        sys.exit(130)
+    except OSError as e:  # a full disk that no writer named: name the artifacts root and what is free there
+        from .atomic import disk_full, is_enospc
+
+        if not is_enospc(e):
+            raise
+        root = _artifacts_root()
+        click.echo(f"error: {disk_full(root or e.filename or '.', 'an output')}", err=True)
+        sys.exit(1)
     sys.exit(rc if isinstance(rc, int) else 0)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import signal
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -52,7 +53,11 @@ def _alive(pid: int) -> bool:
 
 def _exit_with(parent: int) -> None:
     """Pool-worker initializer: exit when the parent dies (a SIGKILLed run must not leave workers
-    behind, holding its output pipes and the forkserver open)."""
+    behind, holding its output pipes and the forkserver open), and ignore SIGINT: Ctrl-C reaches the
+    whole process group, and only the parent answers it (one line, "interrupted"; it then stops the
+    workers), so no worker prints a traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
     def watch() -> None:
         while _alive(parent):
             time.sleep(1.0)
@@ -65,8 +70,9 @@ def _map_pool(fn, units, workers, finished) -> list[Any]:
     # forkserver: workers start from a clean process, never from a parent holding threads or models.
     ctx = mp.get_context("forkserver")
     results: list[Any] = [None] * len(units)
-    with ProcessPoolExecutor(max_workers=min(workers, len(units)), mp_context=ctx, initializer=_exit_with,
-                             initargs=(os.getpid(),)) as pool:
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(units)), mp_context=ctx, initializer=_exit_with,
+                               initargs=(os.getpid(),))
+    try:
         futures = {pool.submit(fn, u): i for i, u in enumerate(units)}
         pending = set(futures)
         while pending:  # each result is handed on (checkpointed) as soon as it arrives
@@ -78,7 +84,33 @@ def _map_pool(fn, units, workers, finished) -> list[Any]:
                         p.cancel()
                     raise exc
                 results[futures[fut]] = finished(fut.result())
+    except BaseException as e:
+        if isinstance(e, (KeyboardInterrupt, SystemExit)):
+            _stop_workers(pool)  # interrupted: the units under way are lost (--resume redoes them)
+        else:
+            pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
     return results
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Kill the pool's workers at once (they ignore SIGINT) and drop the queued units, quietly."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    for p in procs:
+        try:
+            p.kill()
+        except (OSError, AttributeError):
+            pass
+    try:
+        pool.shutdown(wait=False, cancel_futures=True)
+    except Exception:  # a broken pool after the kill: nothing left to stop
+        pass
+    for p in procs:
+        try:
+            p.join(timeout=5)
+        except (OSError, AssertionError, AttributeError):
+            pass
 
 
 def _map_ray(fn, units, workers, finished) -> list[Any]:

@@ -10,6 +10,7 @@ from typing import Iterator
 
 import zstandard
 
+from .atomic import naming_enospc
 from .errors import CorpusError
 
 ZSTD_LEVEL = 3  # single-threaded zstd at a fixed level: the same input gives the same bytes
@@ -35,17 +36,19 @@ class ZstJsonlWriter:
             self._zw = zstandard.ZstdCompressor(level=ZSTD_LEVEL).stream_writer(self._file, closefd=False)
             self._rows = self._bytes = 0
         line = json.dumps(record, ensure_ascii=False).encode("utf-8") + b"\n"
-        self._zw.write(line)
+        with naming_enospc(self.parts[-1][0], f"{len(line):,} bytes of line {self._rows + 1}"):
+            self._zw.write(line)
         self._bytes += len(line)
         self._rows += 1
         self.parts[-1] = (self.parts[-1][0], self._rows)
 
     def _close_part(self) -> None:
         if self._zw is not None:
-            self._zw.close()
-            self._file.flush()
-            os.fsync(self._file.fileno())
-            self._file.close()
+            with naming_enospc(self.parts[-1][0], f"the end of a part of {self._rows} lines ({self._bytes:,} bytes of JSON before compression)"):
+                self._zw.close()
+                self._file.flush()
+                os.fsync(self._file.fileno())
+                self._file.close()
             self._zw = self._file = None
 
     def close(self) -> list[tuple[Path, int]]:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .atomic import naming_enospc
 from .checksums import read_verified
 from .errors import CorpusError
 
@@ -32,10 +33,11 @@ def rows_per_group(table: pa.Table) -> int:
 
 def write_table(table: pa.Table, path: Path) -> dict:
     """Write a zstd Parquet file (fsynced) and return its manifest entry {name, sha256, rows, bytes}."""
-    pq.write_table(table, path, compression="zstd", row_group_size=rows_per_group(table))
-    with open(path, "rb") as f:
-        data = f.read()
-        os.fsync(f.fileno())
+    with naming_enospc(path, f"a part of {table.num_rows} rows ({table.nbytes:,} bytes before compression)"):
+        pq.write_table(table, path, compression="zstd", row_group_size=rows_per_group(table))
+        with open(path, "rb") as f:
+            data = f.read()
+            os.fsync(f.fileno())
     return {"name": path.name, "sha256": hashlib.sha256(data).hexdigest(), "rows": table.num_rows,
             "bytes": len(data)}
 

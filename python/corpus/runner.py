@@ -28,21 +28,32 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from . import __version__
-from .atomic import fsync_dir, publish_dir, sha256_file, write_json
+from .atomic import disk_full, fsync_dir, is_enospc, publish_dir, sha256_file, write_json
 from .checksums import verify_entry
 from .config import Config
 from .errors import CorpusError, StaleError
 from .executor import map_units
 from .layout import RUN_FILE, STAGE_FILE, STAGE_SCHEMA
+from .recount import verify_counts
 from .schemas import load_json, validate
 
 log = logging.getLogger(__name__)
 PROGRESS_DIR = "_progress"
 WORK_DIR = "_work"
 IDENTITY_FILE = "identity.json"
+EXTRA_FILE = "extra.json"
 # Test-only fault hook: "<phase>:<k>" SIGKILLs this process right after the k-th unit of that phase
 # is checkpointed (tests/faults use it to kill at deterministic points).
 FAULT_ENV = "CORPUS_FAULT_AFTER"
+# Test-only: "<point>" or "<stage>:<point>" SIGKILLs this process at a publication point: manifest-written
+# (the staging dir complete with its _STAGE.json), old-aside (the old output renamed aside, the new one not
+# yet in place), renamed (the new one in place, the old one not yet deleted); in a shared directory
+# old-manifest-removed, moved-1 (one file moved in), moved-all (every file in, the manifest not yet);
+# and "<stage>:between" in `corpus run`, after that stage and before the next.
+FAULT_AT_ENV = "CORPUS_FAULT_AT"
+# Test-only: "<phase>:<k>" makes the k-th unit to run of that phase leave its first file half-written
+# (what a kill during a part write leaves) and SIGKILLs the run before the unit is checkpointed.
+FAULT_TORN_ENV = "CORPUS_FAULT_TORN"
 
 
 @dataclass
@@ -183,6 +194,7 @@ def find_current(candidates: Sequence[Path], identity: dict) -> tuple[Path, dict
             continue
         try:
             verify_parts(d, manifest)
+            verify_counts(d, manifest)  # recorded rows and counts are what the parts hold
         except CorpusError as e:
             raise CorpusError(f"{e} (use --force to rebuild it)") from None
         return d, manifest
@@ -211,6 +223,7 @@ def published_stage(config: Config, directory: Path, stage: str, *, verify: bool
         raise CorpusError(f"{directory}: no published {stage} output (run `corpus {stage}` first)")
     if verify:
         verify_parts(directory, manifest, sha=verify is True)
+        verify_counts(directory, manifest)  # an edited count never flows into a later manifest
     return manifest, input_ref(config, directory)
 
 
@@ -235,8 +248,8 @@ def _verified_checkpoint(staging: Path, phase: str, key: str) -> dict | None:
     return record
 
 
-def _fault_point() -> tuple[str, int] | None:
-    spec = os.environ.get(FAULT_ENV, "")
+def _fault_point(env: str = FAULT_ENV) -> tuple[str, int] | None:
+    spec = os.environ.get(env, "")
     if not spec:
         return None
     phase, _, k = spec.rpartition(":")
@@ -249,6 +262,8 @@ class _Tagged:
     job: int
     fn: Callable[[Any], dict]
     unit: Any
+    staging: Path | None = None
+    torn_pid: int = 0          # FAULT_TORN_ENV: tear this unit's first file, then kill this pid
 
     @property
     def key(self) -> str:
@@ -256,13 +271,22 @@ class _Tagged:
 
 
 def _run_tagged(t: _Tagged) -> tuple[int, dict]:
-    return t.job, t.fn(t.unit)
+    res = t.fn(t.unit)
+    if t.torn_pid:  # test-only: the state a kill during this unit's part write leaves behind
+        files = res.get("parts", []) + res.get("work", [])
+        if files:
+            path = t.staging / files[0]["name"]
+            os.truncate(path, path.stat().st_size // 2)
+        os.kill(t.torn_pid, signal.SIGKILL)
+        os.kill(os.getpid(), signal.SIGKILL)
+    return t.job, res
 
 
 def _run_map(index: int, ctxs: list[PhaseContext], opts: RunOptions, executor: str, desc: str) -> None:
     """Map phase `index` over the units of every job; each finished unit is checkpointed as it arrives."""
     phase = ctxs[0].job.phases[index]
     fault = _fault_point()
+    torn = _fault_point(FAULT_TORN_ENV)
     done: list[dict[str, dict]] = [{} for _ in ctxs]
     todo: list[_Tagged] = []
     order: list[list[str]] = []
@@ -277,7 +301,8 @@ def _run_map(index: int, ctxs: list[PhaseContext], opts: RunOptions, executor: s
             if rec is not None:
                 done[j][u.key] = rec
             else:
-                todo.append(_Tagged(j, ctx.job.phases[index].fn, u))
+                tear = torn is not None and torn == (phase.name, len(todo) + 1)
+                todo.append(_Tagged(j, ctx.job.phases[index].fn, u, ctx.staging, os.getpid() if tear else 0))
         ctx.reused[phase.name] = len(done[j])
     reused = sum(len(d) for d in done)
     if reused:
@@ -312,15 +337,19 @@ def staging_dir(job: Job, stage: str) -> Path:
 def _open_staging(job: Job, stage: str, resume: bool) -> Path:
     staging = staging_dir(job, stage)
     ident = staging / PROGRESS_DIR / IDENTITY_FILE
+    extra = staging / PROGRESS_DIR / EXTRA_FILE
     if staging.exists() and resume and ident.is_file():
         if json.loads(ident.read_text()) != job.identity:
             raise CorpusError(f"{staging}: was started with another config, parameters or inputs; "
                               f"run again without --resume")
+        if extra.is_file():  # the interrupted run's extra facts (fetch: fetched_at, in its reused parts)
+            job.extra = json.loads(extra.read_text())
     elif staging.exists():
         shutil.rmtree(staging)
     (staging / PROGRESS_DIR).mkdir(parents=True, exist_ok=True)
     (staging / WORK_DIR).mkdir(exist_ok=True)
     write_json(ident, job.identity)
+    write_json(extra, job.extra)
     return staging
 
 
@@ -332,30 +361,94 @@ def _manifest(stage: str, job: Job, ctx: PhaseContext) -> dict:
     return manifest
 
 
-def _publish(job: Job, staging: Path, manifest: dict, run_info: dict) -> None:
+def _fault_at(point: str, stage: str | None = None) -> None:
+    """Test-only: SIGKILL this process at a named publication point (FAULT_AT_ENV = point or stage:point)."""
+    spec = os.environ.get(FAULT_AT_ENV, "")
+    if spec and spec in (point, f"{stage}:{point}"):
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _old_of(job: Job) -> Path:
+    return job.final.with_name(job.final.name + ".old")
+
+
+def _publish(job: Job, staging: Path, manifest: dict, run_info: dict, stage: str) -> None:
+    """Write the manifests into the staging dir, then publish. The staging dir's _STAGE.json is the
+    marker that publication has begun: from then on the staging dir holds everything to finish it, and
+    a run killed at any later point is finished by the next run of the same job (`_recover`)."""
     validate(manifest, STAGE_SCHEMA, what=str(job.final / STAGE_FILE))
+    write_json(staging / RUN_FILE, run_info)
+    write_json(staging / STAGE_FILE, manifest)
+    _fault_at("manifest-written", stage)
+    _finish_publish(job, staging, manifest, stage)
+
+
+def _finish_publish(job: Job, staging: Path, manifest: dict, stage: str) -> None:
+    """Idempotent: finishes a publication whatever point an earlier attempt reached."""
     for scratch in (PROGRESS_DIR, WORK_DIR):  # checkpoints and spill files never get published
         if (staging / scratch).exists():
             shutil.rmtree(staging / scratch)
     if not job.shared_dir:
-        write_json(staging / RUN_FILE, run_info)
-        write_json(staging / STAGE_FILE, manifest)
-        publish_dir(staging, job.final, replace=job.final.exists())
+        publish_dir(staging, job.final, replace=job.final.exists(), hook=lambda point: _fault_at(point, stage))
+        if _old_of(job).exists():  # an earlier attempt was killed between its two renames
+            shutil.rmtree(_old_of(job))
         return
     # A directory shared with other outputs: the old stage manifest goes first and the new one comes
     # last, so a stage manifest on disk always describes the files beside it (the object-store rule).
     (job.final / STAGE_FILE).unlink(missing_ok=True)
+    _fault_at("old-manifest-removed", stage)
+    listed = {p["name"] for p in manifest["parts"]}
     for pattern in job.owned:
         for old in job.final.glob(pattern):
-            old.unlink()
-    for part in manifest["parts"]:
+            if old.name not in listed:
+                old.unlink()
+    for i, part in enumerate(manifest["parts"]):
         dest = job.final / part["name"]
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(staging / part["name"], dest)
-    write_json(job.final / RUN_FILE, run_info)
-    write_json(job.final / STAGE_FILE, manifest)
+        if (staging / part["name"]).exists():
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(staging / part["name"], dest)
+        else:  # moved in by an attempt that was killed: it must still be the file the manifest lists
+            verify_entry(job.final, part, listed_in=str(staging / STAGE_FILE))
+        if i == 0:
+            _fault_at("moved-1", stage)
+    _fault_at("moved-all", stage)
+    os.replace(staging / RUN_FILE, job.final / RUN_FILE)
+    os.replace(staging / STAGE_FILE, job.final / STAGE_FILE)
     fsync_dir(job.final)
     shutil.rmtree(staging)
+
+
+def _recover(job: Job, stage: str) -> dict | None:
+    """Finish what a killed run left half-done. A staging dir with a _STAGE.json of this job's identity
+    is a finished output whose publication was interrupted: its publication is completed (the bytes are
+    those this run would write). An output renamed aside (`<final>.old`) with nothing in its place is put
+    back. Anything else in the staging dir is left to --resume (or discarded by a plain run)."""
+    staging, old = staging_dir(job, stage), _old_of(job)
+    marker = staging / STAGE_FILE
+    manifest = None
+    if marker.is_file():
+        try:
+            manifest = load_json(marker, STAGE_SCHEMA)
+        except CorpusError as e:
+            log.warning("%s: %s; not finishing that publication", stage, e)
+    if manifest is not None and identity_of(manifest) == job.identity:
+        try:
+            for part in manifest["parts"]:
+                src = staging if (staging / part["name"]).exists() or not job.shared_dir else job.final
+                verify_entry(src, part, listed_in=str(marker))
+        except CorpusError as e:
+            log.warning("%s: an interrupted publication of %s does not verify (%s); redoing it", stage, job.final, e)
+        else:
+            log.warning("%s: finishing the publication of %s that an interrupted run had begun", stage, job.final)
+            _finish_publish(job, staging, manifest, stage)
+            return manifest
+    if not job.shared_dir and old.exists():
+        if job.final.exists():
+            shutil.rmtree(old)
+        else:
+            log.warning("%s: putting back %s, renamed aside by an interrupted publication", stage, job.final)
+            os.replace(old, job.final)
+    return None
 
 
 def run_jobs(stage: str, config: Config, opts: RunOptions, jobs: list[Job]) -> StageResult:
@@ -365,6 +458,10 @@ def run_jobs(stage: str, config: Config, opts: RunOptions, jobs: list[Job]) -> S
     outputs: dict[str, Output] = {}
     pending: list[tuple[Job, str]] = []
     for job in jobs:
+        recovered = _recover(job, stage)
+        if recovered is not None:  # a killed run's finished output, now published: even --force is done
+            outputs[job.key] = Output(job.key, job.final, recovered, "recomputed")
+            continue
         found = None if opts.force else find_current(job.candidates or [job.final], job.identity)
         if found is not None:
             log.info("%s: %s is current and verified; nothing to do", stage, found[0])
@@ -383,15 +480,20 @@ def run_jobs(stage: str, config: Config, opts: RunOptions, jobs: list[Job]) -> S
         executor = config["run"]["executor"]
         for i, phase in enumerate(pending[0][0].phases):
             desc = stage if len(pending[0][0].phases) == 1 else f"{stage}: {phase.name}"
-            if isinstance(phase, Map):
-                _run_map(i, ctxs, opts, executor, desc)
-            else:
-                for ctx in ctxs:
-                    ctx.job.phases[i].fn(ctx)
+            try:
+                if isinstance(phase, Map):
+                    _run_map(i, ctxs, opts, executor, desc)
+                else:
+                    for ctx in ctxs:
+                        ctx.job.phases[i].fn(ctx)
+            except OSError as e:  # a writer that did not name the file: name the staging dir and phase
+                if is_enospc(e) and not isinstance(e, CorpusError):
+                    raise disk_full(ctxs[0].staging, f"in phase {phase.name} of {stage}") from None
+                raise
         for (job, status), ctx in zip(pending, ctxs):
             manifest = _manifest(stage, job, ctx)
             run_info = {"seconds": round(time.monotonic() - t0, 3), "workers": opts.workers, "executor": executor,
                         "host": platform.node(), "resumed_units": ctx.reused, **ctx.run_info}
-            _publish(job, ctx.staging, manifest, run_info)
+            _publish(job, ctx.staging, manifest, run_info, stage)
             outputs[job.key] = Output(job.key, job.final, manifest, status, run_info)
     return StageResult(stage, [outputs[job.key] for job in jobs], time.monotonic() - t0)

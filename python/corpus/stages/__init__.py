@@ -134,5 +134,8 @@ def part_stages() -> tuple[Stage, ...]:
 
 def run_stage(name: str, config: Config, opts: RunOptions | None = None, **kw) -> StageResult:
     """Plan and run one stage (`kw` builds the RunOptions when `opts` is not given)."""
+    from ..lock import writer_lock
+
     opts = opts or RunOptions(**kw)
-    return run_jobs(name, config, opts, STAGE[name].module().plan(config, opts))
+    with writer_lock(config.artifacts):  # one writer per artifacts root (corpus.lock); re-entrant
+        return run_jobs(name, config, opts, STAGE[name].module().plan(config, opts))

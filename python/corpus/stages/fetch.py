@@ -89,7 +89,8 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
         unit = FetchUnit(sid, row, config["fetch"], config.downloads_dir, config.mirror, fetched_at, Path())
 
         def units(ctx: PhaseContext, unit=unit) -> list[FetchUnit]:
-            return [FetchUnit(**{**unit.__dict__, "out_dir": ctx.staging})]
+            # fetched_at from the job: a --resume keeps the interrupted run's, which its reused parts carry
+            return [FetchUnit(**{**unit.__dict__, "out_dir": ctx.staging, "fetched_at": ctx.job.extra["fetched_at"]})]
 
         source = {"source_id": sid, "url": row["url"], "sha256": row["sha256"], "bytes": row["bytes"],
                   "license_spdx": row["license_spdx"], "role": row["role"]}

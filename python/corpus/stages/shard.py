@@ -190,13 +190,30 @@ def build_manifest(config: Config, shards: list[dict], sources: dict, stage_coun
 
 def stage_counts(config: Config) -> dict:
     """The counts of every per-part stage, from their published manifests (in stage order)."""
-    return {s.name: read_stage_manifest(s.path(config))["counts"] for s in part_stages()}
+    return {s.name: published_stage(config, s.path(config), s.name)[0]["counts"] for s in part_stages()}  # counts verified
+
+
+def empty_corpus_message(config: Config) -> str:
+    """An empty corpus is an error (never an empty dataset): name the stage that dropped the last documents."""
+    for s in part_stages():
+        c = read_stage_manifest(s.path(config))["counts"]
+        if c["docs_in"] == 0 and s is part_stages()[0]:
+            return (f"{s.path(config) / '_STAGE.json'}: the dataset's sources hold no documents; nothing to shard, "
+                    f"nothing published")
+        if c["docs_out"] == 0:
+            why = {k: v for k, v in {**c.get("dropped", {}), "empty": c.get("dropped_empty", 0)}.items() if v}
+            return (f"{s.path(config) / '_STAGE.json'}: stage {s.dirname} dropped all {c['docs_in']} documents it read"
+                    + (f" ({', '.join(f'{k} {v}' for k, v in why.items())})" if why else "")
+                    + "; the corpus is empty, nothing to shard (loosen its config), nothing published")
+    return f"{STAGE[ME.reads].path(config)}: no documents to shard; nothing published"
 
 
 def plan(config: Config, opts: RunOptions) -> list[Job]:
     src = STAGE[ME.reads].path(config)
     manifest, ref = published_stage(config, src, ME.reads)
     parts = [(src / p["name"], p) for p in manifest["parts"] if p["name"].startswith("part-")]
+    if not sum(p["rows"] for _, p in parts):
+        raise CorpusError(empty_corpus_message(config))
     shard_rows, val_permille = config["shard"]["shard_rows"], config["shard"]["val_permille"]
 
     def sort_step(ctx: PhaseContext) -> None:

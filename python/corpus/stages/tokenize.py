@@ -125,7 +125,10 @@ def tokenizer_facts(data: bytes, eos: str) -> dict:
     if eos_id is None:
         raise CorpusError(f"tokenizer has no EOS token '{eos}' (tokenize.eos_token)")
     vocab = tok.get_vocab_size(with_added_tokens=True)
-    return {"vocab_size": vocab, "eos_id": eos_id, "eos_token": eos, "dtype": np.dtype(choose_dtype(vocab - 1)).name,
+    # The dtype holds the largest id, not the entry count: a sparse vocabulary (ids above 65,535 with
+    # fewer than 65,536 entries) needs uint32.
+    max_id = max([vocab - 1, *tok.get_vocab(with_added_tokens=True).values()])
+    return {"vocab_size": vocab, "eos_id": eos_id, "eos_token": eos, "dtype": np.dtype(choose_dtype(max_id)).name,
             **hf.token_roles(data, eos, PLACEHOLDERS)}
 
 

@@ -142,7 +142,10 @@ class MegatronWriter:
             raise ValueError(f"{self.prefix}: writer is closed")
         if n_tokens > MAX_SEQUENCE_TOKENS:
             raise ValueError(f"a document of {n_tokens} tokens exceeds the int32 sequence length limit")
-        self._bin.write(data)
+        from ..atomic import naming_enospc  # local: keep this module importable on its own
+
+        with naming_enospc(self.bin_path, f"{memoryview(data).nbytes:,} bytes of a document"):
+            self._bin.write(data)
         self._lengths.append(n_tokens)
         self.n_tokens += n_tokens
 
@@ -152,11 +155,14 @@ class MegatronWriter:
             raise ValueError(f"{self.prefix}: writer was aborted; nothing was published")
         if self._closed:
             return self.n_docs, self.n_tokens
+        from ..atomic import naming_enospc
+
         try:
-            self._bin.flush()
-            os.fsync(self._bin.fileno())
-            self._bin.close()
-            idx_tmp = self._write_index_temp()
+            with naming_enospc(self.bin_path, f"its last buffered bytes and an index of {self.n_docs} documents"):
+                self._bin.flush()
+                os.fsync(self._bin.fileno())
+                self._bin.close()
+                idx_tmp = self._write_index_temp()
             # .bin first: a reader needs both, and an .idx is what makes a part look complete.
             os.replace(self._bin_tmp, self.bin_path)
             os.replace(idx_tmp, self.idx_path)

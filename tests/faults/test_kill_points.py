@@ -1,0 +1,99 @@
+"""SIGKILL every stage at deterministic points and at seeded random times; recover with --resume or a
+plain rerun; every published byte must equal the uninterrupted reference run.
+
+Points (test-only environment hooks in corpus.runner, see docs/ARCHITECTURE.md):
+  CORPUS_FAULT_AFTER=<phase>:<k>  right after the k-th unit of a map phase is checkpointed
+  CORPUS_FAULT_TORN=<phase>:<k>   the k-th unit's first file left half-written, before its checkpoint
+  CORPUS_FAULT_AT=<point>         in publication: manifest-written, old-aside, renamed (a directory of
+                                  its own); old-manifest-removed, moved-1, moved-all (shard, shared dir)
+The killed run uses 2 workers (a real pool, units under way when it dies); the recovery runs in this
+process with 1 worker (the bytes never depend on the worker count). After a kill right after unit k,
+--resume must reuse at least k - 2 units of that phase (its _RUN.json resumed_units)."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import time
+
+import pytest
+
+from corpus.config import load_config
+from corpus.runner import RunOptions
+from corpus.stages import run_stage
+
+from .conftest import KILLS, clone, corpus_proc, leftovers, published, run_killed
+
+WORKERS = 2
+A, T, P = "CORPUS_FAULT_AFTER", "CORPUS_FAULT_TORN", "CORPUS_FAULT_AT"
+# (stage, hook, value, recovery)
+POINTS = [
+    ("fetch", A, "read:1", "resume"), ("fetch", T, "read:2", "plain"), ("fetch", P, "old-aside", "resume"),
+    ("fetch", P, "renamed", "plain"),
+    ("normalize", A, "normalize:6", "resume"), ("normalize", T, "normalize:3", "plain"),
+    ("normalize", P, "old-aside", "plain"),
+    ("filter", A, "filter:4", "resume"), ("filter", T, "filter:2", "resume"), ("filter", P, "renamed", "plain"),
+    ("dedup", A, "signatures:3", "resume"), ("dedup", A, "apply:4", "resume"), ("dedup", P, "manifest-written", "resume"),
+    ("pii", A, "pii:5", "resume"), ("pii", T, "pii:1", "plain"),
+    ("shard", A, "scatter:3", "resume"), ("shard", A, "write:2", "resume"), ("shard", T, "scatter:1", "plain"),
+    ("shard", P, "old-manifest-removed", "plain"), ("shard", P, "moved-1", "resume"), ("shard", P, "moved-all", "plain"),
+    ("tokenize", A, "encode:2", "resume"), ("tokenize", A, "write:3", "resume"), ("tokenize", T, "write:1", "resume"),
+    ("tokenize", P, "manifest-written", "plain"),
+]
+
+
+def recover(cfg, stage: str, how: str):
+    """--force --resume, or a plain --force rerun (the output exists: the killed run was rebuilding it)."""
+    return run_stage(stage, load_config(cfg), RunOptions(workers=1, force=True, resume=how == "resume"))
+
+
+def stage_run_file(cfg, stage: str) -> dict:
+    config = load_config(cfg)
+    from corpus.stages import STAGE
+
+    if STAGE[stage].kind in ("parts", "shards"):
+        return json.loads((STAGE[stage].path(config) / "_RUN.json").read_text())
+    return {}
+
+
+@pytest.mark.parametrize("stage,hook,value,how", POINTS, ids=[f"{s}-{v}-{h}" for s, _, v, h in POINTS])
+def test_kill_point(reference, tmp_path, stage, hook, value, how):
+    want = published(reference / "a")
+    cfg = clone(reference, tmp_path)
+    run_killed(cfg, [stage, "--force", "--workers", WORKERS], {hook: value})
+    KILLS[stage] += 1
+    if hook != P:  # killed before publication began: the published output is untouched
+        assert published(tmp_path / "a") == want
+    result = recover(cfg, stage, how)
+    assert published(tmp_path / "a") == want
+    assert leftovers(tmp_path / "a") == []
+    if hook == A and how == "resume":
+        phase, k = value.rsplit(":", 1)
+        reused = result.outputs[0].run_info.get("resumed_units", {}) if result.status != "current" else {}
+        if stage == "fetch":  # one unit per source, each its own output
+            reused = {phase: sum(o.run_info.get("resumed_units", {}).get(phase, 0) for o in result.outputs)}
+        assert reused.get(phase, 0) >= int(k) - WORKERS, (reused, value)
+
+
+STAGE_SECONDS = {"fetch": 1.5, "normalize": 1.5, "filter": 2.5, "dedup": 4.0, "pii": 4.5, "shard": 1.5, "tokenize": 1.8}
+
+
+@pytest.mark.parametrize("stage", list(STAGE_SECONDS))
+def test_kill_at_a_seeded_random_time(reference, tmp_path, stage):
+    """SIGKILL the whole process group (parent and workers) at a seeded random moment of the stage."""
+    want = published(reference / "a")
+    cfg = clone(reference, tmp_path)
+    rng = random.Random(f"faults-{stage}")
+    delay = rng.uniform(0.3, STAGE_SECONDS[stage])
+    p = corpus_proc(cfg, stage, "--force", "--workers", WORKERS)
+    time.sleep(delay)
+    if p.poll() is None:
+        os.killpg(p.pid, signal.SIGKILL)
+        KILLS[stage] += 1
+    p.communicate(timeout=120)
+    assert p.returncode in (0, -signal.SIGKILL), p.returncode
+    recover(cfg, stage, rng.choice(["resume", "plain"]))
+    assert published(tmp_path / "a") == want
+    assert leftovers(tmp_path / "a") == []
