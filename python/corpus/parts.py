@@ -57,8 +57,9 @@ class PartReader:
     `validate_columns` before reading), then `batches()`, which checks the sha256 after the last batch."""
 
     def __init__(self, path: Path, expected_sha256: str, columns: Sequence[str] | None = None,
-                 batch_rows: int = BATCH_ROWS):
-        self.path, self.columns, self.batch_rows = path, list(columns) if columns else None, batch_rows
+                 batch_rows: int | None = None):
+        self.path, self.columns = path, list(columns) if columns else None
+        self.batch_rows = batch_rows or BATCH_ROWS
         self._reader = VerifiedReader(path, expected_sha256)
         try:
             # the footer through a second handle, so the verified reader sees the file in order
