@@ -24,7 +24,7 @@ from corpus.stages import run_stage
 from conftest import error_line, ledger_rows, mirror_file, run_corpus, write_config, write_ledger
 
 SOURCES = ["minhash-articles-1000", "tinystories-val-head", "gsm8k-train", "webtext"]
-UNITS = [1024, 7919, 200_000, 64 << 20]  # 64 MiB (the default): every source here is one range
+UNITS = [2048, 7919, 200_000, 64 << 20]  # 64 MiB (the default): every source here is one range
 
 
 @pytest.fixture(scope="module")
@@ -74,19 +74,19 @@ def test_ranges_give_the_same_documents_and_ids(ledger, runs):
         assert want and [(loc, text) for loc, _, text in want] == [
             (loc, text) for loc, text in read_documents(mirror_or_path(rows[sid]), rows[sid]) if text.strip()]
         n_ranges = {u: len(plan_ranges(mirror_or_path(rows[sid]), rows[sid], u)) for u in UNITS}
-        assert n_ranges[64 << 20] == 1 and n_ranges[1024] > 3, (sid, n_ranges)  # the test splits every source
+        assert n_ranges[64 << 20] == 1 and n_ranges[2048] > 3, (sid, n_ranges)  # the test splits every source
         for u in UNITS[:-1]:
             got, parts = raw_records(runs[u], rows[sid])
             assert got == want, (sid, u)
             assert len(parts) >= n_ranges[u]
     # ids: normalize numbers the documents by their position in the raw parts, whatever the unit size
     ids = {}
-    for u in (1024, 64 << 20):
+    for u in (2048, 64 << 20):
         result = run_stage("normalize", runs[u], workers=2)
         ids[u] = [(i, t) for p in result.manifest["parts"]
                   for t in [read_table(result.path / p["name"], p["sha256"])]
                   for i, t in zip(t.column("id").to_pylist(), t.column("text").to_pylist())]
-    assert ids[1024] == ids[64 << 20] and len(ids[1024]) > 10_000
+    assert ids[2048] == ids[64 << 20] and len(ids[2048]) > 10_000
 
 
 def test_one_range_keeps_the_parts_of_a_whole_read(ledger, runs, tmp_path):
@@ -109,9 +109,9 @@ def test_one_range_keeps_the_parts_of_a_whole_read(ledger, runs, tmp_path):
 def test_unit_bytes_is_part_of_the_raw_identity(ledger, runs):
     _, path, _ = ledger
     row = ledger_rows()["gsm8k-train"]
-    m1 = json.loads((current_raw(runs[1024], row)[0] / "_STAGE.json").read_text())
+    m1 = json.loads((current_raw(runs[2048], row)[0] / "_STAGE.json").read_text())
     m2 = json.loads((current_raw(runs[7919], row)[0] / "_STAGE.json").read_text())
-    assert m1["params"]["unit_bytes"] == 1024 and m2["params"]["unit_bytes"] == 7919
+    assert m1["params"]["unit_bytes"] == 2048 and m2["params"]["unit_bytes"] == 7919
     assert m1["counts"] == m2["counts"] == {"docs_in": 7473, "docs_out": 7473, "skipped_empty": 0}
 
 
