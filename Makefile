@@ -17,7 +17,7 @@ LOCK    := requirements.lock
 LOCK_NODEPS := requirements-nodeps.lock
 UV_VERSION := 0.13.9
 
-.PHONY: setup lock golden demo all test bench fetch normalize filter rejects dedup pii shards tokens export why audit report ledger-verify clean help
+.PHONY: setup lock golden demo all test bench bench-scale fetch normalize filter rejects dedup pii shards tokens export why audit report ledger-verify clean help
 
 help:            ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 16
@@ -60,6 +60,9 @@ test: $(STAMP)   ## run the test suite
 bench: $(STAMP)  ## stage throughput/memory, datatrove peers, quality -> bench/results/<date>.md (ARGS="--corpus F")
 	$(PY) -m pip install -q -e '.[bench]'
 	$(PY) bench/run_bench.py $(ARGS)
+
+bench-scale: $(STAMP)  ## memory and time at 1x/4x/16x of real text, 1 vs 2 workers -> bench/results/scale-<date>.md
+	$(PY) bench/scale.py $(ARGS)
 
 fetch: $(STAMP)  ## stage 01: ledger sources -> corpus/raw/
 	$(RUN) fetch $(STAGE_ARGS)

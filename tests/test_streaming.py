@@ -448,7 +448,7 @@ def test_zip_bomb_fetch_one_line_nothing_published(tmp_path):
            "bytes": len(data), "license_spdx": "MIT", "format": "text", "split": "line"}
     ledger = write_ledger(tmp_path / "LEDGER.jsonl", [row])
     cfg = write_config(tmp_path / "c.toml", ledger=ledger, sources=["bomb"], artifacts=tmp_path / "art",
-                       fetch={"max_inflate_ratio": 200, "max_doc_bytes": 1 << 20, "max_inflate_bytes": 1 << 40})
+                       fetch={"max_inflate_ratio": 200, "max_doc_bytes": 1 << 30, "max_inflate_bytes": 1 << 40})
     line = error_line(run_corpus("--config", cfg, "fetch", "--workers", "1"))
     assert f"{p}#zeros.txt: inflates past" in line
     assert not [q for q in (tmp_path / "art" / "corpus" / "raw").glob("*/*") if not q.name.endswith(".incomplete")]

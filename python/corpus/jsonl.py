@@ -17,11 +17,12 @@ ZSTD_LEVEL = 3  # single-threaded zstd at a fixed level: the same input gives th
 
 
 class ZstJsonlWriter:
-    """Writes parts `part-<nnnnn>.jsonl.zst` into `directory`: a part ends after `part_docs` lines or
-    once it holds `part_bytes` of uncompressed JSON, so parts are work units of comparable cost."""
+    """Writes parts `<prefix><nnnnn>.jsonl.zst` (default `part-<nnnnn>.jsonl.zst`) into `directory`: a part
+    ends after `part_docs` lines or once it holds `part_bytes` of uncompressed JSON, so parts are work units
+    of comparable cost. A part is written as it fills: memory is one line and the compressor's window."""
 
-    def __init__(self, directory: Path, part_docs: int, part_bytes: int | None = None):
-        self.directory, self.part_docs, self.part_bytes = directory, part_docs, part_bytes
+    def __init__(self, directory: Path, part_docs: int, part_bytes: int | None = None, prefix: str = "part-"):
+        self.directory, self.part_docs, self.part_bytes, self.prefix = directory, part_docs, part_bytes, prefix
         self._bytes = 0
         self.parts: list[tuple[Path, int]] = []
         self._file = self._zw = None
@@ -30,7 +31,7 @@ class ZstJsonlWriter:
     def write(self, record: dict) -> None:
         if self._zw is None or self._rows >= self.part_docs or (self.part_bytes and self._bytes >= self.part_bytes):
             self._close_part()
-            path = self.directory / f"part-{len(self.parts):05d}.jsonl.zst"
+            path = self.directory / f"{self.prefix}{len(self.parts):05d}.jsonl.zst"
             self.parts.append((path, 0))
             self._file = open(path, "wb")
             self._zw = zstandard.ZstdCompressor(level=ZSTD_LEVEL).stream_writer(self._file, closefd=False)

@@ -1,19 +1,30 @@
-"""Reading and writing the Parquet parts of stages 02–05, each read checked against its manifest sha256."""
+"""Reading and writing the Parquet parts of stages 02–05, each read checked against its manifest sha256.
+
+Stages stream a part: `iter_batches` yields record batches of `BATCH_ROWS` rows while hashing the file
+(the sha256 is checked when the last batch has been read, before anything is published), and
+`PartWriter` writes row groups as they fill. A row group holds the rows of whole batches until their
+Arrow data reaches `ROW_GROUP_BYTES` (64 MiB), so a worker holds at most about one row group of output
+and one of input, whatever the part's size. A part under 64 MiB of Arrow data is one row group, exactly as
+`write_table` writes it (the same bytes); a larger one gets the row groups of that rule, which depends on
+the data only, never on the worker count."""
 
 from __future__ import annotations
 
 import hashlib
 import os
 from pathlib import Path
+from typing import Iterator, Sequence
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .atomic import naming_enospc
-from .checksums import read_verified
+from .atomic import naming_enospc, sha256_file
+from .checksums import VerifiedReader, read_verified
 from .errors import CorpusError
 
 ROW_GROUP_BYTES = 64 << 20  # row groups of at most 64 MiB (the shard contract in the README)
+BATCH_ROWS = 1024           # rows a stage reads, works on and hands to its writer at a time
+READ_BUFFER = 1 << 20       # column chunks are read in pages through a buffer of this size
 
 
 def read_table(path: Path, expected_sha256: str) -> pa.Table:
@@ -42,9 +53,88 @@ def write_table(table: pa.Table, path: Path) -> dict:
             "bytes": len(data)}
 
 
-def validate_columns(table: pa.Table, required: dict[str, pa.DataType], where: Path) -> None:
+class PartReader:
+    """A published part streamed in record batches while its sha256 is computed: `schema` (checked with
+    `validate_columns` before reading), then `batches()`, which checks the sha256 after the last batch."""
+
+    def __init__(self, path: Path, expected_sha256: str, columns: Sequence[str] | None = None,
+                 batch_rows: int | None = None):
+        self.path, self.columns = path, list(columns) if columns else None
+        self.batch_rows = batch_rows or BATCH_ROWS
+        self._reader = VerifiedReader(path, expected_sha256)
+        try:
+            # the footer through a second handle, so the verified reader sees the file in order
+            metadata = pq.read_metadata(path)
+            self._pf = pq.ParquetFile(self._reader, metadata=metadata, buffer_size=READ_BUFFER)
+        except (pa.ArrowException, OSError) as e:
+            self._unreadable(e)
+        self.schema = self._pf.schema_arrow
+        self.num_rows = self._pf.metadata.num_rows
+
+    def _unreadable(self, e: Exception):
+        err = self._reader.mismatch()  # a damaged file is reported as the mismatch it is
+        self._reader.close()
+        raise (err or CorpusError(f"{self.path}: unreadable parquet: {e}")) from None
+
+    def batches(self) -> Iterator[pa.RecordBatch]:
+        try:
+            try:
+                yield from self._pf.iter_batches(batch_size=self.batch_rows, columns=self.columns,
+                                                 use_threads=False)
+            except (pa.ArrowException, OSError) as e:
+                self._unreadable(e)
+            self._reader.finish()
+        finally:
+            self._reader.close()
+
+
+class PartWriter:
+    """Writes a zstd Parquet part from record batches, a row group at a time (see the module docstring);
+    `close()` fsyncs it and returns its manifest entry {name, sha256, rows, bytes}."""
+
+    def __init__(self, path: Path, schema: pa.Schema):
+        self.path, self.schema = path, schema
+        self._writer: pq.ParquetWriter | None = None
+        self._buffer: list[pa.RecordBatch] = []
+        self._buffered = 0
+        self.rows = 0
+
+    def write(self, batch: pa.RecordBatch | pa.Table) -> None:
+        batches = batch.to_batches() if isinstance(batch, pa.Table) else [batch]
+        for b in batches:
+            if b.num_rows:
+                self._buffer.append(b)
+                self._buffered += b.nbytes
+                self.rows += b.num_rows
+        if self._buffered >= ROW_GROUP_BYTES:
+            self._flush()
+
+    def _flush(self) -> None:
+        # one contiguous table per row group: a chunked one would cut its pages elsewhere (other bytes)
+        table = pa.Table.from_batches(self._buffer, schema=self.schema).combine_chunks()
+        self._buffer, self._buffered = [], 0
+        if self._writer is None:
+            self._writer = pq.ParquetWriter(self.path, self.schema, compression="zstd")
+        self._writer.write_table(table, row_group_size=max(1, table.num_rows))
+
+    def close(self) -> dict:
+        if self._buffer or self._writer is None:  # an empty part is one empty row group, as write_table has it
+            self._flush()
+        self._writer.close()
+        with open(self.path, "rb") as f:
+            os.fsync(f.fileno())
+        return {"name": self.path.name, "sha256": sha256_file(self.path), "rows": self.rows,
+                "bytes": self.path.stat().st_size}
+
+
+def validate_columns(table: pa.Table | pa.Schema, required: dict[str, pa.DataType], where: Path) -> None:
+    schema = table if isinstance(table, pa.Schema) else table.schema
     for name, typ in required.items():
-        if name not in table.column_names:
+        if name not in schema.names:
             raise CorpusError(f"{where}: missing column '{name}'")
-        if not table.schema.field(name).type.equals(typ):
-            raise CorpusError(f"{where}: column '{name}' has type {table.schema.field(name).type}, expected {typ}")
+        if not schema.field(name).type.equals(typ):
+            raise CorpusError(f"{where}: column '{name}' has type {schema.field(name).type}, expected {typ}")
+
+
+def schema_of(columns: dict[str, pa.DataType]) -> pa.Schema:
+    return pa.schema([(k, t) for k, t in columns.items()])

@@ -20,12 +20,12 @@ READ_FIELDS = ("url", "sha256", "bytes", "license_spdx", "format", "members", "t
 
 def fetch_params(row: dict, fetch: dict) -> dict:
     return {"source_id": row["source_id"], "part_docs": fetch["part_docs"], "part_bytes": fetch["part_bytes"],
-            "ledger_row": {k: row[k] for k in READ_FIELDS if k in row}}
+            "unit_bytes": fetch["unit_bytes"], "ledger_row": {k: row[k] for k in READ_FIELDS if k in row}}
 
 
 def fetch_identity(row: dict, fetch: dict) -> dict:
-    """What a raw output records and is matched by: its ledger facts and part sizes (no config hash:
-    raw sources are shared by every dataset)."""
+    """What a raw output records and is matched by: its ledger facts, part sizes and fetch unit size
+    (a range's parts end with it). No config hash: raw sources are shared by every dataset."""
     return {"config_sha256": None, "params": fetch_params(row, fetch),
             "inputs": [{"path": row["url"], "sha256": row["sha256"]}]}
 

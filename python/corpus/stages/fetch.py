@@ -7,7 +7,9 @@ reference are fetched (or only the `--source` ones)."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,7 +22,25 @@ from ..ledger import load_ledger, select
 from ..raw import dated_dirs, fetch_identity
 from ..retrieve import locate
 from ..runner import Job, Map, PhaseContext, RunOptions, Step
-from ..sources import read_documents
+from ..sources import Range, ReadLimits, plan_ranges, read_documents
+
+
+@dataclass(frozen=True)
+class LocateUnit:
+    key: str
+    row: dict
+    fetch: dict             # the [fetch] table
+    downloads: Path
+    mirror: Path | None
+
+
+def locate_source(u: LocateUnit) -> dict:
+    """Find (download if need be) and verify the source file, and cut it into fetch units
+    (corpus.sources.plan_ranges: they depend on the file and `unit_bytes` only)."""
+    path, how = locate(u.row, mirror=u.mirror, downloads=u.downloads, timeout=u.fetch["timeout_s"])
+    ranges = plan_ranges(path, u.row, u.fetch["unit_bytes"])
+    return {"key": u.key, "parts": [], "found_by": how, "source_path": str(path),
+            "ranges": [dataclasses.asdict(r) for r in ranges]}
 
 
 @dataclass(frozen=True)
@@ -28,19 +48,24 @@ class FetchUnit:
     key: str
     row: dict
     fetch: dict             # the [fetch] table
-    downloads: Path
-    mirror: Path | None
+    path: Path              # the located, verified source file
+    rng: Range
     fetched_at: str
     out_dir: Path
 
 
-def fetch_source(u: FetchUnit) -> dict:
-    """Read one source into raw parts in the staging dir."""
+def unit_prefix(index: int) -> str:
+    """The raw parts of range `index` are `<prefix><n:05d>.jsonl.zst` until the `record` step renumbers
+    them `part-<nnnnn>` in range order."""
+    return f"range-{index:05d}-part-"
+
+
+def fetch_range(u: FetchUnit) -> dict:
+    """Read one range of a source into its own raw parts in the staging dir."""
     row = u.row
-    path, how = locate(row, mirror=u.mirror, downloads=u.downloads, timeout=u.fetch["timeout_s"])
-    writer = ZstJsonlWriter(u.out_dir, u.fetch["part_docs"], u.fetch["part_bytes"])
+    writer = ZstJsonlWriter(u.out_dir, u.fetch["part_docs"], u.fetch["part_bytes"], prefix=unit_prefix(u.rng.index))
     docs_in = empty = 0
-    for locator, text in read_documents(path, row):
+    for locator, text in read_documents(u.path, row, u.rng, limits=ReadLimits.from_fetch(u.fetch)):
         docs_in += 1
         if not text.strip():
             empty += 1
@@ -48,7 +73,7 @@ def fetch_source(u: FetchUnit) -> dict:
         writer.write({"url": locator, "fetched_at": u.fetched_at, "license_spdx": row["license_spdx"], "text": text})
     parts = [{"name": p.name, "sha256": sha256_file(p), "rows": rows, "bytes": p.stat().st_size}
              for p, rows in writer.close()]
-    return {"key": u.key, "parts": parts, "found_by": how, "source_path": str(path),
+    return {"key": u.key, "parts": parts,
             "counts": {"docs_in": docs_in, "docs_out": docs_in - empty, "skipped_empty": empty}}
 
 
@@ -75,8 +100,15 @@ def source_rows(config: Config, only: tuple[str, ...] = ()) -> list[dict]:
 
 
 def _record_source(ctx: PhaseContext) -> None:
-    (res,) = ctx.results["read"]
-    ctx.run_info.update(found_by=res["found_by"], source_path=res["source_path"])
+    """Renumber the ranges' parts `part-<nnnnn>.jsonl.zst` in range order (the order of ctx.parts): a
+    document's id k is its position in the source's raw parts read in path order."""
+    (res,) = ctx.results["locate"]
+    for n, part in enumerate(ctx.parts):
+        name = f"part-{n:05d}.jsonl.zst"
+        if part["name"] != name:
+            os.replace(ctx.staging / part["name"], ctx.staging / name)
+            part["name"] = name
+    ctx.run_info.update(found_by=res["found_by"], source_path=res["source_path"], ranges=len(res["ranges"]))
 
 
 def plan(config: Config, opts: RunOptions) -> list[Job]:
@@ -86,16 +118,25 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
     jobs = []
     for row in source_rows(config, tuple(opts.extra.get("sources", ()))):
         sid = row["source_id"]
-        unit = FetchUnit(sid, row, config["fetch"], config.downloads_dir, config.mirror, fetched_at, Path())
+        fetch = dict(config["fetch"])
 
-        def units(ctx: PhaseContext, unit=unit) -> list[FetchUnit]:
-            # fetched_at from the job: a --resume keeps the interrupted run's, which its reused parts carry
-            return [FetchUnit(**{**unit.__dict__, "out_dir": ctx.staging, "fetched_at": ctx.job.extra["fetched_at"]})]
+        def locate_units(ctx: PhaseContext, row=row, fetch=fetch) -> list[LocateUnit]:
+            return [LocateUnit(row["source_id"], row, fetch, config.downloads_dir, config.mirror)]
+
+        def read_units(ctx: PhaseContext, row=row, fetch=fetch) -> list[FetchUnit]:
+            (res,) = ctx.results["locate"]
+            return [FetchUnit(f"{row['source_id']}/range-{r['index']:05d}", row, fetch, Path(res["source_path"]),
+                              # fetched_at from the job: a --resume keeps the interrupted run's, which its
+                              # reused parts carry
+                              Range(**{**r, "members": tuple(r["members"])}), ctx.job.extra["fetched_at"],
+                              ctx.staging)
+                    for r in res["ranges"]]
 
         source = {"source_id": sid, "url": row["url"], "sha256": row["sha256"], "bytes": row["bytes"],
                   "license_spdx": row["license_spdx"], "role": row["role"]}
         jobs.append(Job(sid, config.raw_dir / sid / date, fetch_identity(row, config["fetch"]),
-                        [Map("read", units, fetch_source, unit="sources"), Step("record", _record_source)],
+                        [Map("locate", locate_units, locate_source, unit="sources"),
+                         Map("read", read_units, fetch_range, unit="ranges"), Step("record", _record_source)],
                         extra={"fetched_at": fetched_at, "source": source},
                         candidates=dated_dirs(config, sid)))
     return jobs

@@ -14,7 +14,7 @@ import pyarrow as pa
 
 from ..config import Config
 from ..filters.registry import chain_for, filter_order, registry
-from ..parts import read_table, validate_columns, write_table
+from ..parts import PartReader, PartWriter, schema_of, validate_columns
 from ..runner import Job, Map, PhaseContext, RunOptions, Step, published_stage
 from . import STAGE, columns, input_columns
 
@@ -35,42 +35,49 @@ class FilterUnit:
 
 
 def filter_part(u: FilterUnit) -> dict:
-    table = read_table(u.in_path, u.in_sha256)
-    validate_columns(table, IN_COLUMNS, u.in_path)
+    """Stream the part in batches of BATCH_ROWS documents (hashing it as it is read); kept documents and
+    rejects are written a row group at a time: memory is a batch and a row group, not the part."""
+    reader = PartReader(u.in_path, u.in_sha256, columns=list(IN_COLUMNS))
+    validate_columns(reader.schema, IN_COLUMNS, u.in_path)
     chain = chain_for(u.filters_json, u.resources_json)
     annotations = [c for c in OUT_COLUMNS if c not in IN_COLUMNS]
-    keep = {k: [] for k in OUT_COLUMNS}
-    rej = {k: [] for k in REJECT_COLUMNS}
+    (u.out_dir / ME.side.dirname).mkdir(exist_ok=True)
+    side = f"{ME.side.dirname}/{u.key}.parquet"
+    out_schema, rej_schema = schema_of(OUT_COLUMNS), schema_of(REJECT_COLUMNS)
+    kept_w, rej_w = PartWriter(u.out_dir / f"{u.key}.parquet", out_schema), PartWriter(u.out_dir / side, rej_schema)
     dropped: dict[str, int] = {}
     by_rule: dict[str, int] = {}
     by_source: dict[str, dict[str, int]] = {}
-    cols = {k: table.column(k).to_pylist() for k in IN_COLUMNS}
-    for i, text in enumerate(cols["text"]):
-        sid = cols["source_id"][i]
-        src = by_source.setdefault(sid, {"docs_in": 0, "docs_out": 0})
-        src["docs_in"] += 1
-        values, failed = chain.check(text)
-        if failed is None:
-            src["docs_out"] += 1
-            for k in IN_COLUMNS:
-                keep[k].append(cols[k][i])
-            for k, v in zip(annotations, values):
-                keep[k].append(v)
-            continue
-        name, rule, value = failed
-        dropped[name] = dropped.get(name, 0) + 1
-        by_rule[f"{name}.{rule}"] = by_rule.get(f"{name}.{rule}", 0) + 1
-        for k, v in (("id", cols["id"][i]), ("source_id", sid), ("url", cols["url"][i]), ("filter", name),
-                     ("rule", rule), ("value", float(value)), ("text", text)):
-            rej[k].append(v)
-    (u.out_dir / ME.side.dirname).mkdir(exist_ok=True)
-    kept = pa.table({k: pa.array(v, type=OUT_COLUMNS[k]) for k, v in keep.items()})
-    rejects = pa.table({k: pa.array(v, type=REJECT_COLUMNS[k]) for k, v in rej.items()})
-    side = f"{ME.side.dirname}/{u.key}.parquet"
-    parts = [write_table(kept, u.out_dir / f"{u.key}.parquet"), write_table(rejects, u.out_dir / side)]
+    docs_in = 0
+    for batch in reader.batches():
+        keep = {k: [] for k in OUT_COLUMNS}
+        rej = {k: [] for k in REJECT_COLUMNS}
+        cols = {k: batch.column(k).to_pylist() for k in IN_COLUMNS}
+        docs_in += batch.num_rows
+        for i, text in enumerate(cols["text"]):
+            sid = cols["source_id"][i]
+            src = by_source.setdefault(sid, {"docs_in": 0, "docs_out": 0})
+            src["docs_in"] += 1
+            values, failed = chain.check(text)
+            if failed is None:
+                src["docs_out"] += 1
+                for k in IN_COLUMNS:
+                    keep[k].append(cols[k][i])
+                for k, v in zip(annotations, values):
+                    keep[k].append(v)
+                continue
+            name, rule, value = failed
+            dropped[name] = dropped.get(name, 0) + 1
+            by_rule[f"{name}.{rule}"] = by_rule.get(f"{name}.{rule}", 0) + 1
+            for k, v in (("id", cols["id"][i]), ("source_id", sid), ("url", cols["url"][i]), ("filter", name),
+                         ("rule", rule), ("value", float(value)), ("text", text)):
+                rej[k].append(v)
+        kept_w.write(pa.record_batch([pa.array(keep[k], type=t) for k, t in OUT_COLUMNS.items()], schema=out_schema))
+        rej_w.write(pa.record_batch([pa.array(rej[k], type=t) for k, t in REJECT_COLUMNS.items()], schema=rej_schema))
+    parts = [kept_w.close(), rej_w.close()]
     parts[1]["name"] = side
     order = filter_order(json.loads(u.filters_json))
-    counts = {"docs_in": table.num_rows, "docs_out": kept.num_rows,
+    counts = {"docs_in": docs_in, "docs_out": parts[0]["rows"],
               "dropped": {f: dropped.get(f, 0) for f in order}, "dropped_by_rule": by_rule, "by_source": by_source}
     return {"key": u.key, "parts": parts, "counts": counts}
 

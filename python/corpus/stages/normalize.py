@@ -9,15 +9,16 @@ import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 import pyarrow as pa
 import zstandard
 
-from ..checksums import read_verified
+from ..checksums import VerifiedReader
 from ..config import Config
 from ..errors import CorpusError
 from ..ledger import load_ledger, select
-from ..parts import write_table
+from ..parts import BATCH_ROWS, PartWriter, schema_of
 from ..raw import current_raw
 from ..runner import Job, Map, PhaseContext, RunOptions, input_ref
 from ..textnorm import normalize_text
@@ -38,34 +39,53 @@ class NormalizeUnit:
     out_dir: Path
 
 
-def normalize_part(u: NormalizeUnit) -> dict:
-    data = read_verified(u.raw_path, u.raw_sha256)
+def _raw_lines(u: NormalizeUnit, reader: VerifiedReader) -> Iterator[tuple[int, bytes]]:
+    """(line number, line) of a raw part, decompressed as it is read and hashed."""
     try:
-        lines = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(data), read_across_frames=True).read()
+        stream = io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(reader, read_across_frames=True,
+                                                                               closefd=False), 1 << 20)
+        yield from enumerate(stream, 1)
     except zstandard.ZstdError as e:
-        raise CorpusError(f"{u.raw_path}: corrupt zstd data: {e}") from None
+        raise reader.mismatch() or CorpusError(f"{u.raw_path}: corrupt zstd data: {e}") from None
+
+
+def normalize_part(u: NormalizeUnit) -> dict:
+    """Stream the raw part (hashing it as it is read) and write the Parquet part BATCH_ROWS documents at
+    a time: memory is a batch and a row group, not the part."""
+    schema = schema_of(OUT_COLUMNS)
+    writer = PartWriter(u.out_dir / f"{u.key}.parquet", schema)
     cols: dict[str, list] = {k: [] for k in OUT_COLUMNS}
+
+    def flush() -> None:
+        writer.write(pa.record_batch([pa.array(cols[k], type=t) for k, t in OUT_COLUMNS.items()], schema=schema))
+        for v in cols.values():
+            v.clear()
+
     n_in = changed = 0
-    for n, line in enumerate(lines.split(b"\n"), 1):
-        if not line:
-            continue
-        try:
-            rec = json.loads(line)
-            raw_text = rec["text"]
-        except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError) as e:
-            raise CorpusError(f"{u.raw_path}:{n}: not a raw document: {e}") from None
-        k = u.first_k + n_in
-        n_in += 1
-        text = normalize_text(raw_text, **u.options)
-        changed += text != raw_text
-        if not text.strip():
-            continue
-        for col, value in (("id", f"{u.source_id}:{k}"), ("text", text), ("source_id", u.source_id),
-                           ("url", rec["url"]), ("license_spdx", rec["license_spdx"])):
-            cols[col].append(value)
-    table = pa.table({k: pa.array(v, type=OUT_COLUMNS[k]) for k, v in cols.items()})
-    part = write_table(table, u.out_dir / f"{u.key}.parquet")
-    n_out = table.num_rows
+    with VerifiedReader(u.raw_path, u.raw_sha256) as reader:
+        for n, line in _raw_lines(u, reader):
+            if not line.strip(b"\n"):
+                continue
+            try:
+                rec = json.loads(line)
+                raw_text = rec["text"]
+            except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError) as e:
+                raise reader.mismatch() or CorpusError(f"{u.raw_path}:{n}: not a raw document: {e}") from None
+            k = u.first_k + n_in
+            n_in += 1
+            text = normalize_text(raw_text, **u.options)
+            changed += text != raw_text
+            if not text.strip():
+                continue
+            for col, value in (("id", f"{u.source_id}:{k}"), ("text", text), ("source_id", u.source_id),
+                               ("url", rec["url"]), ("license_spdx", rec["license_spdx"])):
+                cols[col].append(value)
+            if len(cols["id"]) >= BATCH_ROWS:
+                flush()
+        reader.finish()
+    flush()
+    part = writer.close()
+    n_out = part["rows"]
     counts = {"docs_in": n_in, "docs_out": n_out, "dropped_empty": n_in - n_out, "changed": changed,
               "by_source": {u.source_id: {"docs_in": n_in, "docs_out": n_out}}}
     return {"key": u.key, "parts": [part], "counts": counts}

@@ -12,7 +12,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from ..config import Config
-from ..parts import read_table, validate_columns, write_table
+from ..parts import PartReader, PartWriter, validate_columns
 from ..pii.scrub import PiiParams, scrub_batch
 from ..runner import Job, Map, PhaseContext, RunOptions, published_stage
 from . import STAGE, columns, input_columns
@@ -38,22 +38,38 @@ class PiiUnit:
 
 
 def scrub_part(u: PiiUnit) -> dict:
-    table = read_table(u.in_path, u.in_sha256)
-    validate_columns(table, IN_COLUMNS, u.in_path)
-    results = scrub_batch(table.column("text").to_pylist(), u.params)
+    """Stream the part in batches of BATCH_ROWS documents (hashing it as it is read) and write the scrubbed
+    part a row group at a time: memory is a batch and a row group, not the part."""
+    reader = PartReader(u.in_path, u.in_sha256)
+    validate_columns(reader.schema, IN_COLUMNS, u.in_path)
+    writer = None
     totals = {t: 0 for t in TYPES}
-    per_doc = []
-    for _, counts in results:
-        for t, n in counts.items():
-            totals[t] += n
-        per_doc.append(sum(counts.values()))
-    out = table.select(list(IN_COLUMNS))
-    out = out.set_column(out.schema.get_field_index("text"), "text", pa.array([t for t, _ in results], pa.string()))
-    out = out.append_column("pii_redactions", pa.array(per_doc, OUT_COLUMNS["pii_redactions"]))
-    part = write_table(out, u.out_dir / f"{u.key}.parquet")
+    docs_in = redacted = 0
+    for batch in reader.batches():
+        docs_in += batch.num_rows
+        results = scrub_batch(batch.column("text").to_pylist(), u.params)
+        per_doc = []
+        for _, counts in results:
+            for t, n in counts.items():
+                totals[t] += n
+            per_doc.append(sum(counts.values()))
+        redacted += sum(1 for n in per_doc if n)
+        out = pa.Table.from_batches([batch]).select(list(IN_COLUMNS))
+        out = out.set_column(out.schema.get_field_index("text"), "text", pa.array([t for t, _ in results], pa.string()))
+        out = out.append_column("pii_redactions", pa.array(per_doc, OUT_COLUMNS["pii_redactions"]))
+        if writer is None:
+            writer = PartWriter(u.out_dir / f"{u.key}.parquet", out.schema)
+        writer.write(out)
+    if writer is None:  # an empty part: the schema the batches would have had
+        schema = reader.schema
+        fields = [schema.field(c) for c in IN_COLUMNS]
+        writer = PartWriter(u.out_dir / f"{u.key}.parquet",
+                            pa.schema(fields + [pa.field("pii_redactions", OUT_COLUMNS["pii_redactions"])],
+                                      metadata=schema.metadata))
+    part = writer.close()
     return {"key": u.key, "parts": [part],
-            "counts": {"docs_in": table.num_rows, "docs_out": out.num_rows, "redactions": totals,
-                       "docs_redacted": sum(1 for n in per_doc if n)}}
+            "counts": {"docs_in": docs_in, "docs_out": part["rows"], "redactions": totals,
+                       "docs_redacted": redacted}}
 
 
 def plan(config: Config, opts: RunOptions) -> list[Job]:

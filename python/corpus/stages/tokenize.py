@@ -11,15 +11,18 @@ files in the planned order, never re-encoded); `manifest` (the tokens `_MANIFEST
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import logging
 import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..atomic import dump_json, sha256_bytes, write_bytes
@@ -27,6 +30,7 @@ from ..checksums import read_verified
 from ..config import Config
 from ..errors import CorpusError
 from ..layout import CORPUS_MANIFEST, CORPUS_SCHEMA, TOKENIZER_FILE, TOKENS_MANIFEST, TOKENS_SCHEMA, tokens_root
+from ..parts import PartReader
 from ..runner import WORK_DIR as WORK, Job, Map, PhaseContext, RunOptions, Step, published_stage
 from ..schemas import validate
 from ..versions import output_packages
@@ -86,6 +90,46 @@ def train_tokenizer(texts, vocab_size: int, eos: str) -> bytes:
     return hf.unmark_special(tok.to_str().encode("utf-8"), PLACEHOLDERS)
 
 
+def _train_batches(config: Config, manifest: dict, columns: list[str]):
+    """The shards' record batches (columns + split), in shard order, each shard hashed as it is read."""
+    for s in manifest["shards"]:
+        reader = PartReader(config.dataset_dir / s["name"], s["sha256"], columns=[*columns, "split"])
+        yield from reader.batches()
+
+
+def _sample_key(seed: int, doc_id: str) -> int:
+    return int.from_bytes(hashlib.blake2b(f"{seed}:{doc_id}".encode(), digest_size=8).digest(), "big")
+
+
+def train_sample(config: Config, manifest: dict) -> tuple[Iterator[str], str]:
+    """The texts the tokenizer is trained on, streamed: every train document, in shard order, when the
+    train split holds at most `[tokenize].train_sample_bytes` of text (UTF-8); otherwise a seeded sample
+    of about that size — a document is in it when blake2b("<seed>:<id>") < budget / total of 2^64, so
+    whether a document is chosen depends on its id and the seed only — in shard order. The trainer's
+    memory grows with the distinct words it counts, so a stream of everything would not bound it: the
+    sample does, and a BPE vocabulary of this size is settled well before 32 MiB of text."""
+    tcfg = config["tokenize"]
+    budget_bytes = tcfg["train_sample_bytes"]
+    total = 0
+    for b in _train_batches(config, manifest, ["text"]):
+        train = pc.equal(b.column("split"), "train")
+        total += pc.sum(pc.binary_length(pc.filter(b.column("text"), train))).as_py() or 0
+    if total <= budget_bytes:
+        def everything():
+            for b in _train_batches(config, manifest, ["text"]):
+                yield from pc.filter(b.column("text"), pc.equal(b.column("split"), "train")).to_pylist()
+        return everything(), f"the train split ({total} bytes of text)"
+    cut = int(budget_bytes / total * 2**64)
+    seed = tcfg["seed"]
+
+    def sample():
+        for b in _train_batches(config, manifest, ["id", "text"]):
+            for doc_id, text, split in zip(*(b.column(c).to_pylist() for c in ("id", "text", "split"))):
+                if split == "train" and _sample_key(seed, doc_id) < cut:
+                    yield text
+    return sample(), f"a seeded sample of about {budget_bytes} of the train split's {total} bytes of text"
+
+
 def resolve_tokenizer(config: Config, manifest: dict) -> tuple[bytes, str]:
     """(tokenizer.json bytes, tokenizer_id): the pinned file, or one trained on the train split."""
     tcfg = config["tokenize"]
@@ -103,16 +147,11 @@ def resolve_tokenizer(config: Config, manifest: dict) -> tuple[bytes, str]:
         stem = "".join(c if c.isalnum() or c in "._-" else "-" for c in path.stem)
         return data, f"{stem}-{sha256_bytes(data)[:12]}"
 
-    def train_texts():
-        for s in manifest["shards"]:
-            t = shard_columns(config.dataset_dir / s["name"], s["sha256"], ["text", "split"])
-            for text, split in zip(t.column("text").to_pylist(), t.column("split").to_pylist()):
-                if split == "train":
-                    yield text
-
     t0 = time.monotonic()
-    data = train_tokenizer(train_texts(), tcfg["vocab_size"], tcfg["eos_token"])
-    log.info("trained a byte-level BPE tokenizer (vocab %d) on the train split in %.1fs", tcfg["vocab_size"],
+    texts, sampled = train_sample(config, manifest)
+    t0 = time.monotonic()
+    data = train_tokenizer(texts, tcfg["vocab_size"], tcfg["eos_token"])
+    log.info("trained a byte-level BPE tokenizer (vocab %d) on %s in %.1fs", tcfg["vocab_size"], sampled,
              time.monotonic() - t0)
     return data, f"bpe{tcfg['vocab_size']}-{sha256_bytes(data)[:12]}"
 
