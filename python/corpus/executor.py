@@ -113,6 +113,9 @@ def _stop_workers(pool: ProcessPoolExecutor) -> None:
             pass
 
 
+RAY_TASK_RETRIES = 3
+
+
 def _map_ray(fn, units, workers, finished) -> list[Any]:
     try:
         import ray
@@ -123,7 +126,10 @@ def _map_ray(fn, units, workers, finished) -> list[Any]:
         address = os.environ.get("RAY_ADDRESS")
         kwargs = {} if address else {"num_cpus": workers, "include_dashboard": False}
         ray.init(address=address, log_to_driver=False, configure_logging=False, **kwargs)
-    remote = ray.remote(max_retries=0)(fn)
+    # A task lost with its worker or node (a system failure, never an exception the unit raised) is run
+    # again elsewhere: a unit is a pure function of its input whose files are rewritten whole, so a retry
+    # gives the same bytes, and results are still gathered in unit order.
+    remote = ray.remote(max_retries=RAY_TASK_RETRIES, retry_exceptions=False)(fn)
     results: list[Any] = [None] * len(units)
     pending: dict[Any, int] = {}
     queue = list(enumerate(units))
@@ -139,5 +145,7 @@ def _map_ray(fn, units, workers, finished) -> list[Any]:
             except ray.exceptions.RayTaskError as e:
                 cause = e.as_instanceof_cause()
                 raise (cause if isinstance(cause, CorpusError) else CorpusError(str(e).splitlines()[0])) from None
+            except ray.exceptions.RayError as e:  # lost more often than RAY_TASK_RETRIES allows
+                raise CorpusError(f"ray: a task failed {RAY_TASK_RETRIES + 1} times: {str(e).splitlines()[0]}") from None
             results[i] = finished(result)
     return results

@@ -16,7 +16,7 @@ from ..config import Config
 from ..errors import CorpusError
 from ..layout import TOKENS_MANIFEST as MANIFEST, tokens_root
 from ..stages.tokenize import SPLITS
-from ..tokens.plan import permutation
+from ..tokens.plan import replay_order
 from ..tokens.megatron import MegatronIndex
 from .sampling import Budget, sample_indices
 from .shards import ShardTexts
@@ -74,7 +74,8 @@ def collect_tokens(config: Config, corpus: dict, shards: dict, budget: Budget) -
                                 "max_doc": int(lengths.max()) if len(lengths) else 0,
                                 "median_doc": float(np.median(lengths)) if len(lengths) else 0.0}
         out["lengths"][split] = lengths
-        order = permutation(m["seed"], split, len(rows))[: len(lengths)] if len(lengths) <= len(rows) else None
+        per_shard = np.bincount(np.asarray(shards["shard_of"], dtype=np.int64)[rows], minlength=len(corpus["shards"]))
+        order = replay_order(m["seed"], split, per_shard.tolist())[: len(lengths)] if len(lengths) <= len(rows) else None
         if order is None:
             out["mapping"] = f"{split}: the streams hold more documents than the shards' {split} split"
             continue

@@ -1,10 +1,14 @@
 """Stage 06 shard: the final, sorted, content-hash-split Parquet shards and `_MANIFEST.json`.
 
-The global sort by id never holds the texts: a step sorts only the ids, which fixes every row's
-destination shard. `scatter` reads each input part once and spills its rows per destination shard;
-`write` sorts each shard's rows by id and writes it. Both are map phases, so the work splits across
-workers and the bytes do not depend on how many there are. The shards and `_MANIFEST.json` share the
-dataset directory with `stages/`: they are published file by file, the stage manifest last."""
+The global sort by id never holds the texts, and with `[run] partitions = P` no task holds more than
+about 1/P of the ids: `sample` (map, one unit per part) sorts a part's ids and returns a few evenly
+spaced ones; `splitters` (step) picks P-1 splitters from them; `rank` (map, one unit per id range) reads
+only its range's ids from every part, sorts them and records each row's rank within the range; `offsets`
+(step) is the prefix sum of the P range sizes, so a row's global rank is its range's offset plus its rank
+in the range, and its destination shard is global rank // shard_rows. `scatter` reads each input part
+once and spills its rows per destination shard; `write` sorts each shard's rows by id and writes it. The
+bytes depend neither on P nor on the workers. The shards and `_MANIFEST.json` share the dataset
+directory with `stages/`: they are published file by file, the stage manifest last."""
 
 from __future__ import annotations
 
@@ -28,6 +32,7 @@ from ..errors import CorpusError
 from ..layout import CORPUS_MANIFEST, CORPUS_SCHEMA
 from ..ledger import load_ledger
 from ..parts import read_table, rows_per_group, validate_columns
+from ..partitioning import partitions
 from ..runner import Job, Map, PhaseContext, RunOptions, Step, published_stage, read_stage_manifest
 from ..schemas import validate
 from . import STAGE, input_columns, part_stages
@@ -52,28 +57,134 @@ def shard_name(i: int, n: int) -> str:
     return f"shard-{i:05d}-of-{n:05d}.parquet"
 
 
+# Each part contributes about this many ids per partition to the splitter sample (the sample's total is
+# about SAMPLES_PER_PARTITION * P + parts, whatever the corpus size).
+SAMPLES_PER_PARTITION = 64
+
+
+def _work_entry(path: Path, staging: Path) -> dict:
+    return {"name": str(path.relative_to(staging)), "sha256": sha256_file(path), "bytes": path.stat().st_size}
+
+
+def _read_ids(path: Path, rows: int) -> pa.Array:
+    col = pq.read_table(path, columns=["id"]).column("id")
+    if len(col) != rows:
+        raise CorpusError(f"{path}: {len(col)} rows, manifest says {rows}")
+    return col.combine_chunks() if len(col) else pa.array([], pa.string())
+
+
+@dataclass(frozen=True)
+class SampleUnit:
+    key: str
+    path: Path
+    rows: int
+    samples: int            # how many evenly spaced ids of the part's sorted ids to return
+
+
+def sample_part(u: SampleUnit) -> dict:
+    """The part's ids sorted, and `samples` of them at evenly spaced ranks (each stands for rows/samples)."""
+    ids = _read_ids(u.path, u.rows)
+    k = min(u.samples, len(ids))
+    if not k:
+        return {"key": u.key, "samples": [], "weight": 0.0}
+    picks = ((np.arange(k) + 0.5) * len(ids) / k).astype(np.int64)
+    order = pc.sort_indices(ids).to_numpy()
+    return {"key": u.key, "samples": ids.take(pa.array(order[picks])).to_pylist(), "weight": len(ids) / k}
+
+
+def pick_splitters(samples: list[tuple[list[str], float]], p: int) -> list[str]:
+    """P-1 ascending splitters: the weighted quantiles j/P (j = 1..P-1) of the parts' samples."""
+    pairs = sorted((s.encode("utf-8"), w) for ids, w in samples for s in ids)
+    if p <= 1 or not pairs:
+        return []
+    cum = np.cumsum([w for _, w in pairs])
+    targets = cum[-1] * np.arange(1, p) / p
+    at = np.minimum(np.searchsorted(cum, targets, side="left"), len(pairs) - 1)
+    return [pairs[int(i)][0].decode("utf-8") for i in at]
+
+
+@dataclass(frozen=True)
+class RankUnit:
+    key: str
+    index: int
+    lo: str | None          # the range is [lo, hi) in byte order; None = unbounded
+    hi: str | None
+    parts: tuple[tuple[Path, int], ...]   # (path, rows) of every input part
+    out: Path               # rank file prefix
+    staging: Path
+
+
+def rank_range(u: RankUnit) -> dict:
+    """The ids of range [lo, hi) from every part, sorted: for each part, the rows that fall in the range
+    and their rank within it (`<out>.npy`: [row, rank] grouped by part; `<out>.off.npy`: where each part's
+    rows start)."""
+    ids, rows, offsets = [], [], [0]
+    for path, n in u.parts:
+        col = _read_ids(path, n)
+        mask = None
+        if u.lo is not None:
+            mask = pc.greater_equal(col, pa.scalar(u.lo, pa.string()))
+        if u.hi is not None:
+            below = pc.less(col, pa.scalar(u.hi, pa.string()))
+            mask = below if mask is None else pc.and_(mask, below)
+        picked = np.arange(len(col), dtype=np.int64) if mask is None else \
+            np.flatnonzero(mask.to_numpy(zero_copy_only=False)).astype(np.int64)
+        ids.append(col.take(pa.array(picked)) if mask is not None else col)
+        rows.append(picked)
+        offsets.append(offsets[-1] + len(picked))
+    all_ids = pa.concat_arrays(ids) if ids else pa.array([], pa.string())
+    n = len(all_ids)
+    order = pc.sort_indices(all_ids).to_numpy()
+    if n > 1 and pc.any(pc.equal(all_ids.take(pa.array(order[1:])), all_ids.take(pa.array(order[:-1])))).as_py():
+        raise CorpusError("shard: duplicate document ids in the input")
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n, dtype=np.int64)
+    table = np.stack([np.concatenate(rows) if rows else np.zeros(0, np.int64), rank], axis=1)
+    u.out.parent.mkdir(parents=True, exist_ok=True)
+    main, off = u.out.with_name(u.out.name + ".npy"), u.out.with_name(u.out.name + ".off.npy")
+    np.save(main, table)
+    np.save(off, np.asarray(offsets, dtype=np.int64))
+    return {"key": u.key, "docs": n, "work": [_work_entry(main, u.staging), _work_entry(off, u.staging)]}
+
+
 @dataclass(frozen=True)
 class ScatterUnit:
     key: str
     path: Path
     sha256: str
-    dest: np.ndarray        # destination shard of each row of the part
+    index: int              # the part's position among the input parts
+    ranges: tuple[tuple[Path, int], ...]   # (rank file prefix, global rank of the range's first id)
+    shard_rows: int
     spill_dir: Path
+
+
+def destinations(u: ScatterUnit, rows: int) -> np.ndarray:
+    """The destination shard of each row of the part: (range offset + rank in range) // shard_rows."""
+    dest = np.full(rows, -1, dtype=np.int64)
+    for prefix, base in u.ranges:
+        off = np.load(prefix.with_name(prefix.name + ".off.npy"))
+        a, b = int(off[u.index]), int(off[u.index + 1])
+        if b > a:
+            table = np.load(prefix.with_name(prefix.name + ".npy"), mmap_mode="r")[a:b]
+            dest[table[:, 0]] = (base + table[:, 1]) // u.shard_rows
+    if rows and dest.min() < 0:
+        raise CorpusError(f"{u.path}: {int((dest < 0).sum())} rows in no id range")
+    return dest
 
 
 def scatter_part(u: ScatterUnit) -> dict:
     table = read_table(u.path, u.sha256)
     validate_columns(table, INPUT_COLUMNS, u.path)
     table = table.select(list(INPUT_COLUMNS))
+    dest = destinations(u, table.num_rows)
     work = []
-    for shard in np.unique(u.dest):
-        rows = table.take(pa.array(np.flatnonzero(u.dest == shard)))
+    for shard in np.unique(dest):
+        rows = table.take(pa.array(np.flatnonzero(dest == shard)))
         out = u.spill_dir / f"{int(shard):05d}" / f"{u.key}.arrow"
         out.parent.mkdir(parents=True, exist_ok=True)
         with pa.OSFile(str(out), "wb") as f, ipc.new_file(f, rows.schema) as w:
             w.write_table(rows)
-        work.append({"name": str(out.relative_to(u.spill_dir.parent.parent)), "sha256": sha256_file(out),
-                     "bytes": out.stat().st_size})
+        work.append(_work_entry(out, u.spill_dir.parent.parent))
     return {"key": u.key, "rows": table.num_rows, "work": work}
 
 
@@ -115,28 +226,6 @@ def write_shard(u: ShardUnit) -> dict:
         s[split] += 1
     entry = {"name": name, "sha256": sha256_file(path), "rows": out.num_rows, "bytes": path.stat().st_size}
     return {"key": u.key, "parts": [entry], "sources": stats}
-
-
-def sorted_destinations(parts: list[tuple[Path, dict]], shard_rows: int) -> tuple[list[np.ndarray], int]:
-    """For each input part, the destination shard of each of its rows, from a sort of all ids."""
-    ids, owners = [], []
-    for i, (path, part) in enumerate(parts):
-        col = pq.read_table(path, columns=["id"]).column("id")
-        if len(col) != part["rows"]:
-            raise CorpusError(f"{path}: {len(col)} rows, manifest says {part['rows']}")
-        ids.append(col.combine_chunks())
-        owners.append(np.full(len(col), i, dtype=np.int32))
-    all_ids = pa.concat_arrays(ids) if ids else pa.array([], pa.string())
-    n = len(all_ids)
-    order = pc.sort_indices(all_ids).to_numpy()
-    if n and pc.any(pc.equal(all_ids.take(pa.array(order[1:])), all_ids.take(pa.array(order[:-1])))).as_py():
-        raise CorpusError("shard: duplicate document ids in the input")
-    rank = np.empty(n, dtype=np.int64)
-    rank[order] = np.arange(n, dtype=np.int64)
-    dest = rank // shard_rows
-    owner = np.concatenate(owners) if owners else np.zeros(0, np.int32)
-    n_shards = max(1, -(-n // shard_rows))
-    return [dest[owner == i] for i in range(len(parts))], n_shards
 
 
 def ledger_ref(config: Config) -> dict:
@@ -216,12 +305,40 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
         raise CorpusError(empty_corpus_message(config))
     shard_rows, val_permille = config["shard"]["shard_rows"], config["shard"]["val_permille"]
 
-    def sort_step(ctx: PhaseContext) -> None:
-        ctx.state["dests"], ctx.state["n_shards"] = sorted_destinations(parts, shard_rows)
+    n_docs = sum(p["rows"] for _, p in parts)
+    n_parts = partitions(config, n_docs)
+    tag = f"of-{n_parts:05d}"  # unit keys name P: a resume with another P never reuses these units
+
+    def sample_units(ctx: PhaseContext) -> list[SampleUnit]:
+        if n_parts == 1:
+            return []  # one range: no splitters to pick
+        return [SampleUnit(f"{p['name'].removesuffix('.parquet')}-{tag}", path, p["rows"],
+                           max(1, -(-SAMPLES_PER_PARTITION * n_parts * p["rows"] // max(1, n_docs))))
+                for path, p in parts]
+
+    def splitters_step(ctx: PhaseContext) -> None:
+        found = pick_splitters([(r["samples"], r["weight"]) for r in ctx.results["sample"]], n_parts)
+        bounds = [None, *found, None] if found else [None] * (n_parts + 1)
+        ctx.state["bounds"] = bounds
+        ctx.run_info["partitions"] = n_parts
+
+    def rank_units(ctx: PhaseContext) -> list[RankUnit]:
+        b = ctx.state["bounds"]
+        inputs = tuple((path, p["rows"]) for path, p in parts)
+        return [RankUnit(f"range-{r:05d}-{tag}", r, b[r], b[r + 1], inputs, ctx.work / "rank" / f"range-{r:05d}-{tag}",
+                         ctx.staging) for r in range(n_parts)]
+
+    def offsets_step(ctx: PhaseContext) -> None:
+        counts = [r["docs"] for r in ctx.results["rank"]]
+        if sum(counts) != n_docs:
+            raise CorpusError(f"shard: the id ranges hold {sum(counts)} documents, the input {n_docs}")
+        bases = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64).tolist()
+        ctx.state["ranges"] = tuple((u.out, base) for u, base in zip(rank_units(ctx), bases))
+        ctx.state["n_shards"] = max(1, -(-n_docs // shard_rows))
 
     def scatter_units(ctx: PhaseContext) -> list[ScatterUnit]:
-        return [ScatterUnit(p["name"].removesuffix(".parquet"), path, p["sha256"], dest, ctx.work / "spill")
-                for (path, p), dest in zip(parts, ctx.state["dests"])]
+        return [ScatterUnit(p["name"].removesuffix(".parquet"), path, p["sha256"], i, ctx.state["ranges"], shard_rows,
+                            ctx.work / "spill") for i, (path, p) in enumerate(parts)]
 
     def shard_units(ctx: PhaseContext) -> list[ShardUnit]:
         n = ctx.state["n_shards"]
@@ -248,7 +365,9 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
 
     params = {"shard": config["shard"], "ledger_sha256": ledger_ref(config)["sha256"]}
     return [Job("shard", ME.path(config), {"config_sha256": config.sha256, "params": params, "inputs": [ref]},
-                [Step("sort", sort_step), Map("scatter", scatter_units, scatter_part),
+                [Map("sample", sample_units, sample_part), Step("splitters", splitters_step),
+                 Map("rank", rank_units, rank_range, unit="ranges"), Step("offsets", offsets_step),
+                 Map("scatter", scatter_units, scatter_part),
                  Map("write", shard_units, write_shard, unit="shards"), Step("manifest", manifest_step)],
                 shared_dir=True, owned=("shard-*-of-*.parquet", CORPUS_MANIFEST),
                 dataset=config.dataset, version=config.version)]

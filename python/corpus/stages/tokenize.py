@@ -4,9 +4,16 @@ Phases: `tokenizer` (the pinned tokenizer.json, checked against its sha256, or a
 deterministically on the train split with the EOS and the PII placeholders as special tokens);
 `encode` (one unit per shard: `encode_batch_fast` without added special tokens, exactly one EOS per
 document, the id range checked before the cast, tokens to unshuffled work files per split); `plan`
-(one seeded permutation per split and the budgets, corpus.tokens.plan; parts cut at
+(one seeded shuffle per split and the budgets, corpus.tokens.plan; parts cut at
 `max_tokens_per_file` on document boundaries); `write` (each part's token bytes moved from the work
-files in the planned order, never re-encoded); `manifest` (the tokens `_MANIFEST.json`)."""
+files in the planned order, never re-encoded); `manifest` (the tokens `_MANIFEST.json`).
+
+The shuffle is partitioned (`[run] partitions = P`, corpus.tokens.plan): `encode` also draws each
+document's bucket and writes the shard's documents grouped by bucket; `order` (map, one unit per split
+and partition, a contiguous range of buckets) reads only its buckets' slice of every shard's index,
+permutes each bucket and writes the partition's planned (shard, offset, length, cumulative tokens); `plan`
+(step) holds O(P) counts and cuts parts by binary search in those files; `write` reads only its part's
+slice. No task holds more than about 1/P of the per-document arrays, and the order never depends on P."""
 
 from __future__ import annotations
 
@@ -36,7 +43,8 @@ from ..schemas import validate
 from ..versions import output_packages
 from ..tokens import hf
 from ..tokens.megatron import MegatronWriter, check_range, choose_dtype, manifest_file_entry, memmap_tokens
-from ..tokens.plan import budget, cut_parts, document_locations, permutation
+from ..partitioning import partitions
+from ..tokens.plan import BUCKETS, Cumulative, bucket_ranges, budget_end, buckets_of, cut_parts, shuffle_buckets
 from . import STAGE
 
 log = logging.getLogger(__name__)
@@ -176,6 +184,7 @@ def tokenizer_facts(data: bytes, eos: str) -> dict:
 @dataclass(frozen=True)
 class EncodeUnit:
     key: str
+    index: int              # the shard's position in the corpus manifest
     shard: Path
     sha256: str
     tokenizer: Path
@@ -183,6 +192,7 @@ class EncodeUnit:
     dtype: str
     work: Path
     threads: int
+    seed: int
 
 
 @functools.cache
@@ -220,7 +230,23 @@ def encode_docs(tok, texts: list[str], eos_id: int, dtype: np.dtype) -> tuple[np
     return np.concatenate(tokens), np.concatenate(lengths)
 
 
+def _work_file(work: Path, name: str, data: bytes) -> dict:
+    write_bytes(work / name, data)
+    return {"name": f"{WORK}/{name}", "sha256": sha256_bytes(data), "bytes": len(data)}
+
+
+def _npy(arr: np.ndarray) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    np.save(buf, arr)
+    return buf.getvalue()
+
+
 def encode_shard(u: EncodeUnit) -> dict:
+    """Per split: `<key>.<split>.bin` (tokens in shard order), `<key>.<split>.docs.npy` ([token offset,
+    length] of each document, grouped by bucket in shard order) and `<key>.<split>.bstart.npy` (where each
+    bucket's documents start)."""
     os.environ.setdefault("RAYON_NUM_THREADS", str(u.threads))  # before the tokenizer's thread pool starts
     tok = _tokenizer(str(u.tokenizer))
     table = shard_columns(u.shard, u.sha256, ["text", "split"])
@@ -229,10 +255,51 @@ def encode_shard(u: EncodeUnit) -> dict:
     for split in SPLITS:
         tokens, lengths = encode_docs(tok, [t for t, s in zip(texts, splits) if s == split], u.eos_id,
                                       np.dtype(u.dtype))
-        for name, data in ((f"{u.key}.{split}.bin", tokens.tobytes()), (f"{u.key}.{split}.len", lengths.astype("<i8").tobytes())):
-            write_bytes(u.work / name, data)
-            files.append({"name": f"{WORK}/{name}", "sha256": sha256_bytes(data), "bytes": len(data)})
+        bucket = buckets_of(u.seed, split, u.index, len(lengths))
+        by_bucket = np.argsort(bucket, kind="stable")
+        docs = np.stack([np.cumsum(lengths) - lengths, lengths], axis=1).astype(np.int64)[by_bucket]
+        bstart = np.searchsorted(bucket[by_bucket], np.arange(BUCKETS + 1), side="left").astype(np.int64)
+        files.append(_work_file(u.work, f"{u.key}.{split}.bin", tokens.tobytes()))
+        files.append(_work_file(u.work, f"{u.key}.{split}.docs.npy", _npy(docs)))
+        files.append(_work_file(u.work, f"{u.key}.{split}.bstart.npy", _npy(bstart)))
     return {"key": u.key, "work": files}
+
+
+# ---------------------------------------------------------------- order (one unit per split and partition)
+
+@dataclass(frozen=True)
+class OrderUnit:
+    key: str                # "<split>/p<k>-of-<P>"
+    split: str
+    lo: int                 # the partition's buckets: [lo, hi)
+    hi: int
+    shard_keys: tuple[str, ...]
+    work: Path
+    out: str                # the partition's plan file, in work
+    seed: int
+
+
+def order_partition(u: OrderUnit) -> dict:
+    """The planned order of the partition's buckets: from every shard only the slice of its index that
+    holds these buckets; out = [shard, token offset, length, cumulative tokens within the partition]."""
+    shard, docs, bucket = [], [], []
+    for s, key in enumerate(u.shard_keys):
+        bstart = np.load(u.work / f"{key}.{u.split}.bstart.npy")
+        a, b = int(bstart[u.lo]), int(bstart[u.hi])
+        if b == a:
+            continue
+        docs.append(np.load(u.work / f"{key}.{u.split}.docs.npy", mmap_mode="r")[a:b])
+        shard.append(np.full(b - a, s, np.int64))
+        bucket.append(np.repeat(np.arange(u.lo, u.hi, dtype=np.int64), np.diff(bstart[u.lo:u.hi + 1])))
+    if docs:
+        docs_arr, shard_arr = np.concatenate(docs), np.concatenate(shard)
+        order = shuffle_buckets(u.seed, u.split, np.concatenate(bucket))
+        lengths = docs_arr[order, 1]
+        plan = np.stack([shard_arr[order], docs_arr[order, 0], lengths, np.cumsum(lengths)], axis=1)
+    else:
+        plan = np.zeros((0, 4), np.int64)
+    entry = _work_file(u.work, u.out, _npy(plan))
+    return {"key": u.key, "docs": len(plan), "tokens": int(plan[:, 2].sum()), "work": [entry]}
 
 
 # ---------------------------------------------------------------- write parts (in the planned order)
@@ -240,8 +307,7 @@ def encode_shard(u: EncodeUnit) -> dict:
 @dataclass(frozen=True)
 class PartUnit:
     key: str                # "<split>/part-<nnnnn>"
-    first: int              # the part's documents are order[first:last] of the split's plan
-    last: int
+    slices: tuple[tuple[str, int, int], ...]   # (partition plan file, first row, end row): the part's documents
     shard_keys: tuple[str, ...]
     split: str
     dtype: str
@@ -251,26 +317,32 @@ class PartUnit:
 def write_part(u: PartUnit) -> dict:
     """Move the part's documents' token bytes from the work files, in the planned (shuffled) order."""
     dtype = np.dtype(u.dtype)
-    plan = np.load(u.stage_dir / WORK / f"plan.{u.split}.npz")  # small per-document arrays, read per unit
-    docs = plan["order"][u.first:u.last]
-    doc_shard, doc_offset, doc_len = plan["shard"], plan["offset"], plan["length"]
     maps = {}
     prefix = u.stage_dir / u.key
     prefix.parent.mkdir(parents=True, exist_ok=True)
     with MegatronWriter(prefix, dtype) as w:
-        for doc in docs:
-            s = int(doc_shard[doc])
-            if s not in maps:
-                maps[s] = memmap_tokens(u.stage_dir / WORK / f"{u.shard_keys[s]}.{u.split}.bin", dtype)
-            a = int(doc_offset[doc])
-            n = int(doc_len[doc])
-            w.add_raw(maps[s][a:a + n], n)
+        for name, first, end in u.slices:
+            rows = np.array(np.load(u.stage_dir / WORK / name, mmap_mode="r")[first:end, :3])
+            for s, a, n in rows.tolist():
+                if s not in maps:
+                    maps[s] = memmap_tokens(u.stage_dir / WORK / f"{u.shard_keys[s]}.{u.split}.bin", dtype)
+                w.add_raw(maps[s][a:a + n], n)
     entry = manifest_file_entry(prefix, u.stage_dir)
     return {"key": u.key, "entry": entry,
             "parts": [{"name": entry["bin"], "sha256": entry["bin_sha256"], "rows": entry["docs"],
                        "bytes": entry["bin_bytes"]},
                       {"name": entry["idx"], "sha256": entry["idx_sha256"], "rows": entry["docs"],
                        "bytes": (u.stage_dir / entry["idx"]).stat().st_size}]}
+
+
+def part_slices(c: Cumulative, files: list[str], first: int, last: int) -> tuple[tuple[str, int, int], ...]:
+    """The (plan file, first row, end row) slices of the partitions that hold planned documents [first, last)."""
+    out = []
+    for p, name in enumerate(files):
+        a, b = max(first, c.doc_base[p]), min(last, c.doc_base[p + 1])
+        if a < b:
+            out.append((name, a - c.doc_base[p], b - c.doc_base[p]))
+    return tuple(out)
 
 
 # ---------------------------------------------------------------- the stage
@@ -285,6 +357,8 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
     tok_bytes, tokenizer_id = resolve_tokenizer(config, corpus)
     shard_keys = tuple(s["name"].removesuffix(".parquet") for s in corpus["shards"])
     threads = max(1, (os.cpu_count() or 1) // max(1, min(opts.workers, len(shard_keys))))
+    n_parts = partitions(config, corpus["n_docs"], cap=BUCKETS)
+    tag = f"of-{n_parts:05d}"  # unit keys name P: a resume with another P never reuses these units
 
     def tokenizer_step(ctx: PhaseContext) -> None:
         write_bytes(ctx.staging / TOKENIZER_FILE, tok_bytes)
@@ -297,24 +371,35 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
 
     def encode_units(ctx: PhaseContext) -> list[EncodeUnit]:
         facts = ctx.state["facts"]
-        return [EncodeUnit(k, config.dataset_dir / s["name"], s["sha256"], ctx.staging / TOKENIZER_FILE,
-                           facts["eos_id"], facts["dtype"], ctx.work, threads)
-                for k, s in zip(shard_keys, corpus["shards"])]
+        return [EncodeUnit(k, i, config.dataset_dir / s["name"], s["sha256"], ctx.staging / TOKENIZER_FILE,
+                           facts["eos_id"], facts["dtype"], ctx.work, threads, tcfg["seed"])
+                for i, (k, s) in enumerate(zip(shard_keys, corpus["shards"]))]
+
+    def order_units(ctx: PhaseContext) -> list[OrderUnit]:
+        return [OrderUnit(f"{split}/p{p:05d}-{tag}", split, lo, hi, shard_keys, ctx.work,
+                          f"plan.{split}.p{p:05d}-{tag}.npy", tcfg["seed"])
+                for split in SPLITS for p, (lo, hi) in enumerate(bucket_ranges(n_parts))]
 
     def plan_step(ctx: PhaseContext) -> None:
         units = []
+        results = dict(zip([u.key for u in order_units(ctx)], ctx.results["order"]))
         for split in SPLITS:
-            per_shard = [np.frombuffer((ctx.work / f"{k}.{split}.len").read_bytes(), "<i8") for k in shard_keys]
-            lengths, doc_shard, doc_offset = document_locations(per_shard)
-            order = permutation(tcfg["seed"], split, len(lengths))
-            if split == "train":
-                order = budget(order, lengths, max_documents, train_tokens)
-            with open(ctx.work / f"plan.{split}.npz", "wb") as f:
-                np.savez(f, order=order, shard=doc_shard, offset=doc_offset, length=lengths)
-            for i, (first, last) in enumerate(cut_parts(order, lengths, tcfg["max_tokens_per_file"])):
-                units.append(PartUnit(f"{split}/part-{i:05d}", first, last, shard_keys, split,
+            mine = [(u, results[u.key]) for u in order_units(ctx) if u.split == split]
+            files = [u.out for u, _ in mine]
+            maps: dict[int, np.ndarray] = {}
+
+            def cum(p: int, files=files, maps=maps) -> np.ndarray:
+                if p not in maps:
+                    maps[p] = np.load(ctx.work / files[p], mmap_mode="r")[:, 3]
+                return maps[p]
+
+            c = Cumulative([r["docs"] for _, r in mine], [r["tokens"] for _, r in mine], cum)
+            end = budget_end(c, max_documents, train_tokens) if split == "train" else c.n
+            for i, (first, last) in enumerate(cut_parts(c, end, tcfg["max_tokens_per_file"])):
+                units.append(PartUnit(f"{split}/part-{i:05d}", part_slices(c, files, first, last), shard_keys, split,
                                       ctx.state["facts"]["dtype"], ctx.staging))
         ctx.state["part_units"] = units
+        ctx.run_info["partitions"] = n_parts
 
     def manifest_step(ctx: PhaseContext) -> None:
         written = {r["key"]: r for r in ctx.results["write"]}
@@ -337,7 +422,7 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
     params = {"corpus_manifest_sha256": corpus_sha, "tokenizer_sha256": sha256_bytes(tok_bytes), "budgets": budgets,
               "seed": tcfg["seed"]}
     phases = [Step("tokenizer", tokenizer_step), Map("encode", encode_units, encode_shard, unit="shards"),
-              Step("plan", plan_step),
+              Map("order", order_units, order_partition, unit="partitions"), Step("plan", plan_step),
               # Writing parts only moves bytes (disk-bound): in this process, with no pool to start.
               Map("write", lambda ctx: ctx.state["part_units"], write_part, in_process=True),
               Step("manifest", manifest_step)]
