@@ -27,7 +27,7 @@ from .raw import current_raw
 from .runner import read_stage_manifest
 from .stages import STAGE
 from .tokens.megatron import MegatronIndex
-from .tokens.plan import permutation
+from .tokens.plan import replay_order
 
 PLACEHOLDERS = ("<EMAIL>", "<PHONE>", "<CARD>", "<IP>", "<KEY>")
 
@@ -178,15 +178,14 @@ def _token_steps(config: Config, corpus: dict, shard: str, row: int, split: str,
     root = tokens_root(config)
     corpus_sha = hashlib.sha256((config.dataset_dir / CORPUS_MANIFEST).read_bytes()).hexdigest()
     out = []
-    # the document's index among its split's documents in shard order (the encode order)
-    before = 0
+    # the document's index among its split's documents in shard order (the encode order), and how many
+    # documents of the split each shard holds (what the seeded order is drawn from)
+    before, per_shard = 0, []
     for s in corpus["shards"]:
         t = pq.read_table(config.dataset_dir / s["name"], columns=["split"]).column("split")
+        per_shard.append(int(pc.sum(pc.equal(t, split)).as_py() or 0))
         if s["name"] == shard:
-            before += int(pc.sum(pc.equal(t.slice(0, row), split)).as_py() or 0)
-            break
-        before += int(pc.sum(pc.equal(t, split)).as_py() or 0)
-    n_split = corpus["splits"][split]
+            before = sum(per_shard[:-1]) + int(pc.sum(pc.equal(t.slice(0, row), split)).as_py() or 0)
     for d in sorted(root.glob("*")) if root.is_dir() else []:
         mpath = d / TOKENS_MANIFEST
         if not mpath.is_file():
@@ -196,7 +195,7 @@ def _token_steps(config: Config, corpus: dict, shard: str, row: int, split: str,
             continue  # made from other shards (stale): `corpus audit` flags it
         info = m["splits"][split]
         # the written documents are a prefix of the seeded order (the budgets cut it, never reorder it)
-        where = np.flatnonzero(permutation(m["seed"], split, n_split)[: info["docs"]] == before)
+        where = np.flatnonzero(replay_order(m["seed"], split, per_shard)[: info["docs"]] == before)
         if not len(where):
             out.append({"stage": "tokenize", "status": "outside the budget", "tokens_dir": str(d.relative_to(config.artifacts))})
             continue
