@@ -51,6 +51,9 @@ def _reset_peak() -> None:
         f.write("5")
 
 
+_POOLS: list = []
+
+
 def _measure(phase: str, unit):
     """Run one unit, recording its peak RSS (VmHWM after a reset) and what it held: the peak of Python
     and numpy allocations (tracemalloc) plus the peak of Arrow's allocations (a fresh proxy pool)."""
@@ -60,6 +63,7 @@ def _measure(phase: str, unit):
     base = _status("VmRSS")
     old_pool = pa.default_memory_pool()
     pool = pa.proxy_memory_pool(old_pool)
+    _POOLS.append(pool)  # buffers it allocated may be freed later: the pool must outlive them
     pa.set_memory_pool(pool)
     tracemalloc.start()
     try:
