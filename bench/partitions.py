@@ -12,6 +12,8 @@ and libraries every worker carries). The driver's peak is the bench process's Vm
 from __future__ import annotations
 
 import argparse
+import hashlib
+import subprocess
 import json
 import os
 import random
@@ -49,13 +51,31 @@ def _reset_peak() -> None:
         f.write("5")
 
 
+_POOLS: list = []
+
+
 def _measure(phase: str, unit):
+    """Run one unit, recording its peak RSS (VmHWM after a reset) and what it held: the peak of Python
+    and numpy allocations (tracemalloc) plus the peak of Arrow's allocations (a fresh proxy pool)."""
+    import tracemalloc
+
     _reset_peak()
     base = _status("VmRSS")
-    result = _real[phase](unit)
+    old_pool = pa.default_memory_pool()
+    pool = pa.proxy_memory_pool(old_pool)
+    _POOLS.append(pool)  # buffers it allocated may be freed later: the pool must outlive them
+    pa.set_memory_pool(pool)
+    tracemalloc.start()
+    try:
+        result = _real[phase](unit)
+        held = tracemalloc.get_traced_memory()[1] + pool.max_memory()
+    finally:
+        tracemalloc.stop()
+        pa.set_memory_pool(old_pool)
     peak = _status("VmHWM")
     with open(os.environ[LOG], "a") as f:
-        f.write(json.dumps({"phase": phase, "key": unit.key, "peak": peak, "held": peak - base}) + "\n")
+        f.write(json.dumps({"phase": phase, "key": unit.key, "peak": peak, "rss_gain": peak - base, "held": held,
+                            "pid": os.getpid()}) + "\n")
     return result
 
 
@@ -71,13 +91,15 @@ def measured_order(u):
     return _measure("order", u)
 
 
-def config(root: Path, name: str, p: int):
+def config(root: Path, name: str, p: int, tokenizer: Path | None = None):
     from conftest import LEDGER, write_config
 
+    tok = {"tokenizer": str(tokenizer), "tokenizer_sha256": hashlib.sha256(tokenizer.read_bytes()).hexdigest()} \
+        if tokenizer else {}
     return load_config(write_config(root / f"{name}.toml", ledger=LEDGER,
                                     sources=["tinystories-train-head", "wikitext2-test"], artifacts=root / name,
                                     shard={"shard_rows": 2000, "val_permille": 50},
-                                    tokenize={"vocab_size": 1024, "max_tokens_per_file": 1 << 20},
+                                    tokenize={"vocab_size": 1024, "max_tokens_per_file": 1 << 20, **tok},
                                     run={"partitions": p, "workers": 2}))
 
 
@@ -111,13 +133,13 @@ def scaled(base: Path, dest: Path, k: int) -> None:
     (pii / "_STAGE.json").write_bytes(dump_json(manifest))
 
 
-def run(root: Path, scale: int, p: int) -> dict:
+def run(root: Path, scale: int, p: int, tokenizer: Path) -> dict:
     name = f"x{scale}-p{p}"
     src = root / f"x{scale}"
     if (root / name).exists():
         shutil.rmtree(root / name)
     shutil.copytree(src, root / name)
-    cfg = config(root, name, p)
+    cfg = config(root, name, p, tokenizer)
     log = Path(os.environ[LOG])
     seen = len(log.read_text().splitlines()) if log.exists() else 0
     out = {"scale": scale, "P": p}
@@ -143,6 +165,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--scales", default="1,16")
     ap.add_argument("--out", default="/tmp/corpus-bench-partitions")
+    ap.add_argument("--one", help=argparse.SUPPRESS)
     args = ap.parse_args()
     root = Path(args.out)
     root.mkdir(parents=True, exist_ok=True)
@@ -150,23 +173,36 @@ def main() -> None:
     (root / "units.jsonl").unlink(missing_ok=True)
     shard_stage.sample_part, shard_stage.rank_range = measured_sample, measured_rank
     tok_stage.order_partition = measured_order
+    if args.one:
+        scale, p = map(int, args.one.split(","))
+        print(json.dumps(run(root, scale, p, root / "tokenizer.json")))
+        return
     base = root / "x1"
     if not (base / "corpus/t/v1/stages/05-pii/_STAGE.json").is_file():
         run_all(config(root, "x1", 1), workers=2, through="pii")
+    if not (root / "tokenizer.json").is_file():  # pinned, so no run trains a tokenizer in its driver
+        cfg = config(root, "tok", 1)
+        shutil.rmtree(root / "tok", ignore_errors=True)
+        shutil.copytree(base, root / "tok")
+        run_all(cfg, workers=2)
+        (found,) = (root / "tok" / "tokens" / "t" / "v1").glob("*/tokenizer.json")
+        shutil.copy(found, root / "tokenizer.json")
     results = []
     for scale in map(int, args.scales.split(",")):
         if scale != 1:
             scaled(base, root / f"x{scale}", scale)
-        for p in (1, 8):
-            results.append(run(root, scale, p))
+        for p in (1, 8):  # each in a fresh process: the driver's peak is its own
+            out = subprocess.run([sys.executable, __file__, "--one", f"{scale},{p}", "--out", str(root)],
+                                 check=True, stdout=subprocess.PIPE, text=True).stdout
+            results.append(json.loads(out.strip().splitlines()[-1]))
             print(json.dumps(results[-1]), flush=True)
     mb = lambda b: f"{b / 2**20:.1f}"  # noqa: E731
-    print("\n| corpus | docs | P | driver peak MB (shard / tokenize) | largest rank task: peak / held MB "
-          "| largest order task: peak / held MB |")
+    print("\n| corpus | docs | P | driver peak RSS MB (shard / tokenize) | largest rank task: held MB / peak RSS MB "
+          "| largest order task: held MB / peak RSS MB |")
     print("|---|---|---|---|---|---|")
     for r in results:
         print(f"| {r['scale']}x | {r['n_docs']} | {r['P']} | {mb(r['shard_driver_peak'])} / {mb(r['tokenize_driver_peak'])} "
-              f"| {mb(r['rank_task_peak'])} / {mb(r['rank_task_held'])} | {mb(r['order_task_peak'])} / {mb(r['order_task_held'])} |")
+              f"| {mb(r['rank_task_held'])} / {mb(r['rank_task_peak'])} | {mb(r['order_task_held'])} / {mb(r['order_task_peak'])} |")
     (root / "results.json").write_text(json.dumps(results, indent=1))
 
 

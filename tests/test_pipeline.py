@@ -390,5 +390,5 @@ def test_tiny_gpt_example_loss_falls(runs):
     spec = importlib.util.spec_from_file_location("train_tiny_gpt", Path(__file__).parents[1] / "examples" / "train_tiny_gpt.py")
     example = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(example)
-    losses = example.main([str(tokens_dir(two)), "--steps", "40", "--batch", "4", "--block", "32"])
+    losses = example.main([str(tokens_dir(two)), "--steps", "80", "--batch", "4", "--block", "32"])
     assert sum(losses[-5:]) / 5 < losses[0] - 1.0

@@ -42,7 +42,7 @@ from ..runner import WORK_DIR as WORK, Job, Map, PhaseContext, RunOptions, Step,
 from ..schemas import validate
 from ..versions import output_packages
 from ..tokens import hf
-from ..tokens.megatron import MegatronWriter, check_range, choose_dtype, manifest_file_entry, memmap_tokens
+from ..tokens.megatron import MegatronWriter, check_range, choose_dtype, manifest_file_entry
 from ..partitioning import partitions
 from ..tokens.plan import BUCKETS, Cumulative, bucket_ranges, budget_end, buckets_of, cut_parts, shuffle_buckets
 from . import STAGE
@@ -317,16 +317,26 @@ class PartUnit:
 def write_part(u: PartUnit) -> dict:
     """Move the part's documents' token bytes from the work files, in the planned (shuffled) order."""
     dtype = np.dtype(u.dtype)
-    maps = {}
+    size = dtype.itemsize
+    files: dict[int, int] = {}
     prefix = u.stage_dir / u.key
     prefix.parent.mkdir(parents=True, exist_ok=True)
-    with MegatronWriter(prefix, dtype) as w:
-        for name, first, end in u.slices:
-            rows = np.array(np.load(u.stage_dir / WORK / name, mmap_mode="r")[first:end, :3])
-            for s, a, n in rows.tolist():
-                if s not in maps:
-                    maps[s] = memmap_tokens(u.stage_dir / WORK / f"{u.shard_keys[s]}.{u.split}.bin", dtype)
-                w.add_raw(maps[s][a:a + n], n)
+    # pread, not a memory map: a map keeps every page it touched resident (with the kernel's fault-around,
+    # ~64 KB per scattered document) until the part is done, and this runs in the driver.
+    try:
+        with MegatronWriter(prefix, dtype) as w:
+            for name, first, end in u.slices:
+                rows = np.array(np.load(u.stage_dir / WORK / name, mmap_mode="r")[first:end, :3])
+                for s, a, n in rows.tolist():
+                    if s not in files:
+                        files[s] = os.open(u.stage_dir / WORK / f"{u.shard_keys[s]}.{u.split}.bin", os.O_RDONLY)
+                    data = os.pread(files[s], n * size, a * size)
+                    if len(data) != n * size:
+                        raise CorpusError(f"{u.shard_keys[s]}.{u.split}.bin: short read at token {a}")
+                    w.add_raw(data, n)
+    finally:
+        for fd in files.values():
+            os.close(fd)
     entry = manifest_file_entry(prefix, u.stage_dir)
     return {"key": u.key, "entry": entry,
             "parts": [{"name": entry["bin"], "sha256": entry["bin_sha256"], "rows": entry["docs"],
