@@ -129,8 +129,13 @@ def sorted_destinations(parts: list[tuple[Path, dict]], shard_rows: int) -> tupl
     all_ids = pa.concat_arrays(ids) if ids else pa.array([], pa.string())
     n = len(all_ids)
     order = pc.sort_indices(all_ids).to_numpy()
-    if n and pc.any(pc.equal(all_ids.take(pa.array(order[1:])), all_ids.take(pa.array(order[:-1])))).as_py():
-        raise CorpusError("shard: duplicate document ids in the input")
+    same = pc.equal(all_ids.take(pa.array(order[1:])), all_ids.take(pa.array(order[:-1]))) if n else None
+    if n and pc.any(same).as_py():  # name the id and both parts holding it
+        i = int(np.flatnonzero(same.to_numpy(zero_copy_only=False))[0])
+        who = np.concatenate(owners)
+        a, b = sorted((int(order[i]), int(order[i + 1])))
+        raise CorpusError(f"{parts[who[b]][0]}: document id '{all_ids[a].as_py()}' is also in {parts[who[a]][0]} "
+                          f"(duplicate ids in the input)")
     rank = np.empty(n, dtype=np.int64)
     rank[order] = np.arange(n, dtype=np.int64)
     dest = rank // shard_rows
