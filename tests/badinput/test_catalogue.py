@@ -24,7 +24,7 @@ import pytest
 import zstandard
 
 from conftest import LEDGER, error_line, mirror_file, run_corpus, write_config, write_ledger
-from faults.conftest import clone, published, reference  # noqa: F401  (the session reference run)
+from faults.conftest import clone, published
 
 from .conftest import CASES as CASES_RUN
 

@@ -12,7 +12,7 @@ from corpus.config import load_config
 from corpus.runner import RunOptions
 from corpus.stages import run_stage
 from conftest import LEDGER, write_config
-from faults.conftest import SOURCES, TABLES, clone, reference  # noqa: F401
+from faults.conftest import SOURCES, TABLES, clone
 
 
 def sparse_tokenizer(path) -> str:

@@ -78,7 +78,7 @@ def test_ctrl_c_during_pii_is_one_line_and_workers_are_quiet(reference, tmp_path
     assert published(tmp_path / "a") == want and leftovers(tmp_path / "a") == []
 
 
-PAIRS = 20
+PAIRS = 10
 
 
 def test_two_writers_in_parallel_never_both_succeed(reference, tmp_path):
