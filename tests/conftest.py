@@ -111,6 +111,14 @@ def _mirror_env():
 
 
 @pytest.fixture(scope="session")
+def reference(tmp_path_factory, mirror) -> Path:
+    """The fault-injection reference run (tests/faults/conftest.py), built once for faults and badinput."""
+    from faults.conftest import build_reference
+
+    return build_reference(tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
 def golden_run(tmp_path_factory, mirror) -> Path:
     """The golden run (tests/golden/golden.toml: `corpus run` + every export) built once in a fresh workspace;
     returns its artifacts root. test_golden.py compares it with tests/golden/SHA256SUMS, test_readers.py reads it

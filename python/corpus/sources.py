@@ -940,6 +940,9 @@ def read_documents(path: Path, row: dict, rng: Range | None = None, *,
                 if not wanted(member) or (only is not None and member not in only):
                     continue
                 where = f"{url}#{member}"
+                if (info.external_attr >> 16) & 0o170000 == 0o120000:  # a symlink stored in the zip
+                    raise CorpusError(f"{where}: archive member is a symbolic link; links are never followed "
+                                      f"(leave it out with `members`)")
                 try:
                     f = zf.open(info)
                 except (*DECODE_ERRORS, NotImplementedError, RuntimeError) as e:
@@ -966,6 +969,10 @@ def read_documents(path: Path, row: dict, rng: Range | None = None, *,
                 raise CorpusError(f"{url}: truncated or corrupt tar archive: {e}") from None
             for info in infos:
                 member = safe_member_name(info.name, url)
+                if (info.issym() or info.islnk()) and wanted(member) and (only is None or member in only):
+                    kind = "symbolic" if info.issym() else "hard"
+                    raise CorpusError(f"{url}#{member}: archive member is a {kind} link (to '{info.linkname}'); "
+                                      f"links are never followed (leave it out with `members`)")
                 if not info.isfile() or not wanted(member) or (only is not None and member not in only):
                     continue
                 where = f"{url}#{member}"

@@ -41,9 +41,9 @@ def make_config(root: Path) -> Path:
     return write_config(root / "c.toml", ledger=LEDGER, sources=SOURCES, artifacts=root / "a", **TABLES)
 
 
-@pytest.fixture(scope="session")
-def reference(tmp_path_factory, mirror) -> Path:
-    """An uninterrupted `corpus run` (2 workers); returns its workspace (c.toml, a/)."""
+def build_reference(tmp_path_factory) -> Path:
+    """An uninterrupted `corpus run` (2 workers); returns its workspace (c.toml, a/). The `reference`
+    fixture (tests/conftest.py, so faults and badinput share one build per session) calls it."""
     from corpus.config import load_config
     from corpus.pipeline import run_all
 

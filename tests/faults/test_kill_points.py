@@ -29,18 +29,15 @@ from .conftest import KILLS, clone, corpus_proc, leftovers, published, run_kille
 WORKERS = 2
 A, T, P = "CORPUS_FAULT_AFTER", "CORPUS_FAULT_TORN", "CORPUS_FAULT_AT"
 # (stage, hook, value, recovery)
-POINTS = [
-    ("fetch", A, "read:1", "resume"), ("fetch", T, "read:2", "plain"), ("fetch", P, "old-aside", "resume"),
-    ("fetch", P, "renamed", "plain"),
-    ("normalize", A, "normalize:6", "resume"), ("normalize", T, "normalize:3", "plain"),
-    ("normalize", P, "old-aside", "plain"),
-    ("filter", A, "filter:4", "resume"), ("filter", T, "filter:2", "resume"), ("filter", P, "renamed", "plain"),
-    ("dedup", A, "signatures:3", "resume"), ("dedup", A, "apply:4", "resume"), ("dedup", P, "manifest-written", "resume"),
-    ("pii", A, "pii:5", "resume"), ("pii", T, "pii:1", "plain"),
-    ("shard", A, "scatter:3", "resume"), ("shard", A, "write:2", "resume"), ("shard", T, "scatter:1", "plain"),
-    ("shard", P, "old-manifest-removed", "plain"), ("shard", P, "moved-1", "resume"), ("shard", P, "moved-all", "plain"),
-    ("tokenize", A, "encode:2", "resume"), ("tokenize", A, "write:3", "resume"), ("tokenize", T, "write:1", "resume"),
-    ("tokenize", P, "manifest-written", "plain"),
+POINTS = [  # lean: the whole suite must stay under 10 minutes on 2 cores
+    ("fetch", A, "read:1", "resume"), ("fetch", P, "old-aside", "plain"),
+    ("normalize", T, "normalize:3", "resume"), ("normalize", P, "renamed", "plain"),
+    ("filter", A, "filter:4", "resume"), ("filter", P, "manifest-written", "plain"),
+    ("dedup", A, "signatures:3", "resume"),
+    ("pii", A, "pii:5", "resume"),
+    ("shard", A, "write:2", "resume"), ("shard", T, "scatter:1", "plain"), ("shard", P, "moved-1", "resume"),
+    ("shard", P, "old-manifest-removed", "plain"),
+    ("tokenize", A, "encode:2", "resume"), ("tokenize", T, "write:1", "resume"), ("tokenize", P, "manifest-written", "plain"),
 ]
 
 
