@@ -113,16 +113,18 @@ class PartWriter:
         # one contiguous table per row group: a chunked one would cut its pages elsewhere (other bytes)
         table = pa.Table.from_batches(self._buffer, schema=self.schema).combine_chunks()
         self._buffer, self._buffered = [], 0
-        if self._writer is None:
-            self._writer = pq.ParquetWriter(self.path, self.schema, compression="zstd")
-        self._writer.write_table(table, row_group_size=max(1, table.num_rows))
+        with naming_enospc(self.path, f"a row group of {table.num_rows} rows ({table.nbytes:,} bytes before compression)"):
+            if self._writer is None:
+                self._writer = pq.ParquetWriter(self.path, self.schema, compression="zstd")
+            self._writer.write_table(table, row_group_size=max(1, table.num_rows))
 
     def close(self) -> dict:
         if self._buffer or self._writer is None:  # an empty part is one empty row group, as write_table has it
             self._flush()
-        self._writer.close()
-        with open(self.path, "rb") as f:
-            os.fsync(f.fileno())
+        with naming_enospc(self.path, "the end of the part"):
+            self._writer.close()
+            with open(self.path, "rb") as f:
+                os.fsync(f.fileno())
         return {"name": self.path.name, "sha256": sha256_file(self.path), "rows": self.rows,
                 "bytes": self.path.stat().st_size}
 

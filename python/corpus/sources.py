@@ -879,7 +879,9 @@ def plan_ranges(path: Path, row: dict, unit_bytes: int) -> list[Range]:
                 infos = sorted(tf.getmembers(), key=lambda i: i.name)
         except tarfile.TarError as e:
             raise CorpusError(f"{row['url']}: truncated or corrupt tar archive: {e}") from None
-        members = [(safe_member_name(i.name, row["url"]), i.size) for i in infos if i.isfile()]
+        # links are planned too, so the range that holds one refuses it as a whole read does
+        members = [(safe_member_name(i.name, row["url"]), i.size) for i in infos
+                   if i.isfile() or i.issym() or i.islnk()]
         return _member_ranges(members, row, unit_bytes)
     if compression:
         return whole

@@ -135,8 +135,13 @@ def rank_range(u: RankUnit) -> dict:
     all_ids = pa.concat_arrays(ids) if ids else pa.array([], pa.string())
     n = len(all_ids)
     order = pc.sort_indices(all_ids).to_numpy()
-    if n > 1 and pc.any(pc.equal(all_ids.take(pa.array(order[1:])), all_ids.take(pa.array(order[:-1])))).as_py():
-        raise CorpusError("shard: duplicate document ids in the input")
+    same = pc.equal(all_ids.take(pa.array(order[1:])), all_ids.take(pa.array(order[:-1]))) if n > 1 else None
+    if same is not None and pc.any(same).as_py():  # name the id and both parts holding it
+        i = int(np.flatnonzero(same.to_numpy(zero_copy_only=False))[0])
+        owner = np.searchsorted(np.asarray(offsets), sorted((int(order[i]), int(order[i + 1]))), side="right") - 1
+        first, second = (u.parts[int(k)][0] for k in owner)
+        raise CorpusError(f"{second}: document id '{all_ids[int(order[i])].as_py()}' is also in {first} "
+                          f"(duplicate ids in the input)")
     rank = np.empty(n, dtype=np.int64)
     rank[order] = np.arange(n, dtype=np.int64)
     table = np.stack([np.concatenate(rows) if rows else np.zeros(0, np.int64), rank], axis=1)
