@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import io
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,9 +92,11 @@ class SignUnit:
 
 
 def _save(staging: Path, name: str, array: np.ndarray) -> dict:
-    path = staging / "_work" / name
-    np.save(path, array)
-    data = path.read_bytes()
+    """A work array as .npy, hashed from the bytes written (no second read of the file)."""
+    buf = io.BytesIO()
+    np.save(buf, array)
+    data = buf.getvalue()
+    write_bytes(staging / "_work" / name, data)
     return {"name": f"_work/{name}", "sha256": sha256_bytes(data), "bytes": len(data)}
 
 
