@@ -1,10 +1,18 @@
 """Map a function over independent work units: in-process, a local process pool, or Ray tasks.
 
 Results come back in unit order whatever the worker count, so callers stay deterministic. Work that
-needs a model loads it through a cached function in the worker, once per worker process."""
+needs a model loads it through a cached function in the worker, once per worker process.
+
+`pool_session(workers, warm)` (entered by `run_stage`) starts the local pool's workers at once, each
+running `warm` (the stage's imports and model loads) as it starts, so that their start-up overlaps the
+driver's planning and input verification; every map phase of the stage then reuses those workers
+instead of starting a pool of its own."""
 
 from __future__ import annotations
 
+import contextlib
+import importlib
+import logging
 import multiprocessing as mp
 import os
 import signal
@@ -14,7 +22,11 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any, Callable, Sequence
 
 from .errors import CorpusError
+from .memory import release_freed_memory
 from .progress import Progress
+
+log = logging.getLogger(__name__)
+_SESSION: list[tuple[ProcessPoolExecutor, int]] = []   # the pool of the enclosing pool_session, if any
 
 
 def map_units(fn: Callable[[Any], Any], units: Sequence[Any], *, workers: int = 1, executor: str = "local",
@@ -32,7 +44,7 @@ def map_units(fn: Callable[[Any], Any], units: Sequence[Any], *, workers: int = 
         if executor != "local":
             raise CorpusError(f"unknown executor '{executor}' (local or ray)")
         if workers <= 1 or len(units) <= 1:
-            return [finished(fn(u)) for u in units]
+            return [finished(_release_after(fn, u)) for u in units]
         return _map_pool(fn, units, workers, finished)
 
 
@@ -51,6 +63,65 @@ def _alive(pid: int) -> bool:
             return False
 
 
+def _noop() -> None:
+    return None
+
+
+def _release_after(fn: Callable[[Any], Any], unit: Any) -> Any:
+    """fn(unit), then hand the memory it freed back to the OS: a worker (or the driver, in-process) runs
+    many units, and glibc's and Arrow's allocators would otherwise keep the largest unit's peak, plus
+    fragmentation, for the rest of the stage."""
+    try:
+        return fn(unit)
+    finally:
+        release_freed_memory()
+
+
+def _worker_init(parent: int, warm: tuple | None) -> None:
+    """Pool-worker initializer: `_exit_with`, then the session's warm-up (imports, model loads). A warm-up
+    that fails is only logged: the unit that needs it raises the real error, with its file and place."""
+    _exit_with(parent)
+    if warm is not None:
+        fn, args = warm
+        try:
+            fn(*args)
+        except Exception as e:  # noqa: BLE001 - reported by the unit itself
+            log.debug("worker warm-up %s failed: %s", getattr(fn, "__name__", fn), e)
+
+
+def _new_pool(workers: int, warm: tuple | None = None) -> ProcessPoolExecutor:
+    # forkserver: workers start from a clean process, never from a parent holding threads or models.
+    return ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("forkserver"),
+                               initializer=_worker_init, initargs=(os.getpid(), warm))
+
+
+def warm_import(module: str) -> tuple:
+    """A warm-up that only imports `module` (what unpickling a unit of it would do)."""
+    return importlib.import_module, (module,)
+
+
+@contextlib.contextmanager
+def pool_session(workers: int, warm: tuple | None = None, executor: str = "local"):
+    """Within the block, map_units with this worker count reuses one local pool whose workers are started
+    now (each running `warm` = (fn, args) once); the pool is shut down when the block ends."""
+    if executor != "local" or workers <= 1:
+        yield
+        return
+    pool = _new_pool(workers, warm)
+    for _ in range(workers):  # one submit per worker: each starts a process (they are started on demand)
+        pool.submit(_noop)
+    _SESSION.append((pool, workers))
+    try:
+        yield
+    finally:
+        if (pool, workers) in _SESSION:
+            _SESSION.remove((pool, workers))
+        try:
+            pool.shutdown(wait=True, cancel_futures=True)
+        except Exception:  # a pool already broken by an interrupt: nothing left to stop
+            pass
+
+
 def _exit_with(parent: int) -> None:
     """Pool-worker initializer: exit when the parent dies (a SIGKILLed run must not leave workers
     behind, holding its output pipes and the forkserver open), and ignore SIGINT: Ctrl-C reaches the
@@ -67,13 +138,13 @@ def _exit_with(parent: int) -> None:
 
 
 def _map_pool(fn, units, workers, finished) -> list[Any]:
-    # forkserver: workers start from a clean process, never from a parent holding threads or models.
-    ctx = mp.get_context("forkserver")
     results: list[Any] = [None] * len(units)
-    pool = ProcessPoolExecutor(max_workers=min(workers, len(units)), mp_context=ctx, initializer=_exit_with,
-                               initargs=(os.getpid(),))
+    shared = next((p for p, w in _SESSION if w == workers), None)
+    pool = shared or _new_pool(min(workers, len(units)))
+    futures: dict = {}
     try:
-        futures = {pool.submit(fn, u): i for i, u in enumerate(units)}
+        for i, u in enumerate(units):
+            futures[pool.submit(_release_after, fn, u)] = i
         pending = set(futures)
         while pending:  # each result is handed on (checkpointed) as soon as it arrives
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
@@ -87,10 +158,15 @@ def _map_pool(fn, units, workers, finished) -> list[Any]:
     except BaseException as e:
         if isinstance(e, (KeyboardInterrupt, SystemExit)):
             _stop_workers(pool)  # interrupted: the units under way are lost (--resume redoes them)
-        else:
+            _SESSION[:] = [s for s in _SESSION if s[0] is not pool]
+        elif shared is None:
             pool.shutdown(wait=True, cancel_futures=True)
+        else:  # the session's pool: drop this phase's queued units; the session waits for the rest
+            for f in futures:
+                f.cancel()
         raise
-    pool.shutdown(wait=True)
+    if shared is None:
+        pool.shutdown(wait=True)
     return results
 
 

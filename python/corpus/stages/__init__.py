@@ -6,6 +6,8 @@ counts and the Makefile (checked by a test) all read this table. A stage is a mo
     plan(config, opts) -> list[runner.Job]    what to publish, its identity and its phases
     summary(result) -> str                     optional: one line for `corpus run` (default: counts)
     report(result) -> list[str]                optional: further lines its own command prints
+    warm(config) -> (fn, args)                 optional: what each pool worker runs as it starts (model
+                                               loads); by default it imports the stage module
 
 plus one row below. See docs/ARCHITECTURE.md ("Adding a stage")."""
 
@@ -134,8 +136,13 @@ def part_stages() -> tuple[Stage, ...]:
 
 def run_stage(name: str, config: Config, opts: RunOptions | None = None, **kw) -> StageResult:
     """Plan and run one stage (`kw` builds the RunOptions when `opts` is not given)."""
+    from ..executor import pool_session, warm_import
     from ..lock import writer_lock
 
     opts = opts or RunOptions(**kw)
+    module = STAGE[name].module()
+    warm = module.warm(config) if hasattr(module, "warm") else warm_import(module.__name__)
     with writer_lock(config.artifacts):  # one writer per artifacts root (corpus.lock); re-entrant
-        return run_jobs(name, config, opts, STAGE[name].module().plan(config, opts))
+        # the workers start (imports, models) while plan() reads and verifies the inputs
+        with pool_session(opts.workers, warm, config["run"]["executor"]):
+            return run_jobs(name, config, opts, module.plan(config, opts))

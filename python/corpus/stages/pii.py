@@ -13,7 +13,7 @@ import pyarrow as pa
 
 from ..config import Config
 from ..parts import PartReader, PartWriter, validate_columns
-from ..pii.scrub import PiiParams, scrub_batch
+from ..pii.scrub import PiiParams, detectors, scrub_batch
 from ..runner import Job, Map, PhaseContext, RunOptions, published_stage
 from . import STAGE, columns, input_columns
 
@@ -70,6 +70,11 @@ def scrub_part(u: PiiUnit) -> dict:
     return {"key": u.key, "parts": [part],
             "counts": {"docs_in": docs_in, "docs_out": part["rows"], "redactions": totals,
                        "docs_redacted": redacted}}
+
+
+def warm(config: Config) -> tuple:
+    """What each pool worker runs as it starts: build the engines (presidio, ~1 s) while the driver plans."""
+    return detectors, pii_params(config["pii"]).engine_key
 
 
 def plan(config: Config, opts: RunOptions) -> list[Job]:

@@ -26,12 +26,13 @@ import pyarrow.parquet as pq
 
 from .. import __version__
 from ..versions import output_packages
-from ..atomic import canonical_json, dump_json, sha256_bytes, sha256_file, write_bytes
+from ..atomic import canonical_json, dump_json, naming_enospc, sha256_bytes, sha256_file, write_bytes
 from ..config import Config
 from ..errors import CorpusError
 from ..layout import CORPUS_MANIFEST, CORPUS_SCHEMA
 from ..ledger import load_ledger
-from ..parts import read_table, rows_per_group, validate_columns
+from .. import parts as parts_io
+from ..parts import read_table, validate_columns
 from ..partitioning import partitions
 from ..runner import Job, Map, PhaseContext, RunOptions, Step, published_stage, read_stage_manifest
 from ..schemas import validate
@@ -163,28 +164,37 @@ class ScatterUnit:
     spill_dir: Path
 
 
-def destinations(u: ScatterUnit, rows: int) -> np.ndarray:
-    """The destination shard of each row of the part: (range offset + rank in range) // shard_rows."""
-    dest = np.full(rows, -1, dtype=np.int64)
+def global_ranks(u: ScatterUnit, rows: int) -> np.ndarray:
+    """The global rank (position in id order) of each row of the part: range offset + rank in range."""
+    rank = np.full(rows, -1, dtype=np.int64)
     for prefix, base in u.ranges:
         off = np.load(prefix.with_name(prefix.name + ".off.npy"))
         a, b = int(off[u.index]), int(off[u.index + 1])
         if b > a:
             table = np.load(prefix.with_name(prefix.name + ".npy"), mmap_mode="r")[a:b]
-            dest[table[:, 0]] = (base + table[:, 1]) // u.shard_rows
-    if rows and dest.min() < 0:
-        raise CorpusError(f"{u.path}: {int((dest < 0).sum())} rows in no id range")
-    return dest
+            rank[table[:, 0]] = base + table[:, 1]
+    if rows and rank.min() < 0:
+        raise CorpusError(f"{u.path}: {int((rank < 0).sum())} rows in no id range")
+    return rank
+
+
+POS = "_pos"  # a spilled row's position in its shard (the shard's rows in id order)
 
 
 def scatter_part(u: ScatterUnit) -> dict:
+    """Spill the part's rows per destination shard (global rank // shard_rows), each spill sorted by its
+    rows' position in the shard and carrying it, so `write` can cut a shard into row groups without
+    holding or sorting the whole shard."""
     table = read_table(u.path, u.sha256)
     validate_columns(table, INPUT_COLUMNS, u.path)
     table = table.select(list(INPUT_COLUMNS))
-    dest = destinations(u, table.num_rows)
+    rank = global_ranks(u, table.num_rows)
+    dest, pos = rank // u.shard_rows, rank % u.shard_rows
     work = []
     for shard in np.unique(dest):
-        rows = table.take(pa.array(np.flatnonzero(dest == shard)))
+        picked = np.flatnonzero(dest == shard)
+        picked = picked[np.argsort(pos[picked], kind="stable")]
+        rows = table.take(pa.array(picked)).append_column(POS, pa.array(pos[picked], pa.int64()))
         out = u.spill_dir / f"{int(shard):05d}" / f"{u.key}.arrow"
         out.parent.mkdir(parents=True, exist_ok=True)
         with pa.OSFile(str(out), "wb") as f, ipc.new_file(f, rows.schema) as w:
@@ -203,33 +213,164 @@ class ShardUnit:
     val_permille: int
 
 
+def text_digests(texts: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """The sha256 of each text's UTF-8 bytes, (n, 32) uint8, hashed straight from the Arrow buffers."""
+    chunks = texts.chunks if isinstance(texts, pa.ChunkedArray) else [texts]
+    out = []
+    for arr in chunks:
+        if arr.null_count:
+            raise CorpusError("a document without text reached the shard stage")
+        if not len(arr):
+            continue
+        _, offsets, data = arr.buffers()
+        off = np.frombuffer(offsets, dtype=np.int32)[arr.offset:arr.offset + len(arr) + 1].tolist()
+        view = memoryview(data) if data is not None else memoryview(b"")
+        out.append(b"".join(hashlib.sha256(view[a:b]).digest() for a, b in zip(off, off[1:])))
+    return np.frombuffer(b"".join(out), dtype=np.uint8).reshape(-1, 32)
+
+
+def splits_of(digests: np.ndarray, val_permille: int) -> np.ndarray:
+    """split_of for every row: True where the row is in val."""
+    first8 = digests[:, :8].copy().view(">u8").ravel()
+    return (first8 % 1000) < val_permille
+
+
+PROBE_ROWS = 64  # rows of the probe that learns the layout of pyarrow's take output (see _take_layout)
+
+
+def _value_bytes(col, typ: pa.DataType) -> int:
+    if pa.types.is_string(typ):
+        return pc.sum(pc.binary_length(col)).as_py() or 0
+    return len(col) * typ.bit_width // 8
+
+
+def _take_layout(samples: list[pa.Array], typ: pa.DataType, nulls: bool) -> tuple[int, int]:
+    """(validity bitmap 0/1, extra offsets) of what pyarrow's take gives for a column chunked like this:
+    its `nbytes` is bitmap + 4 * (rows + extra) for strings + the values, and the layout depends on the
+    kernel's path (several chunks give strings a bitmap even without nulls), so the same take is run on a
+    few rows of each chunk and its size solved for the two unknowns."""
+    probe = pa.chunked_array(samples, typ)
+    m = len(probe)
+    over = probe.take(pa.array(np.arange(m)[::-1])).nbytes - _value_bytes(probe, typ)
+    offsets = (lambda c: 4 * (m + c)) if pa.types.is_string(typ) else (lambda c: 0)
+    for bitmap in ((1,) if nulls else (0, 1)):
+        for extra in (0, 1):
+            if over == bitmap * ((m + 7) // 8) + offsets(extra):
+                return bitmap, extra
+    raise AssertionError(f"shard: unexpected Arrow layout of a taken {typ} column ({over} bytes over {m} rows)")
+
+
+def arrow_nbytes(typ: pa.DataType, n: int, value_bytes: int, layout: tuple[int, int] = (0, 0)) -> int:
+    """pyarrow's `nbytes` of a contiguous column of n rows with this layout (bitmap, extra offsets)."""
+    bitmap, extra = layout
+    offsets = 4 * (n + extra) if pa.types.is_string(typ) else 0
+    return bitmap * ((n + 7) // 8) + offsets + (value_bytes if pa.types.is_string(typ) else n * typ.bit_width // 8)
+
+
+@dataclass
+class _Spill:
+    path: Path
+    pos: np.ndarray           # each row's position in the shard, ascending
+    digests: np.ndarray       # (rows, 32) sha256 of each text
+    n_chars: np.ndarray       # int32 characters of each text
+    sizes: dict               # column -> (value bytes, has nulls), for the shard's Arrow size
+    samples: dict             # column -> the first rows of each of its chunks (copies), see _take_layout
+
+
+def _read_spill(path: Path):
+    """A spill, memory-mapped: only the pages read are resident, until the map is closed."""
+    return ipc.open_file(pa.memory_map(str(path))).read_all()
+
+
+def _open_spills(u: ShardUnit) -> list[_Spill]:
+    """Pass 1, one spill at a time: positions, digests, character counts and column sizes."""
+    spills = []
+    for p in sorted((u.spill_dir / f"{u.index:05d}").glob("*.arrow")):
+        t = _read_spill(p)
+        texts = t.column("text")
+        sizes = {name: (_value_bytes(t.column(name), typ), t.column(name).null_count > 0)
+                 for name, typ in INPUT_COLUMNS.items()}
+        samples = {name: [pa.concat_arrays([c.slice(0, PROBE_ROWS)]) for c in t.column(name).chunks if len(c)]
+                   for name in INPUT_COLUMNS}
+        # copies (np.array): a view would keep the map, and every page of it read, resident
+        spills.append(_Spill(p, np.array(t.column(POS).to_numpy()), text_digests(texts),
+                             np.array(pc.utf8_length(texts).to_numpy(), dtype=np.int32) if t.num_rows else
+                             np.zeros(0, np.int32), sizes, samples))
+        del t, texts
+    return spills
+
+
+def _shard_nbytes(spills: list[_Spill], n: int, val: np.ndarray) -> int:
+    """The Arrow size of the whole shard table (what decides its row groups), without building it: the
+    input columns as the take over the spills lays them out, the computed ones as pa.array does."""
+    total = 0
+    for name, typ in SHARD_COLUMNS:
+        if name in ("n_chars", "sha256"):
+            total += arrow_nbytes(typ, n, 0)
+        elif name == "split":
+            nval = int(val.sum())
+            total += arrow_nbytes(typ, n, len("val") * nval + len("train") * (n - nval))
+        else:
+            nulls = any(s.sizes[name][1] for s in spills)
+            layout = _take_layout([x for s in spills for x in s.samples[name]], typ, nulls)
+            total += arrow_nbytes(typ, n, sum(s.sizes[name][0] for s in spills), layout)
+    return total
+
+
+def _row_group(u: ShardUnit, spills: list[_Spill], a: int, b: int) -> pa.Table:
+    """The shard's rows [a, b) in id order: each spill's slice of them (its rows are sorted by position),
+    merged by position."""
+    pieces, pos, digests, n_chars = [], [], [], []
+    for s in spills:
+        lo, hi = (int(x) for x in np.searchsorted(s.pos, [a, b]))
+        if hi > lo:
+            pieces.append(_read_spill(s.path).slice(lo, hi - lo).drop_columns([POS]))
+            pos.append(s.pos[lo:hi])
+            digests.append(s.digests[lo:hi])
+            n_chars.append(s.n_chars[lo:hi])
+    order = np.argsort(np.concatenate(pos), kind="stable")
+    rows = pa.concat_tables(pieces).take(pa.array(order))
+    d = np.ascontiguousarray(np.concatenate(digests)[order])
+    split = pa.array(["val" if v else "train" for v in splits_of(d, u.val_permille).tolist()], pa.string())
+    return pa.table({
+        "id": rows.column("id"), "text": rows.column("text"), "source_id": rows.column("source_id"),
+        "url": rows.column("url"), "license_spdx": rows.column("license_spdx"), "lang": rows.column("lang"),
+        "n_chars": pa.array(np.concatenate(n_chars)[order], pa.int32()),
+        "sha256": pa.FixedSizeBinaryArray.from_buffers(pa.binary(32), len(d), [None, pa.py_buffer(d.tobytes())]),
+        "minhash_cluster": rows.column("minhash_cluster"), "pii_redactions": rows.column("pii_redactions"),
+        "split": split,
+    }, schema=SHARD_SCHEMA).combine_chunks()
+
+
 def write_shard(u: ShardUnit) -> dict:
-    spills = sorted((u.spill_dir / f"{u.index:05d}").glob("*.arrow"))
-    table = pa.concat_tables([ipc.open_file(pa.memory_map(str(p))).read_all() for p in spills])
-    table = table.take(pc.sort_indices(table.column("id")))
-    texts = table.column("text").to_pylist()
-    digests = [hashlib.sha256(t.encode("utf-8")).digest() for t in texts]
-    out = pa.table({
-        "id": table.column("id"), "text": table.column("text"), "source_id": table.column("source_id"),
-        "url": table.column("url"), "license_spdx": table.column("license_spdx"), "lang": table.column("lang"),
-        "n_chars": pa.array([len(t) for t in texts], pa.int32()),
-        "sha256": pa.array(digests, pa.binary(32)),
-        "minhash_cluster": table.column("minhash_cluster"), "pii_redactions": table.column("pii_redactions"),
-        "split": pa.array([split_of(d, u.val_permille) for d in digests], pa.string()),
-    }, schema=SHARD_SCHEMA)
+    """Write one shard a row group at a time: each row group's rows are sliced from the sorted spills and
+    merged by position, so memory is one row group (at most ROW_GROUP_BYTES of Arrow data) and 36 bytes a
+    row of the shard (digest, character count), never the whole shard's text. The row groups are those
+    `pq.write_table(whole shard, row_group_size=rows_per_group(whole shard))` writes: the same bytes."""
+    spills = _open_spills(u)
+    n = sum(len(s.pos) for s in spills)
+    val = np.concatenate([splits_of(s.digests, u.val_permille) for s in spills]) if spills else np.zeros(0, bool)
+    group = max(1, min(n, parts_io.ROW_GROUP_BYTES // max(1, _shard_nbytes(spills, n, val) // n))) if n else 1
     name = shard_name(u.index, u.n_shards)
     path = u.out_dir / name
-    pq.write_table(out, path, compression="zstd", row_group_size=rows_per_group(out))
-    with open(path, "rb") as f:
-        os.fsync(f.fileno())
     stats: dict = {}
-    for sid, lic, split in zip(out.column("source_id").to_pylist(), out.column("license_spdx").to_pylist(),
-                               out.column("split").to_pylist()):
-        s = stats.setdefault(sid, {"license_spdx": [], "train": 0, "val": 0})
-        if lic not in s["license_spdx"]:
-            s["license_spdx"].append(lic)
-        s[split] += 1
-    entry = {"name": name, "sha256": sha256_file(path), "rows": out.num_rows, "bytes": path.stat().st_size}
+    with naming_enospc(path, f"a shard of {n} rows"):
+        writer = pq.ParquetWriter(path, SHARD_SCHEMA, compression="zstd")
+        if not n:
+            writer.write_table(SHARD_SCHEMA.empty_table())
+        for a in range(0, n, group):
+            out = _row_group(u, spills, a, min(n, a + group))
+            writer.write_table(out, row_group_size=max(1, out.num_rows))
+            for sid, lic, split in zip(*(out.column(c).to_pylist() for c in ("source_id", "license_spdx", "split"))):
+                st = stats.setdefault(sid, {"license_spdx": [], "train": 0, "val": 0})
+                if lic not in st["license_spdx"]:
+                    st["license_spdx"].append(lic)
+                st[split] += 1
+            del out
+        writer.close()
+        with open(path, "rb") as f:
+            os.fsync(f.fileno())
+    entry = {"name": name, "sha256": sha256_file(path), "rows": n, "bytes": path.stat().st_size}
     return {"key": u.key, "parts": [entry], "sources": stats}
 
 

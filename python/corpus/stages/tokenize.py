@@ -17,6 +17,7 @@ slice. No task holds more than about 1/P of the per-document arrays, and the ord
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -32,10 +33,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ..atomic import dump_json, sha256_bytes, write_bytes
-from ..checksums import read_verified
+from ..atomic import atomic_open, dump_json, sha256_bytes, write_bytes
 from ..config import Config
 from ..errors import CorpusError
+from ..memory import release_freed_memory
 from ..layout import CORPUS_MANIFEST, CORPUS_SCHEMA, TOKENIZER_FILE, TOKENS_MANIFEST, TOKENS_SCHEMA, tokens_root
 from ..parts import PartReader
 from ..runner import WORK_DIR as WORK, Job, Map, PhaseContext, RunOptions, Step, published_stage
@@ -51,10 +52,11 @@ log = logging.getLogger(__name__)
 ME = STAGE["tokenize"]
 PLACEHOLDERS = ["<EMAIL>", "<PHONE>", "<CARD>", "<IP>", "<KEY>"]
 SPLITS = ("train", "val")
-# encode_batch calls are cut at this many documents or characters: big enough that the tokenizer's
-# threads stay busy (small batches cost ~25% of throughput), small enough to bound memory.
+# encode_batch calls are cut at this many documents, or at this many characters per tokenizer thread:
+# an Encoding costs ~50 bytes per character of text until its ids are taken, so a call on 16 MiB held
+# ~800 MB; 1 MiB a thread keeps it near 50 MB a thread and every thread busy.
 ENCODE_BATCH_DOCS = 8192
-ENCODE_BATCH_CHARS = 16 << 20
+ENCODE_BATCH_CHARS_PER_THREAD = 1 << 20
 
 
 # ---------------------------------------------------------------- inputs
@@ -76,10 +78,6 @@ def load_corpus_manifest(config: Config) -> tuple[dict, str]:
         if not p.is_file():
             raise CorpusError(f"{p}: missing (listed in {path})")
     return manifest, sha256_bytes(data)
-
-
-def shard_columns(path: Path, sha256: str, columns: list[str]) -> pa.Table:
-    return pq.read_table(pa.BufferReader(read_verified(path, sha256)), columns=columns)
 
 
 # ---------------------------------------------------------------- tokenizer
@@ -159,6 +157,7 @@ def resolve_tokenizer(config: Config, manifest: dict) -> tuple[bytes, str]:
     texts, sampled = train_sample(config, manifest)
     t0 = time.monotonic()
     data = train_tokenizer(texts, tcfg["vocab_size"], tcfg["eos_token"])
+    release_freed_memory()  # the trainer's word and pair tables: not carried through encode
     log.info("trained a byte-level BPE tokenizer (vocab %d) on %s in %.1fs", tcfg["vocab_size"], sampled,
              time.monotonic() - t0)
     return data, f"bpe{tcfg['vocab_size']}-{sha256_bytes(data)[:12]}"
@@ -202,11 +201,11 @@ def _tokenizer(path: str):
     return Tokenizer.from_file(path)
 
 
-def _batches(texts: list[str]) -> list[tuple[int, int]]:
+def _batches(texts: list[str], max_chars: int = ENCODE_BATCH_CHARS_PER_THREAD) -> list[tuple[int, int]]:
     out, start, chars = [], 0, 0
     for i, t in enumerate(texts):
         chars += len(t)
-        if i + 1 - start >= ENCODE_BATCH_DOCS or chars >= ENCODE_BATCH_CHARS:
+        if i + 1 - start >= ENCODE_BATCH_DOCS or chars >= max_chars:
             out.append((start, i + 1))
             start, chars = i + 1, 0
     if start < len(texts):
@@ -214,12 +213,13 @@ def _batches(texts: list[str]) -> list[tuple[int, int]]:
     return out
 
 
-def encode_docs(tok, texts: list[str], eos_id: int, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+def encode_docs(tok, texts: list[str], eos_id: int, dtype: np.dtype,
+                max_chars: int = ENCODE_BATCH_CHARS_PER_THREAD) -> tuple[np.ndarray, np.ndarray]:
     """(tokens in `dtype`, lengths): each text encoded without added special tokens, plus one EOS.
     encode_batch_fast: the same ids as encode_batch, without computing the offsets we never use."""
     tokens, lengths = [], []
     eos = np.array([eos_id], dtype=np.int64)
-    for a, b in _batches(texts):
+    for a, b in _batches(texts, max_chars):
         docs = [np.array(e.ids, dtype=np.int64) for e in tok.encode_batch_fast(texts[a:b], add_special_tokens=False)]
         flat = np.concatenate([x for d in docs for x in (d, eos)])  # exactly one EOS after every document
         check_range(flat, dtype)  # before the cast: a silent wrap (70,000 → 4,464 in uint16) is impossible
@@ -243,23 +243,70 @@ def _npy(arr: np.ndarray) -> bytes:
     return buf.getvalue()
 
 
+class _SplitTokens:
+    """One split's token work file, written (and hashed) as the shard's batches are encoded; the
+    documents' lengths are kept (8 bytes a document) for the bucket index."""
+
+    def __init__(self, stack: contextlib.ExitStack, work: Path, name: str):
+        self.name, self.path = name, work / name
+        self.file = stack.enter_context(atomic_open(self.path, "wb"))
+        self.sha, self.bytes = hashlib.sha256(), 0
+        self.lengths: list[np.ndarray] = []
+        self.texts: list[str] = []
+        self.chars = 0
+
+    def add(self, text: str, limit_chars: int, encode) -> None:
+        self.texts.append(text)
+        self.chars += len(text)
+        if len(self.texts) >= ENCODE_BATCH_DOCS or self.chars >= limit_chars:
+            self.flush(encode)
+
+    def flush(self, encode) -> None:
+        if not self.texts:
+            return
+        tokens, lengths = encode(self.texts)
+        data = tokens.tobytes()
+        self.file.write(data)
+        self.sha.update(data)
+        self.bytes += len(data)
+        self.lengths.append(lengths)
+        self.texts, self.chars = [], 0
+
+    def entry(self) -> dict:
+        return {"name": f"{WORK}/{self.name}", "sha256": self.sha.hexdigest(), "bytes": self.bytes}
+
+
 def encode_shard(u: EncodeUnit) -> dict:
     """Per split: `<key>.<split>.bin` (tokens in shard order), `<key>.<split>.docs.npy` ([token offset,
     length] of each document, grouped by bucket in shard order) and `<key>.<split>.bstart.npy` (where each
-    bucket's documents start)."""
+    bucket's documents start). The shard is streamed in record batches (hashed as it is read) and encoded
+    ENCODE_BATCH_DOCS documents or ENCODE_BATCH_CHARS_PER_THREAD characters a thread at a time: memory is
+    a batch, not the shard. Each document is encoded alone, so the bytes do not depend on the batches."""
     os.environ.setdefault("RAYON_NUM_THREADS", str(u.threads))  # before the tokenizer's thread pool starts
     tok = _tokenizer(str(u.tokenizer))
-    table = shard_columns(u.shard, u.sha256, ["text", "split"])
-    texts, splits = table.column("text").to_pylist(), table.column("split").to_pylist()
+    dtype = np.dtype(u.dtype)
+    limit = ENCODE_BATCH_CHARS_PER_THREAD * max(1, u.threads)
+
+    def encode(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        return encode_docs(tok, texts, u.eos_id, dtype, limit)
+
+    reader = PartReader(u.shard, u.sha256, columns=["text", "split"])
     files = []
+    with contextlib.ExitStack() as stack:
+        out = {split: _SplitTokens(stack, u.work, f"{u.key}.{split}.bin") for split in SPLITS}
+        for batch in reader.batches():
+            for text, split in zip(batch.column("text").to_pylist(), batch.column("split").to_pylist()):
+                out[split].add(text, limit, encode)
+        for split in SPLITS:
+            out[split].flush(encode)
     for split in SPLITS:
-        tokens, lengths = encode_docs(tok, [t for t, s in zip(texts, splits) if s == split], u.eos_id,
-                                      np.dtype(u.dtype))
+        o = out[split]
+        lengths = np.concatenate(o.lengths) if o.lengths else np.zeros(0, np.int64)
         bucket = buckets_of(u.seed, split, u.index, len(lengths))
         by_bucket = np.argsort(bucket, kind="stable")
         docs = np.stack([np.cumsum(lengths) - lengths, lengths], axis=1).astype(np.int64)[by_bucket]
         bstart = np.searchsorted(bucket[by_bucket], np.arange(BUCKETS + 1), side="left").astype(np.int64)
-        files.append(_work_file(u.work, f"{u.key}.{split}.bin", tokens.tobytes()))
+        files.append(o.entry())
         files.append(_work_file(u.work, f"{u.key}.{split}.docs.npy", _npy(docs)))
         files.append(_work_file(u.work, f"{u.key}.{split}.bstart.npy", _npy(bstart)))
     return {"key": u.key, "work": files}

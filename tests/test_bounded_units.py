@@ -1,0 +1,146 @@
+"""The shard stage's `write` and tokenize's `encode` stream (a row group / an encode batch at a time, never a
+whole shard) and give the bytes of the whole-shard computation whatever the batch and row-group sizes; the
+executor's pool session starts its workers once, warms them, and every map phase reuses them."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.ipc as ipc
+import pyarrow.parquet as pq
+import pytest
+
+import corpus.parts as parts
+import corpus.stages.shard as shard
+import corpus.stages.tokenize as tokenize
+from corpus.errors import CorpusError
+from corpus.executor import map_units, pool_session
+from conftest import tinystories
+
+
+def shard_input(n: int, seed: int = 0) -> pa.Table:
+    rng = random.Random(seed)
+    texts = list(tinystories())
+    ids = [f"src-{i % 3}:{i}" for i in range(n)]  # string order interleaves the parts' ids
+    return pa.table({
+        "id": ids, "text": [texts[i % len(texts)] + "é" * (i % 5) for i in range(n)],
+        "source_id": [f"src-{i % 3}" for i in range(n)],
+        "url": [None if i % 7 == 0 else f"https://x/{i}" for i in range(n)],  # nulls: a validity bitmap
+        "license_spdx": ["CC-BY-4.0" if i % 2 else "MIT" for i in range(n)],
+        "lang": ["en"] * n, "minhash_cluster": pa.array([rng.randrange(5) for _ in range(n)], pa.int64()),
+        "pii_redactions": pa.array([i % 3 for i in range(n)], pa.int32()),
+    })
+
+
+def spill(table: pa.Table, spill_dir: Path, n_parts: int) -> None:
+    """What `scatter` leaves for shard 0: each part's rows sorted by position in the shard, with it."""
+    pos = np.empty(table.num_rows, np.int64)
+    pos[pc.sort_indices(table.column("id")).to_numpy()] = np.arange(table.num_rows)
+    d = spill_dir / "00000"
+    d.mkdir(parents=True)
+    for k, rows in enumerate(np.array_split(np.arange(table.num_rows), n_parts)):
+        rows = rows[np.argsort(pos[rows])]
+        t = table.take(pa.array(rows)).append_column(shard.POS, pa.array(pos[rows]))
+        with pa.OSFile(str(d / f"part-{k:05d}.arrow"), "wb") as f, ipc.new_file(f, t.schema) as w:
+            w.write_table(t)
+
+
+def whole_shard(table: pa.Table, path: Path, val_permille: int) -> tuple[str, int]:
+    """The whole-shard computation the streamed writer must match (the shard stage before it streamed)."""
+    t = table.take(pc.sort_indices(table.column("id")))
+    texts = t.column("text").to_pylist()
+    digests = [hashlib.sha256(x.encode("utf-8")).digest() for x in texts]
+    out = pa.table({**{c: t.column(c) for c in ("id", "text", "source_id", "url", "license_spdx", "lang")},
+                    "n_chars": pa.array([len(x) for x in texts], pa.int32()),
+                    "sha256": pa.array(digests, pa.binary(32)),
+                    "minhash_cluster": t.column("minhash_cluster"), "pii_redactions": t.column("pii_redactions"),
+                    "split": pa.array([shard.split_of(d, val_permille) for d in digests])}, schema=shard.SHARD_SCHEMA)
+    pq.write_table(out, path, compression="zstd", row_group_size=parts.rows_per_group(out))
+    return hashlib.sha256(path.read_bytes()).hexdigest(), out.nbytes
+
+
+@pytest.mark.parametrize("n_parts", [1, 4])
+@pytest.mark.parametrize("row_group_bytes", [parts.ROW_GROUP_BYTES, 150_000])
+def test_streamed_shard_has_the_bytes_of_the_whole_shard(tmp_path, monkeypatch, n_parts, row_group_bytes):
+    monkeypatch.setattr(parts, "ROW_GROUP_BYTES", row_group_bytes)
+    table = shard_input(1500)
+    spill(table, tmp_path / "spill", n_parts)
+    want, nbytes = whole_shard(table, tmp_path / "want.parquet", 100)
+    (tmp_path / "out").mkdir()
+    unit = shard.ShardUnit("shard-00000", 0, 1, tmp_path / "spill", tmp_path / "out", 100)
+    spills = shard._open_spills(unit)
+    val = np.concatenate([shard.splits_of(s.digests, 100) for s in spills])
+    assert shard._shard_nbytes(spills, 1500, val) == nbytes  # the size that decides the row groups, exactly
+    got = shard.write_shard(unit)
+    assert got["parts"][0]["sha256"] == want and got["parts"][0]["rows"] == 1500
+    groups = pq.ParquetFile(tmp_path / "out" / got["parts"][0]["name"]).metadata.num_row_groups
+    assert (groups > 2) == (row_group_bytes < 1 << 20)
+    stats = got["sources"]
+    assert sum(s["train"] + s["val"] for s in stats.values()) == 1500 and stats["src-0"]["val"] > 0
+
+
+def tiny_shard(tmp_path: Path) -> tuple[Path, str, Path]:
+    texts = list(tinystories())[:400]
+    tok = tmp_path / "tokenizer.json"
+    tok.write_bytes(tokenize.train_tokenizer(texts[:200], 400, "<|endoftext|>"))
+    table = pa.table({"text": texts, "split": ["val" if i % 9 == 0 else "train" for i in range(len(texts))]})
+    path = tmp_path / "shard.parquet"
+    pq.write_table(table, path, compression="zstd")
+    return path, hashlib.sha256(path.read_bytes()).hexdigest(), tok
+
+
+def encoded(tmp_path: Path, name: str, shard_path: Path, sha: str, tok: Path) -> dict:
+    work = tmp_path / name
+    work.mkdir()
+    eos = tokenize.tokenizer_facts(tok.read_bytes(), "<|endoftext|>")["eos_id"]
+    res = tokenize.encode_shard(tokenize.EncodeUnit("shard-00000", 0, shard_path, sha, tok, eos, "uint16", work, 1, 7))
+    return {e["name"].split("/")[-1]: e["sha256"] for e in res["work"]}
+
+
+def test_encode_gives_the_same_work_files_whatever_the_batches(tmp_path, monkeypatch):
+    shard_path, sha, tok = tiny_shard(tmp_path)
+    want = encoded(tmp_path, "default", shard_path, sha, tok)
+    for i, (rows, docs, chars) in enumerate([(1, 1, 1), (7, 3, 100), (64, 8192, 5000)]):
+        monkeypatch.setattr(parts, "BATCH_ROWS", rows)
+        monkeypatch.setattr(tokenize, "ENCODE_BATCH_DOCS", docs)
+        monkeypatch.setattr(tokenize, "ENCODE_BATCH_CHARS_PER_THREAD", chars)
+        assert encoded(tmp_path, f"b{i}", shard_path, sha, tok) == want
+    tokens = np.fromfile(tmp_path / "default" / "shard-00000.train.bin", dtype="<u2")
+    docs = np.load(tmp_path / "default" / "shard-00000.train.docs.npy")
+    assert docs[:, 1].sum() == len(tokens) and len(docs) == 400 - 45
+
+
+def test_encode_names_a_damaged_shard(tmp_path):
+    shard_path, sha, tok = tiny_shard(tmp_path)
+    data = bytearray(shard_path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    shard_path.write_bytes(bytes(data))
+    with pytest.raises(CorpusError, match="shard.parquet"):
+        encoded(tmp_path, "bad", shard_path, sha, tok)
+    assert not list((tmp_path / "bad").glob("*.bin"))  # nothing half-written left behind
+
+
+def mark_warm(path: str) -> None:
+    with open(path, "a") as f:
+        f.write(f"{os.getpid()}\n")
+
+
+def pid_of(x: int) -> tuple[int, int]:
+    return x, os.getpid()
+
+
+def test_pool_session_starts_warms_and_reuses_its_workers(tmp_path):
+    marks = tmp_path / "warm.txt"
+    with pool_session(2, (mark_warm, (str(marks),))):
+        first = map_units(pid_of, range(6), workers=2)
+        second = map_units(pid_of, range(6, 10), workers=2)
+    assert [x for x, _ in first + second] == list(range(10))  # unit order
+    warmed = set(map(int, marks.read_text().split()))
+    assert len(warmed) == 2  # each worker warmed once, as it started
+    assert {p for _, p in first + second} <= warmed and os.getpid() not in warmed
