@@ -15,6 +15,8 @@ on a single file? (issue 13)
    child process, at every size with every worker count, on the default config (only the ledger, the
    artifacts and the dataset's sources are set). Wall time = the child's; peak RSS = the largest sum of
    RSS over its whole process tree (pool workers included), sampled every 50 ms (bench/run_bench.py).
+   Then tokenize once more at every size with the tokenizer trained at the first size pinned (row
+   "tokenize (pinned)"): its memory without the BPE training, which train_sample_bytes bounds.
 3. A single --single-mb MB JSONL.zst source (the same substituted copies of all five sources, shuffled):
    normalize, filter, dedup, pii with 1 and 2 workers (fetch and shard first), the speedup of 2 workers.
 4. `corpus fetch` of one --fetch-gb GB JSONL.zst (bench/scale_read.py's source: real records, shuffled
@@ -52,6 +54,10 @@ from run_bench import PY, STAGE_CHILD, STAGES, measured  # noqa: E402
 
 BASE_SOURCES = ["minhash-articles-1000", "abc-news", "tinystories-train-head", "tinystories-val-head", "wikitext2-test"]
 PER_PART = ("normalize", "filter", "dedup", "pii")
+# tokenize again with the tokenizer trained at the first size pinned: its memory without the BPE training
+# (which is bounded by [tokenize].train_sample_bytes, not by the corpus)
+PINNED = "tokenize (pinned)"
+ROWS = (*STAGES, PINNED)
 WORD = re.compile(r"\S+")
 TARGETS = {"rss_ratio": 1.25, "wall_ratio_per_x": 18 / 16, "single_speedup": 1.7, "big_fetch_mb": 500}
 
@@ -181,12 +187,14 @@ def build_single(work: Path, docs: dict[str, list[str]], mb: float, p: float, se
             "notes": f"bench/scale.py: {n} documents, {written} bytes of JSON", "_docs": n, "_json_bytes": written}
 
 
-def write_config(work: Path, name: str, rows: list[dict]) -> Path:
+def write_config(work: Path, name: str, rows: list[dict], tokenizer: Path | None = None) -> Path:
     ledger = work / f"{name}-LEDGER.jsonl"
     ledger.write_text("".join(json.dumps({k: v for k, v in r.items() if not k.startswith("_")}) + "\n" for r in rows))
     cfg = {"paths": {"ledger": str(ledger), "artifacts": str(work / f"artifacts-{name}"), "mirror": ""},
            "dataset": {"name": "scale", "version": name, "sources": [r["source_id"] for r in rows]}}
-    path = work / f"{name}.toml"
+    if tokenizer is not None:
+        cfg["tokenize"] = {"tokenizer": str(tokenizer), "tokenizer_sha256": sha256_of(tokenizer)}
+    path = work / f"{name}{'-pinned' if tokenizer is not None else ''}.toml"
     path.write_text(dump_toml(cfg))
     return path
 
@@ -246,6 +254,8 @@ def main(argv: list[str] | None = None) -> int:
     res: dict = {"date": dt.date.today().isoformat(), "load_before": load(), "cpus": os.cpu_count(),
                  "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
                  "sizes": [], "single": None, "big_fetch": None}
+    pinned = work / "pinned-tokenizer.json"
+    pinned.unlink(missing_ok=True)
     try:
         docs = base_documents(mirror)
         for n in args.sizes:
@@ -258,6 +268,11 @@ def main(argv: list[str] | None = None) -> int:
             for w in args.workers:
                 for stage in STAGES:
                     entry["runs"].append(runner.stage(cfg, f"{n}x", stage, w))
+            if not pinned.is_file():  # the first size's trained tokenizer, pinned at every size
+                shutil.copy(next((work / f"artifacts-{n}x" / "tokens").glob("*/*/*/tokenizer.json")), pinned)
+            pinned_cfg = write_config(work, f"{n}x", rows, tokenizer=pinned)
+            for w in args.workers:
+                entry["runs"].append({**runner.stage(pinned_cfg, f"{n}x-pinned", "tokenize", w), "stage": PINNED})
             res["sizes"].append(entry)
             if not args.keep:
                 shutil.rmtree(work / f"artifacts-{n}x", ignore_errors=True)
@@ -318,7 +333,7 @@ def checks(res: dict) -> list[dict]:
         lo, hi = sizes[0], sizes[-1]
         w = max(r["workers"] for r in lo["runs"])
         ratio_x = hi["x"] / lo["x"]
-        for stage in STAGES:
+        for stage in ROWS:
             a, b = _run(lo, stage, w), _run(hi, stage, w)
             if a and b:
                 rss = b["peak_rss_mb"] / a["peak_rss_mb"]
@@ -352,7 +367,7 @@ def markdown(res: dict) -> str:
         head = "| stage | " + " | ".join(f"{e['x']}x ({e['input_mb']} MB) w{w} wall s / RSS MB"
                                          for e in res["sizes"] for w in workers) + " |"
         L += [head, "|" + "---|" * (1 + len(res["sizes"]) * len(workers))]
-        for stage in STAGES:
+        for stage in ROWS:
             cells = []
             for e in res["sizes"]:
                 for w in workers:
