@@ -27,6 +27,7 @@ from .progress import Progress
 
 log = logging.getLogger(__name__)
 _SESSION: list[tuple[ProcessPoolExecutor, int]] = []   # the pool of the enclosing pool_session, if any
+_USED: set[int] = set()                                 # id() of session pools a map phase has used
 
 
 def map_units(fn: Callable[[Any], Any], units: Sequence[Any], *, workers: int = 1, executor: str = "local",
@@ -116,10 +117,14 @@ def pool_session(workers: int, warm: tuple | None = None, executor: str = "local
     finally:
         if (pool, workers) in _SESSION:
             _SESSION.remove((pool, workers))
-        try:
-            pool.shutdown(wait=True, cancel_futures=True)
-        except Exception:  # a pool already broken by an interrupt: nothing left to stop
-            pass
+        if id(pool) in _USED:
+            _USED.discard(id(pool))
+            try:
+                pool.shutdown(wait=True, cancel_futures=True)
+            except Exception:  # a pool already broken by an interrupt: nothing left to stop
+                pass
+        else:  # nothing ran on it (the stage was current): no need to wait for the workers' warm-up
+            _stop_workers(pool)
 
 
 def _exit_with(parent: int) -> None:
@@ -141,6 +146,8 @@ def _map_pool(fn, units, workers, finished) -> list[Any]:
     results: list[Any] = [None] * len(units)
     shared = next((p for p, w in _SESSION if w == workers), None)
     pool = shared or _new_pool(min(workers, len(units)))
+    if shared is not None:
+        _USED.add(id(shared))
     futures: dict = {}
     try:
         for i, u in enumerate(units):

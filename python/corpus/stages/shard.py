@@ -250,13 +250,17 @@ def _take_layout(samples: list[pa.Array], typ: pa.DataType, nulls: bool) -> tupl
     kernel's path (several chunks give strings a bitmap even without nulls), so the same take is run on a
     few rows of each chunk and its size solved for the two unknowns."""
     probe = pa.chunked_array(samples, typ)
-    m = len(probe)
-    over = probe.take(pa.array(np.arange(m)[::-1])).nbytes - _value_bytes(probe, typ)
+    idx = np.arange(len(probe))[::-1]
+    if (len(idx) + 7) // 8 == 4:  # a 4-byte bitmap would look like one more offset: take 24 rows instead
+        idx = idx[:24]
+    taken = probe.take(pa.array(idx))
+    m = len(taken)
+    over = taken.nbytes - _value_bytes(taken, typ)
     offsets = (lambda c: 4 * (m + c)) if pa.types.is_string(typ) else (lambda c: 0)
-    for bitmap in ((1,) if nulls else (0, 1)):
+    for bitmap in (0, 1):
         for extra in (0, 1):
             if over == bitmap * ((m + 7) // 8) + offsets(extra):
-                return bitmap, extra
+                return (1 if nulls else bitmap), extra  # nulls anywhere in the column: a bitmap for sure
     raise AssertionError(f"shard: unexpected Arrow layout of a taken {typ} column ({over} bytes over {m} rows)")
 
 
