@@ -119,6 +119,21 @@ def test_corrupt_raw_part_is_named(fetched, tmp_path):
     assert manifest["parts"][0]["name"] == part.name
 
 
+def test_edited_raw_row_count_is_named(fetched, tmp_path):
+    """The driver no longer recounts raw parts before normalizing (each unit checks its part as it reads
+    it): an edited count is still the one-line error naming the part, and nothing is published."""
+    root, config = fetched
+    cfg = write_config(tmp_path / "c.toml", ledger=LEDGER, sources=["genesis"], artifacts=tmp_path / "a")
+    run_corpus("--config", cfg, "fetch", check=True)
+    stage = next((tmp_path / "a" / "corpus" / "raw" / "genesis").glob("*/_STAGE.json"))
+    manifest = json.loads(stage.read_text())
+    manifest["parts"][0]["rows"] += 1
+    stage.write_text(json.dumps(manifest))
+    line = error_line(run_corpus("--config", cfg, "normalize"))
+    assert manifest["parts"][0]["name"] in line and "rows" in line
+    assert not (tmp_path / "a" / "corpus" / "t" / "v1" / "stages" / "02-normalize").exists()
+
+
 def test_input_manifest_with_a_wrong_schema_is_named(fetched, tmp_path):
     root, config = fetched
     run_stage("normalize", config, workers=1, force=True)

@@ -10,7 +10,7 @@ from typing import Iterator
 from .config import Config
 from .errors import CorpusError
 from .jsonl import read_zst_jsonl
-from .runner import find_current
+from .runner import find_current, identity_of, read_stage_manifest, verify_parts
 from .textnorm import normalize_text
 
 # Ledger fields that decide what the raw documents are; a change to any of them means fetching again.
@@ -36,9 +36,19 @@ def dated_dirs(config: Config, source_id: str) -> list[Path]:
     return sorted((p for p in d.iterdir() if p.is_dir() and p.name.isdigit()), reverse=True) if d.is_dir() else []
 
 
-def current_raw(config: Config, row: dict) -> tuple[Path, dict]:
-    """The published raw directory that matches the ledger row now, and its manifest (parts verified)."""
-    found = find_current(dated_dirs(config, row["source_id"]), fetch_identity(row, config["fetch"]))
+def current_raw(config: Config, row: dict, *, verify: bool = True) -> tuple[Path, dict]:
+    """The published raw directory that matches the ledger row now, and its manifest (parts verified).
+    verify=False checks the parts' sizes only, for a reader that checks each part's sha256 and rows as it
+    streams it (normalize, in its workers: the driver then neither hashes nor decompresses every part
+    before the first unit starts)."""
+    candidates, identity = dated_dirs(config, row["source_id"]), fetch_identity(row, config["fetch"])
+    if verify:
+        found = find_current(candidates, identity)
+    else:
+        found = next(((d, m) for d in candidates if (m := read_stage_manifest(d)) is not None
+                      and identity_of(m) == identity), None)
+        if found is not None:
+            verify_parts(*found, sha=False)
     if found is None:
         raise CorpusError(f"source '{row['source_id']}': no current raw output under "
                           f"{config.raw_dir / row['source_id']} (run `corpus fetch`)")

@@ -16,6 +16,7 @@ import zstandard
 
 from ..checksums import VerifiedReader
 from ..config import Config
+from ..layout import STAGE_FILE
 from ..errors import CorpusError
 from ..ledger import load_ledger, select
 from ..parts import BATCH_ROWS, PartWriter, schema_of
@@ -35,6 +36,7 @@ class NormalizeUnit:
     raw_path: Path
     raw_sha256: str
     first_k: int          # the id number of the part's first document
+    rows: int             # the documents its raw manifest records (checked as the part is read)
     options: dict
     out_dir: Path
 
@@ -83,6 +85,8 @@ def normalize_part(u: NormalizeUnit) -> dict:
             if len(cols["id"]) >= BATCH_ROWS:
                 flush()
         reader.finish()
+    if n_in != u.rows:  # the part is the recorded file (sha256 above): its manifest's count is wrong
+        raise CorpusError(f"{u.raw_path}: holds {n_in} rows, {u.raw_path.parent / STAGE_FILE} says {u.rows}")
     flush()
     part = writer.close()
     n_out = part["rows"]
@@ -95,13 +99,13 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
     ledger = load_ledger(config.ledger_path)
     rows = select(ledger, config["dataset"]["sources"], "corpus", what=f"{config.path}: dataset.sources")
     options = dict(config["normalize"])
-    sources, inputs = [], []  # (source_id, raw part path, sha256, first k)
+    sources, inputs = [], []  # (source_id, raw part path, sha256, first k, rows)
     for row in rows:
-        raw_dir, manifest = current_raw(config, row)
+        raw_dir, manifest = current_raw(config, row, verify=False)  # each unit checks its part as it reads
         inputs.append(input_ref(config, raw_dir))
         k = 0
         for part in manifest["parts"]:
-            sources.append((row["source_id"], raw_dir / part["name"], part["sha256"], k))
+            sources.append((row["source_id"], raw_dir / part["name"], part["sha256"], k, part["rows"]))
             k += part["rows"]
 
     def units(ctx: PhaseContext) -> list[NormalizeUnit]:
