@@ -236,7 +236,10 @@ def load() -> list[float]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--sizes", type=int, nargs="+", default=[1, 4, 16])
+    ap.add_argument("--sizes", type=int, nargs="*", default=[1, 4, 16])
+    ap.add_argument("--reuse-sizes", type=Path, default=None, metavar="JSON",
+                    help="take the sized runs from an earlier scale-<date>.json instead of running them "
+                         "(to re-run only the single-file part, e.g. when the machine was busy)")
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--sub", type=float, default=0.3, help="probability that a word of a copy is substituted")
     ap.add_argument("--seed", type=int, default=0)
@@ -256,6 +259,11 @@ def main(argv: list[str] | None = None) -> int:
                  "sizes": [], "single": None, "big_fetch": None}
     pinned = work / "pinned-tokenizer.json"
     pinned.unlink(missing_ok=True)
+    if args.reuse_sizes:
+        earlier = json.loads(args.reuse_sizes.read_text())
+        res["sizes"], res["reused_sizes_from"] = earlier["sizes"], {
+            "file": args.reuse_sizes.name, "load_before": earlier["load_before"], "load_after": earlier.get("load_after")}
+        args.sizes = []
     try:
         docs = base_documents(mirror)
         for n in args.sizes:
@@ -362,6 +370,10 @@ def markdown(res: dict) -> str:
          f"{res['cpus']} CPUs, load average before {res['load_before']}, after {res.get('load_after')}. "
          "Default config; wall = the stage's child process; peak RSS = largest sum of RSS over its process tree "
          "(sampled every 50 ms).", ""]
+    if res.get("reused_sizes_from"):
+        r = res["reused_sizes_from"]
+        L += [f"The sized runs (1x/4x/16x) are those of an earlier run ({r['file']}: load average before "
+              f"{r['load_before']}, after {r['load_after']}); only the single-file part was run again.", ""]
     if res["sizes"]:
         workers = sorted({r["workers"] for r in res["sizes"][0]["runs"]})
         head = "| stage | " + " | ".join(f"{e['x']}x ({e['input_mb']} MB) w{w} wall s / RSS MB"
