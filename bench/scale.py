@@ -370,6 +370,11 @@ def markdown(res: dict) -> str:
          f"{res['cpus']} CPUs, load average before {res['load_before']}, after {res.get('load_after')}. "
          "Default config; wall = the stage's child process; peak RSS = largest sum of RSS over its process tree "
          "(sampled every 50 ms).", ""]
+    busiest = max(res["load_before"][0], (res.get("load_after") or [0])[0])
+    if busiest > res["cpus"]:
+        L += [f"The machine was busy (load average up to {busiest} on {res['cpus']} CPUs, others' jobs): wall "
+              "times are inflated and the 1-vs-2-worker speedups measure the competition for cores, not the "
+              "stages; the peak RSS figures are unaffected.", ""]
     if res.get("reused_sizes_from"):
         r = res["reused_sizes_from"]
         L += [f"The sized runs (1x/4x/16x) are those of an earlier run ({r['file']}: load average before "
@@ -407,6 +412,8 @@ def markdown(res: dict) -> str:
                          f"| {stage} | | {b['wall_s']:.1f} | | | {b['peak_rss_mb']:.0f} | {b['cores_used']} |")
         L.append("")
     b = res.get("big_fetch")
+    if not b and not res["args"].get("fetch_gb"):
+        L += ["The big fetch was skipped (--fetch-gb 0).", ""]
     if b:
         L += [f"Fetch of one {b['file_mb']} MB JSONL.zst ({b['json_mb']} MB of JSON, {b['docs']} docs), "
               f"{b['workers']} workers: {b['wall_s']:.1f} s, peak RSS {b['peak_rss_mb']:.0f} MB.", ""]
