@@ -370,7 +370,9 @@ def markdown(res: dict) -> str:
          f"{res['cpus']} CPUs, load average before {res['load_before']}, after {res.get('load_after')}. "
          "Default config; wall = the stage's child process; peak RSS = largest sum of RSS over its process tree "
          "(sampled every 50 ms).", ""]
-    busiest = max(res["load_before"][0], (res.get("load_after") or [0])[0])
+    reused = res.get("reused_sizes_from") or {}
+    busiest = max(res["load_before"][0], (res.get("load_after") or [0])[0],
+                  *((reused.get(k) or [0])[0] for k in ("load_before", "load_after")))
     if busiest > res["cpus"]:
         L += [f"The machine was busy (load average up to {busiest} on {res['cpus']} CPUs, others' jobs): wall "
               "times are inflated and the 1-vs-2-worker speedups measure the competition for cores, not the "
