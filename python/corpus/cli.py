@@ -53,7 +53,7 @@ force_option = click.option("--force", is_flag=True, help="Rebuild even if the o
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--config", "config_path", envvar="CORPUS_CONFIG", default=None, metavar="PATH",
               help="Corpus config (TOML). Env CORPUS_CONFIG; default configs/demo.toml.")
-@click.option("--artifacts", envvar="CORPUS_ARTIFACTS", default=None, metavar="DIR",
+@click.option("--artifacts", envvar="CORPUS_ARTIFACTS", default=None, metavar="DIR|s3://BUCKET/PREFIX",
               help="Artifacts root. Env CORPUS_ARTIFACTS; else [paths].artifacts; else /artifacts.")
 @click.option("-v", "--verbose", count=True, help="More log output (debug).")
 @click.option("-q", "--quiet", is_flag=True, help="Only warnings and errors.")
