@@ -323,6 +323,23 @@ def materialise(directory: Path) -> dict | None:
     return manifest
 
 
+def local_copy(location: str | os.PathLike) -> Path:
+    """A published output directory named by a path (returned as it is) or by an s3:// URI (the loader's
+    tokens directory): then its verified local copy, in XDG_CACHE_HOME (~/.cache)/corpus/<sha256 of the
+    URI, 16 hex>; only files whose manifest entry changed are downloaded again."""
+    if not is_remote(location):
+        return Path(location)
+    uri = str(location).rstrip("/")
+    digest = hashlib.sha256(uri.encode("utf-8")).hexdigest()[:16]
+    local = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "corpus" / digest
+    mount(local, uri)
+    manifest = materialise(local)
+    if manifest is None:
+        raise CorpusError(f"{uri}: no published output there ({uri}/{STAGE_FILE} not found)")
+    _drop_unlisted(local, {STAGE_FILE, RUN_FILE} | {p["name"] for p in manifest["parts"]}, set())
+    return local
+
+
 def materialise_root(root: Path) -> list[str]:
     """Bring every published output of a mounted root to local disk, verified (what audit, why, report and
     export read). Returns the objects no manifest lists (ignored: a killed publication's leftovers)."""
@@ -339,15 +356,29 @@ def materialise_root(root: Path) -> list[str]:
         if manifest is None:
             continue
         base = f"{rel}/" if rel else ""
-        listed |= {base + STAGE_FILE, base + RUN_FILE} | {base + p["name"] for p in manifest["parts"]}
+        names = {STAGE_FILE, RUN_FILE} | {p["name"] for p in manifest["parts"]}
+        listed |= {base + n for n in names}
         with contextlib.suppress(CorpusError):  # _RUN.json is informational: what varies between runs
             localize(directory / RUN_FILE)
+        nested = {d[len(base):].split("/", 1)[0] for d in stage_dirs if d.startswith(base) and d != rel}
+        _drop_unlisted(directory, names, nested)
     # local outputs the store no longer has are not outputs: drop their manifests
     for local in sorted(root.rglob(STAGE_FILE)):
         rel = local.relative_to(root).as_posix()
         if rel not in objects and not any(part.endswith((".incomplete", ".old")) for part in local.parts):
             refresh_stage(local.parent)
     return sorted(set(objects) - listed)
+
+
+def _drop_unlisted(directory: Path, names: set[str], nested: set[str]) -> None:
+    """Delete local files of an output that its manifest does not list (an older version's leftovers), so
+    the local copy is exactly the published output; staging dirs, exports and nested outputs are kept."""
+    for p in sorted(directory.rglob("*")):
+        rel = p.relative_to(directory)
+        if not p.is_file() or rel.as_posix() in names or rel.parts[0] in nested \
+                or any(part.endswith(LOCAL_ONLY_SUFFIXES) or part.startswith("export-") for part in rel.parts):
+            continue
+        p.unlink()
 
 
 # ---------------------------------------------------------------- publishing
