@@ -186,3 +186,29 @@ def test_killed_publication_force_and_unlisted_objects(runs, server, monkeypatch
     _put(s3, stray, b"\0" * 64)
     _corpus(cfg, "tokenize", "--force", env=env)
     assert stray not in _objects(s3)
+
+
+def test_one_writer_per_s3_root(runs, server, monkeypatch, tmp_path):
+    """The store's lease excludes a writer on another node (another local dir), which a flock cannot; an
+    expired lease of a host that is gone is taken over."""
+    root, env, cfg = runs
+    _, s3 = server
+    for k, v in {**server[0], "CORPUS_LOCAL_DIR": str(tmp_path / "nodeA")}.items():
+        monkeypatch.setenv(k, v)
+    from corpus.config import load_config
+    from corpus.lock import writer_lock
+
+    other = {**env, "CORPUS_LOCAL_DIR": str(tmp_path / "nodeB")}
+    with writer_lock(load_config(cfg).artifacts):
+        lease = json.loads(_get(s3, ".corpus.lock"))
+        assert lease["pid"] == os.getpid() and lease["local_dir"] == str(tmp_path / "nodeA")
+        proc = _corpus(cfg, "normalize", env=other, check=False)
+        assert proc.returncode != 0 and "Traceback" not in proc.stderr
+        line = proc.stderr.strip().splitlines()[-1]
+        assert line.startswith(f"error: {ROOT}/.corpus.lock: held by pid {os.getpid()} on ") and "another writer" in line
+    assert ".corpus.lock" not in _objects(s3)  # released
+    _put(s3, ".corpus.lock", json.dumps({"pid": 1, "host": "gone-host", "command": "corpus run",
+                                         "since": "2026-01-01T00:00:00Z", "expires": "2026-01-01T00:05:00Z"}).encode())
+    proc = _corpus(cfg, "normalize", env=other)
+    assert "taking over a stale writer lease of pid 1 on gone-host" in proc.stderr, proc.stderr
+    assert ".corpus.lock" not in _objects(s3)

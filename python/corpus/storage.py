@@ -391,6 +391,9 @@ def publish_stage(final: Path, manifest: dict, *, owned: Iterable[str] | None = 
     r = remote_of(final)
     if r is None:
         return
+    from . import s3lease
+
+    s3lease.check_for(r.key)  # still this root's one writer (the lease is ours)
     delete(r.child(STAGE_FILE))  # from here until the new one is written, there is no such stage
     names = [p["name"] for p in manifest["parts"]]
     for name in names:
@@ -398,6 +401,7 @@ def publish_stage(final: Path, manifest: dict, *, owned: Iterable[str] | None = 
     if hook:
         hook("s3-parts-uploaded")
     upload(final / RUN_FILE, r.child(RUN_FILE))
+    s3lease.check_for(r.key)
     upload(final / STAGE_FILE, r.child(STAGE_FILE))
     if hook:
         hook("s3-manifest-written")
