@@ -1,9 +1,9 @@
 """An s3:// artifacts root against a real S3-compatible server started here on 127.0.0.1 (moto's
-ThreadedMotoServer): `corpus run` (killed once mid-normalize and resumed), `corpus audit` on a node with an
-empty local dir, the loader reading an s3:// tokens directory, and every published byte compared with a
+ThreadedMotoServer): every stage, each from an empty local dir (normalize killed after two units and
+resumed), `corpus audit` on a node with an empty local dir, the loader reading an s3:// tokens directory, and every published byte compared with a
 local-disk run of the same config. The ledger's source is an s3:// URL on the same server. Then the
 publication rules: a publication killed before its `_STAGE.json` is no stage (the loader refuses it, a
-rerun rebuilds it), `--force` deletes the objects the new manifest does not list, and objects no manifest
+rerun finishes the upload from the verified local copy, or recomputes it when the local dir is lost), `--force` deletes the objects the new manifest does not list, and objects no manifest
 lists are ignored by readers and audit. Nothing here reaches any address but the server's."""
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import pytest
 
 from conftest import LEDGER, REPO, ledger_rows, mirror_file, write_config, write_ledger
 from faults.conftest import published, run_killed
+from corpus.stages import NAMES
 
 pytest.importorskip("moto")
 pytest.importorskip("flask")  # moto[server]
@@ -96,9 +97,16 @@ def runs(tmp_path_factory, server):
     local_cfg = write_config(root / "local.toml", ledger=ledger, sources=[SOURCE], artifacts=root / "a", **TABLES)
     s3_cfg = write_config(root / "s3.toml", ledger=ledger, sources=[SOURCE], artifacts=ROOT, **TABLES)
     s3_env = {**env, "CORPUS_MIRROR": "", "CORPUS_LOCAL_DIR": str(root / "node1"),
-              "XDG_CACHE_HOME": str(root / "cache")}
-    run_killed(s3_cfg, ["run", "-j", "2"], {**s3_env, "CORPUS_FAULT_AFTER": "normalize:2"})
-    _corpus(s3_cfg, "run", "-j", "2", "--resume", env=s3_env)
+              "XDG_CACHE_HOME": str(root / "cache")}  # node1: where the later tests' runs work
+    # Stage by stage, each from an empty local dir (another node), so every input comes from the store;
+    # normalize is SIGKILLed after two units and resumed on its node.
+    for stage in NAMES:
+        node = {**s3_env, "CORPUS_LOCAL_DIR": str(root / f"node-{stage}")}
+        if stage == "normalize":
+            run_killed(s3_cfg, [stage, "-j", "2"], {**node, "CORPUS_FAULT_AFTER": "normalize:2"})
+            _corpus(s3_cfg, stage, "-j", "2", "--resume", env=node)
+        else:
+            _corpus(s3_cfg, stage, "-j", "2", env=node)
     # The local run starts from the s3 run's raw output (a raw output records its fetch time, and every
     # later manifest the sha256 of the one it read): fetch is current there, every other stage runs.
     for rel in _objects(s3):
@@ -126,7 +134,9 @@ def test_s3_run_matches_local_disk(runs, server):
     normalize_run = json.loads(_get(s3, "corpus/t/v1/stages/02-normalize/_RUN.json"))
     assert normalize_run["resumed_units"] == {"normalize": 2}  # the killed run's checkpoints were reused
     raw = json.loads(_get(s3, next(k for k in objects if k.startswith("corpus/raw/") and k.endswith("_STAGE.json"))))
-    assert raw["inputs"] == [{"path": f"s3://{BUCKET}/sources/tiny.txt", "sha256": ledger_rows()[SOURCE]["sha256"]}]
+    sha = ledger_rows()[SOURCE]["sha256"]
+    assert raw["inputs"] == [{"path": f"s3://{BUCKET}/sources/tiny.txt", "sha256": sha}]
+    assert (root / "node-fetch" / "corpus" / "downloads" / sha).is_file()  # fetched from s3://, not the mirror
 
 
 def test_audit_and_loader_on_a_fresh_node(runs, server, monkeypatch, tmp_path):
@@ -167,9 +177,10 @@ def test_killed_publication_force_and_unlisted_objects(runs, server, monkeypatch
 
     with pytest.raises(CorpusError, match="no published output"):
         TokenStream.open(f"{ROOT}/{tokens}", "train")
-    _corpus(cfg, "run", env=env)
+    proc = _corpus(cfg, "run", env=env)
+    assert "finishing the upload of" in proc.stderr, proc.stderr  # from the verified local copy
     objects = _objects(s3)
-    assert f"{tokens}/_STAGE.json" in objects and stray not in objects  # rebuilt; the leftover deleted after it
+    assert f"{tokens}/_STAGE.json" in objects and stray not in objects  # published; the leftover deleted after it
     assert ignored in objects  # normalize was current: nothing republished it
     fresh = {**env, "CORPUS_LOCAL_DIR": str(tmp_path / "node3")}
     proc = _corpus(cfg, "audit", env=fresh)
@@ -186,6 +197,13 @@ def test_killed_publication_force_and_unlisted_objects(runs, server, monkeypatch
     _put(s3, stray, b"\0" * 64)
     _corpus(cfg, "tokenize", "--force", env=env)
     assert stray not in _objects(s3)
+    # the local dir lost after a killed upload: a clean recompute gives the same bytes
+    run_killed(cfg, ["tokenize", "--force"], {**env, "CORPUS_FAULT_AT": "tokenize:s3-parts-uploaded"})
+    lost = {**env, "CORPUS_LOCAL_DIR": str(tmp_path / "node4")}
+    proc = _corpus(cfg, "run", env=lost)
+    assert "finishing the upload" not in proc.stderr
+    assert f"{tokens}/_STAGE.json" in _objects(s3)
+    assert _get(s3, f"{tokens}/_STAGE.json") == (root / "a" / tokens / "_STAGE.json").read_bytes()
 
 
 def test_one_writer_per_s3_root(runs, server, monkeypatch, tmp_path):

@@ -460,7 +460,28 @@ def _recover(job: Job, stage: str) -> dict | None:
         else:
             log.warning("%s: putting back %s, renamed aside by an interrupted publication", stage, job.final)
             os.replace(old, job.final)
-    return None
+    return _finish_upload(job, stage)
+
+
+def _finish_upload(job: Job, stage: str) -> dict | None:
+    """An s3 root: a local output of this job's identity whose upload was killed before its _STAGE.json
+    reached the store (and nothing else was published there since) is uploaded again, after its parts
+    verify; it holds the bytes this run would compute."""
+    if storage.remote_of(job.final) is None or storage.stage_exists(job.final):
+        return None
+    marker = job.final / STAGE_FILE
+    try:
+        manifest = load_json(marker, STAGE_SCHEMA) if marker.is_file() else None
+        if manifest is None or identity_of(manifest) != job.identity:
+            return None
+        verify_parts(job.final, manifest)
+    except CorpusError as e:
+        log.warning("%s: the local copy of %s does not verify (%s); rebuilding it", stage, job.final, e)
+        return None
+    log.warning("%s: finishing the upload of %s that an interrupted run had begun", stage, job.final)
+    storage.publish_stage(job.final, manifest, owned=job.owned if job.shared_dir else None,
+                          hook=lambda point: _fault_at(point, stage))
+    return manifest
 
 
 def run_jobs(stage: str, config: Config, opts: RunOptions, jobs: list[Job]) -> StageResult:

@@ -251,6 +251,15 @@ def localize(path: str | os.PathLike, size: int | None = None, *, listed_in: str
     download(r, p)
 
 
+def exists(path: str | os.PathLike) -> bool:
+    """`Path.is_file()`, or for a file of a mounted root: a local copy or the object exists."""
+    p = Path(path)
+    if p.is_file():
+        return True
+    r = remote_of(p)
+    return r is not None and size_of(r) is not None
+
+
 def check_size(path: str | os.PathLike, size: int | None, *, listed_in: str | None = None, what: str = "") -> bool:
     """For a mounted path: check the object's size without downloading it (the rule for "current" and
     for a stage reading its input's manifest; every byte is hashed by whoever reads it). False for a
