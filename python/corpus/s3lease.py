@@ -65,6 +65,7 @@ class Lease:
         self.root_key = root.key
         self.ttl = float(os.environ.get(TTL_ENV) or DEFAULT_TTL)
         self.body = body
+        logging.getLogger("botocore").setLevel(max(logging.WARNING, logging.getLogger("botocore").level))
         self.client = boto3.client("s3", endpoint_url=root.mount["endpoint"] or None,
                                    region_name=root.mount["region"] or None,
                                    config=BotoConfig(retries={"max_attempts": 3}))
