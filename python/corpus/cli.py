@@ -239,7 +239,7 @@ def audit(c: Ctx):
     unlisted = c.published_view()
     checks = run_audit(c.config)
     if unlisted:  # a killed publication's leftovers: no reader uses them, a rerun deletes them
-        checks.append(Check(True, "object store", c.config.remote, f"{len(unlisted)} objects no manifest lists "
+        checks.append(Check(True, "object store", c.config.remote, f"{len(unlisted)} object{'s' if len(unlisted) > 1 else ''} no manifest lists "
                             f"(ignored), e.g. {unlisted[0]}", warn=True))
     for ch in checks:
         click.echo(f"{'WARN' if ch.warn else 'OK' if ch.ok else 'FAIL':<5} {ch.what:<30} {ch.detail}")

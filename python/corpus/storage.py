@@ -275,6 +275,22 @@ def check_size(path: str | os.PathLike, size: int | None, *, listed_in: str | No
     return True
 
 
+def check_sizes(directory: Path, parts: list[dict], *, listed_in: str) -> bool:
+    """`check_size` for every part of a mounted output directory, from one listing of its prefix (not one
+    request per part). False for a local root."""
+    r = remote_of(directory)
+    if r is None:
+        return False
+    sizes = listing(r, recursive=any("/" in p["name"] for p in parts))
+    for p in parts:
+        actual = sizes.get(p["name"])
+        if actual is None:
+            raise CorpusError(f"{r.child(p['name']).uri}: missing (listed in {listed_in})")
+        if p.get("bytes") is not None and actual != p["bytes"]:
+            raise CorpusError(f"{r.child(p['name']).uri}: size mismatch: expected {p['bytes']} bytes, got {actual}")
+    return True
+
+
 def _entries(manifest_bytes: bytes | None) -> dict[str, tuple]:
     if manifest_bytes is None:
         return {}
@@ -376,7 +392,7 @@ def materialise_root(root: Path) -> list[str]:
         rel = local.relative_to(root).as_posix()
         if rel not in objects and not any(part.endswith((".incomplete", ".old")) for part in local.parts):
             refresh_stage(local.parent)
-    return sorted(set(objects) - listed)
+    return sorted(set(objects) - listed - {".corpus.lock"})  # the writer lease (s3lease.py) is no output
 
 
 def _drop_unlisted(directory: Path, names: set[str], nested: set[str]) -> None:
