@@ -231,3 +231,27 @@ def test_one_writer_per_s3_root(runs, server, monkeypatch, tmp_path):
     proc = _corpus(cfg, "normalize", env=other)
     assert "taking over a stale writer lease of pid 1 on gone-host" in proc.stderr, proc.stderr
     assert ".corpus.lock" not in _objects(s3)
+
+
+def test_lease_is_renewed_and_a_lost_lease_stops_publication(server, monkeypatch, tmp_path):
+    env, s3 = server
+    for k, v in {**env, "CORPUS_S3_LEASE_SECONDS": "1.5"}.items():
+        monkeypatch.setenv(k, v)
+    from corpus import s3lease, storage
+    from corpus.errors import CorpusError
+
+    storage.mount(tmp_path / "local", f"s3://{BUCKET}/lease-test")
+    lease = s3lease.acquire(tmp_path / "local", {"pid": os.getpid(), "host": "h", "command": "t", "since": "now"})
+    first = lease.etag
+    try:
+        import time
+
+        time.sleep(1.2)  # renewed every third of its 1.5 s lifetime
+        assert lease.etag != first and lease.lost is None
+        s3lease.check_for(f"{BUCKET}/lease-test/corpus/raw")
+        _put(s3, ".corpus.lock", b"{}", under=f"{BUCKET}/lease-test")  # another writer took it over
+        with pytest.raises(CorpusError, match="lost the writer lease"):
+            storage.publish_stage(tmp_path / "local" / "corpus" / "raw", {"parts": []})
+    finally:
+        lease.release()
+    assert ".corpus.lock" in _objects(s3, f"{BUCKET}/lease-test")  # not ours any more: left alone

@@ -40,7 +40,7 @@ LOCAL_DIR_ENV = "CORPUS_LOCAL_DIR"
 STAGE_FILE = "_STAGE.json"   # layout.STAGE_FILE (layout imports config, which imports this module)
 RUN_FILE = "_RUN.json"
 
-# local root (resolved, str) -> {"uri": s3://bucket/prefix, "endpoint": AWS_ENDPOINT_URL, "region": AWS_REGION}.
+# local root (absolute, str) -> {"uri": s3://bucket/prefix, "endpoint": AWS_ENDPOINT_URL, "region": AWS_REGION}.
 # Pool and Ray workers get the driver's table with each unit (runner._Tagged), so a worker talks to
 # the endpoint the driver does whatever environment it was started with; credentials stay in the env.
 _MOUNTS: dict[str, dict] = {}
@@ -92,7 +92,7 @@ def filesystem(endpoint: str = "", region: str = ""):
 def mount(local: Path, uri: str) -> None:
     """Register `local` as the node-local copy of the s3 root `uri` (config.load_config does it)."""
     split_uri(uri)
-    _MOUNTS[str(Path(local).resolve())] = {"uri": uri.rstrip("/"), **_env_endpoint()}
+    _MOUNTS[os.path.abspath(local)] = {"uri": uri.rstrip("/"), **_env_endpoint()}
 
 
 def mounts() -> dict:
