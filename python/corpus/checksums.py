@@ -3,7 +3,11 @@
 Every error is one line naming the file: `<path>: missing (...)`, `<path>: size mismatch: ...` or
 `<path>: sha256 mismatch: expected X, got Y`. `read_verified` returns the bytes it hashed, so a
 reader never reads a file twice; `VerifiedReader` hashes a file as it is streamed, for readers whose
-memory must not hold a whole file."""
+memory must not hold a whole file.
+
+Under an s3:// artifacts root (storage.py) a file is downloaded on demand by the process that reads it
+(`storage.localize`) and then checked exactly as a local one; a size-only check asks the store for the
+object's size and downloads nothing."""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ import io
 import os
 from pathlib import Path
 
+from . import storage
 from .atomic import sha256_file
 from .errors import CorpusError
 
@@ -35,6 +40,9 @@ def verify_file(path: str | os.PathLike, sha256: str | None, size: int | None = 
     """Raise CorpusError unless `path` exists with `size` bytes (if given) and `sha256` (if given).
     `what` prefixes the message (e.g. "source 'x': ")."""
     path = Path(path)
+    if sha256 is None and storage.check_size(path, size, listed_in=listed_in, what=what):
+        return
+    storage.localize(path, size, listed_in=listed_in)
     try:
         actual_size = path.stat().st_size
     except FileNotFoundError:
@@ -50,6 +58,7 @@ def read_verified(path: str | os.PathLike, sha256: str, size: int | None = None,
                   listed_in: str | None = None) -> bytes:
     """The file's bytes after checking them: one read, no second pass."""
     path = Path(path)
+    storage.localize(path, size, listed_in=listed_in)
     try:
         data = path.read_bytes()
     except (FileNotFoundError, IsADirectoryError):
@@ -74,6 +83,7 @@ class VerifiedReader(io.RawIOBase):
 
     def __init__(self, path: str | os.PathLike, sha256: str, size: int | None = None):
         self.path, self._sha256, self._want_size = Path(path), sha256, size
+        storage.localize(self.path, size)
         try:
             self._fd = os.open(self.path, os.O_RDONLY)
         except (FileNotFoundError, IsADirectoryError):

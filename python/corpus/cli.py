@@ -40,6 +40,13 @@ class Ctx:
             _LOADED.append(self._config)
         return self._config
 
+    def published_view(self) -> list[str]:
+        """For an s3 root: bring every published output to the local dir (verified) before a command that
+        reads the whole tree; returns the objects no manifest lists (ignored). A local root: nothing."""
+        from .storage import materialise_root
+
+        return materialise_root(self.config.artifacts) if self.config.remote else []
+
     def workers(self, workers: int | None) -> int:
         return workers if workers is not None else self.config["run"]["workers"]
 
@@ -53,7 +60,7 @@ force_option = click.option("--force", is_flag=True, help="Rebuild even if the o
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--config", "config_path", envvar="CORPUS_CONFIG", default=None, metavar="PATH",
               help="Corpus config (TOML). Env CORPUS_CONFIG; default configs/demo.toml.")
-@click.option("--artifacts", envvar="CORPUS_ARTIFACTS", default=None, metavar="DIR",
+@click.option("--artifacts", envvar="CORPUS_ARTIFACTS", default=None, metavar="DIR|s3://BUCKET/PREFIX",
               help="Artifacts root. Env CORPUS_ARTIFACTS; else [paths].artifacts; else /artifacts.")
 @click.option("-v", "--verbose", count=True, help="More log output (debug).")
 @click.option("-q", "--quiet", is_flag=True, help="Only warnings and errors.")
@@ -144,6 +151,7 @@ def rejects(c: Ctx, stage, filter_name, rule, source, per_rule, width):
     reason (stage 04, with the kept twin or the eval set and n-gram)."""
     from .rejects import sample_rejects
 
+    c.published_view()
     for (f, r), n, sample in sample_rejects(c.config, stage=stage, filter_name=filter_name, rule=rule,
                                             source=source, per_rule=per_rule):
         click.echo(f"{f}.{r}: {n} documents")
@@ -171,6 +179,7 @@ def why(c: Ctx, doc_id, as_json):
 
     from .why import describe, trace
 
+    c.published_view()
     steps = trace(c.config, doc_id)
     if as_json:
         click.echo(json.dumps(steps, indent=2, ensure_ascii=False))
@@ -193,6 +202,7 @@ def export(c: Ctx, fmt, tokens_dir, out):
     from .lock import writer_lock
 
     with writer_lock(c.config.artifacts):
+        c.published_view()
         written = run_export(c.config, fmt, tokens_dir=tokens_dir, out=out)
     for path in written:
         click.echo(str(path))
@@ -224,9 +234,13 @@ def run(c: Ctx, workers, through, resume):
 def audit(c: Ctx):
     """Validate every manifest against its schema, recompute every sha256, check that document counts
     add up across stages and that every shard's licences are in the ledger. Non-zero exit on any problem."""
-    from .audit import audit as run_audit
+    from .audit import Check, audit as run_audit
 
+    unlisted = c.published_view()
     checks = run_audit(c.config)
+    if unlisted:  # a killed publication's leftovers: no reader uses them, a rerun deletes them
+        checks.append(Check(True, "object store", c.config.remote, f"{len(unlisted)} object{'s' if len(unlisted) > 1 else ''} no manifest lists "
+                            f"(ignored), e.g. {unlisted[0]}", warn=True))
     for ch in checks:
         click.echo(f"{'WARN' if ch.warn else 'OK' if ch.ok else 'FAIL':<5} {ch.what:<30} {ch.detail}")
     failed = [ch for ch in checks if not ch.ok]
@@ -246,6 +260,7 @@ def report(c: Ctx):
 
     from .layout import CORPUS_MANIFEST
 
+    c.published_view()
     path = c.config.dataset_dir / CORPUS_MANIFEST
     if not path.is_file():
         raise CorpusError(f"{path}: no corpus manifest (run `corpus run` first)")

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import storage
 from .atomic import canonical_json
 from .errors import CorpusError
 from .schemas import load_schema, validate, with_defaults
@@ -25,8 +26,9 @@ UNHASHED_TABLES = ("paths", "run")
 class Config:
     path: Path
     data: dict[str, Any]                      # validated, defaults filled in
-    artifacts: Path
+    artifacts: Path                           # a local directory (for an s3 root: its node-local copy)
     overrides: dict[str, Any] = field(default_factory=dict)
+    remote: str | None = None                 # the s3://bucket/prefix root `artifacts` is mounted on (storage.py)
 
     def __getitem__(self, key: str) -> Any:
         return self.data[key]
@@ -87,6 +89,10 @@ def load_config(path: str | os.PathLike | None = None, *, artifacts: str | None 
     validate(raw, SCHEMA, what=str(path))
     data = with_defaults(raw, load_schema(SCHEMA))
     root = artifacts or os.environ.get("CORPUS_ARTIFACTS") or data["paths"].get("artifacts") or DEFAULT_ARTIFACTS
+    if storage.is_remote(root):  # stages work in a node-local copy; storage.py moves objects to and from it
+        local = storage.local_dir_for(root, data["paths"].get("local_dir") or None)
+        storage.mount(local, root)
+        return Config(path=path, data=data, artifacts=local, remote=root.rstrip("/"))
     return Config(path=path, data=data, artifacts=Path(root))
 
 

@@ -30,6 +30,7 @@ from torch.utils.data import Dataset, IterableDataset, get_worker_info
 from .atomic import sha256_file
 from .errors import CorpusError
 from .schemas import load_json
+from .storage import local_copy
 from .tokens.megatron import MAX_ID, MegatronIndex, memmap_tokens
 
 MANIFEST = "_MANIFEST.json"
@@ -88,7 +89,7 @@ class TokenStream:
     def open(cls, tokens_dir: str | os.PathLike, split: str, *, verify: bool = False) -> TokenStream:
         """Open `<tokens_dir>/_MANIFEST.json`'s `split`: schema-checked, every .bin's size (and with
         `verify`, every file's sha256) checked against the manifest, nothing read beyond the indexes."""
-        tokens_dir = Path(tokens_dir)
+        tokens_dir = local_copy(tokens_dir)  # an s3:// tokens directory: its verified local copy
         manifest = read_manifest(tokens_dir)
         if split not in manifest["splits"]:
             raise CorpusError(f"{tokens_dir / MANIFEST}: no split '{split}' (has {', '.join(sorted(manifest['splits']))})")
@@ -214,7 +215,7 @@ def _bin(prefix: Path) -> Path:
 
 def read_manifest(tokens_dir: str | os.PathLike) -> dict:
     """The tokens _MANIFEST.json, validated against schemas/tokens-manifest.schema.json."""
-    return load_json(Path(tokens_dir) / MANIFEST, SCHEMA, missing="tokens manifest not found (has the tokenize stage run?)")
+    return load_json(local_copy(tokens_dir) / MANIFEST, SCHEMA, missing="tokens manifest not found (has the tokenize stage run?)")
 
 
 def _check_tokenizer(tokens_dir: Path, tokenizer: dict, *, verify: bool) -> np.dtype:

@@ -17,7 +17,11 @@ published outputs, which are only ever replaced by renames and manifest-last pub
 
 Within one process the lock is re-entrant (`corpus run` holds it across its stages, and each stage
 takes it again), counted per root. Pool workers never inherit the descriptor (it is close-on-exec and
-the pool is a forkserver)."""
+the pool is a forkserver).
+
+An s3:// root is mounted on a node-local dir (storage.py): the flock is taken there, and the store's lease
+object `<s3 root>/.corpus.lock` (s3lease.py) is taken too, so writers on different nodes exclude each
+other as well."""
 
 from __future__ import annotations
 
@@ -34,6 +38,7 @@ import time
 from pathlib import Path
 from typing import Iterator
 
+from . import s3lease
 from .errors import CorpusError
 
 log = logging.getLogger(__name__)
@@ -140,7 +145,12 @@ def acquire(root: str | os.PathLike, command: str | None = None) -> None:
     except BaseException:
         os.close(fd)
         raise
-    _held[key] = [fd, 1]
+    _held[key] = [fd, 1, None]
+    try:  # an s3 root: the store's lease too (s3lease.py); a local root: nothing
+        _held[key][2] = s3lease.acquire(root, body)
+    except BaseException:
+        release(root)
+        raise
 
 
 def release(root: str | os.PathLike) -> None:
@@ -152,7 +162,9 @@ def release(root: str | os.PathLike) -> None:
     if entry[1] > 0:
         return
     del _held[key]
-    fd = entry[0]
+    fd, lease = entry[0], entry[2]
+    if lease is not None:
+        lease.release()
     try:
         os.ftruncate(fd, 0)   # empty body = free; the file itself stays (see the module docstring)
     except OSError:

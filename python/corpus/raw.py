@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterator
 
+from . import storage
 from .config import Config
 from .errors import CorpusError
 from .jsonl import read_zst_jsonl
@@ -33,7 +34,11 @@ def fetch_identity(row: dict, fetch: dict) -> dict:
 def dated_dirs(config: Config, source_id: str) -> list[Path]:
     """corpus/raw/<source_id>/<yyyymmdd>/ directories, newest first."""
     d = config.raw_dir / source_id
-    return sorted((p for p in d.iterdir() if p.is_dir() and p.name.isdigit()), reverse=True) if d.is_dir() else []
+    if storage.remote_of(d) is not None:  # an s3 root: the store's "directories", not the local copy's
+        names = storage.subdirs(d)
+    else:
+        names = [p.name for p in d.iterdir() if p.is_dir()] if d.is_dir() else []
+    return sorted((d / n for n in names if n.isdigit()), reverse=True)
 
 
 def current_raw(config: Config, row: dict, *, verify: bool = True) -> tuple[Path, dict]:

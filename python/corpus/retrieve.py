@@ -1,7 +1,8 @@
-"""Find a ledger source's bytes: the mirror, the download cache, a local path, or an HTTP(S) download.
+"""Find a ledger source's bytes: the mirror, the download cache, a local path, or an HTTP(S) or S3 download.
 
 Every path handed back has been checked against the ledger's size and sha256. Only the URL schemes
-of the ledger schema are accepted; redirects may not leave http(s)."""
+of the ledger schema are accepted; redirects may not leave http(s). An `s3://bucket/key` URL is read
+through pyarrow.fs with the endpoint and credentials of the AWS environment variables (storage.py)."""
 
 from __future__ import annotations
 
@@ -14,23 +15,23 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-from . import __version__
+from . import __version__, storage
 from .atomic import CHUNK, temp_beside
 from .checksums import verify_file
 from .errors import CorpusError
 
 log = logging.getLogger(__name__)
-SCHEMES = ("https", "http", "file")
+SCHEMES = ("https", "http", "file", "s3")
 
 
 def url_kind(url: str) -> str:
-    """'https', 'http', 'file' or 'path'; anything else is refused."""
+    """'https', 'http', 'file', 's3' or 'path'; anything else is refused."""
     scheme = urllib.parse.urlsplit(url).scheme.lower()
     if scheme == "":
         return "path"
     if scheme in SCHEMES:
         return scheme
-    raise CorpusError(f"{url}: unsupported URL scheme '{scheme}' (allowed: https, http, file, or a path)")
+    raise CorpusError(f"{url}: unsupported URL scheme '{scheme}' (allowed: https, http, file, s3, or a path)")
 
 
 def local_path(url: str) -> Path:
@@ -65,7 +66,10 @@ class _HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):
 
 def download(url: str, dest_dir: Path, *, timeout: float) -> tuple[Path, str, int]:
     """Stream `url` into dest_dir/<sha256> (atomically); returns (path, sha256, bytes)."""
-    if url_kind(url) not in ("http", "https"):
+    kind = url_kind(url)
+    if kind == "s3":
+        return _download_s3(url, dest_dir)
+    if kind not in ("http", "https"):
         raise ValueError(url)
     dest_dir.mkdir(parents=True, exist_ok=True)
     opener = urllib.request.build_opener(_HttpOnlyRedirects)
@@ -87,6 +91,24 @@ def download(url: str, dest_dir: Path, *, timeout: float) -> tuple[Path, str, in
     except (urllib.error.URLError, OSError, TimeoutError) as e:
         reason = getattr(e, "reason", e)
         raise CorpusError(f"{url}: download failed: {reason}") from None
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _download_s3(url: str, dest_dir: Path) -> tuple[Path, str, int]:
+    parts = urllib.parse.urlsplit(url)
+    if not parts.netloc or not parts.path.strip("/"):
+        raise CorpusError(f"{url}: an s3 URL names a bucket and a key (s3://bucket/key)")
+    obj = storage.Remote(dest_dir, f"{parts.netloc}/{parts.path.lstrip('/')}", {**storage._env_endpoint()})
+    dest_dir.mkdir(parents=True, exist_ok=True)
+    fd, tmp = temp_beside(dest_dir / "download")  # a name in the cache dir; the object streams into it
+    os.close(fd)
+    try:
+        digest, n = storage.download(obj, Path(tmp))  # errors name the URL: "<url>: download failed: ..."
+        final = dest_dir / digest
+        os.replace(tmp, final)
+        return final, digest, n
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from . import __version__
+from . import __version__, storage
 from .atomic import disk_full, fsync_dir, is_enospc, publish_dir, sha256_file, write_json
 from .checksums import verify_entry
 from .config import Config
@@ -172,6 +172,7 @@ def add_counts(total: dict, add: dict) -> None:
 # ---------------------------------------------------------------- manifests and "current"
 
 def read_stage_manifest(directory: Path) -> dict | None:
+    storage.refresh_stage(directory)  # an s3 root: the store's manifest is the only one that counts
     path = directory / STAGE_FILE
     return load_json(path, STAGE_SCHEMA) if path.is_file() else None
 
@@ -181,6 +182,8 @@ def identity_of(manifest: dict) -> dict:
 
 
 def verify_parts(directory: Path, manifest: dict, *, sha: bool = True) -> None:
+    if not sha and storage.check_sizes(directory, manifest["parts"], listed_in=STAGE_FILE):
+        return  # an s3 root: every size from one listing of the output's prefix
     for part in manifest["parts"]:
         verify_entry(directory, part, sha=sha, listed_in=STAGE_FILE)
 
@@ -192,9 +195,11 @@ def find_current(candidates: Sequence[Path], identity: dict) -> tuple[Path, dict
         manifest = read_stage_manifest(d)
         if manifest is None or identity_of(manifest) != identity:
             continue
+        remote = storage.remote_of(d) is not None  # on s3: sizes only; every reader hashes what it reads
         try:
-            verify_parts(d, manifest)
-            verify_counts(d, manifest)  # recorded rows and counts are what the parts hold
+            verify_parts(d, manifest, sha=not remote)
+            if not remote:
+                verify_counts(d, manifest)  # recorded rows and counts are what the parts hold
         except CorpusError as e:
             raise CorpusError(f"{e} (use --force to rebuild it)") from None
         return d, manifest
@@ -202,6 +207,9 @@ def find_current(candidates: Sequence[Path], identity: dict) -> tuple[Path, dict
 
 
 def is_published(job: Job) -> bool:
+    on_store = storage.stage_exists(job.final)
+    if on_store is not None:  # an s3 root: a stage exists when its _STAGE.json does, nothing else counts
+        return on_store
     if (job.final / STAGE_FILE).is_file():
         return True
     if job.shared_dir:  # an output written before stage manifests existed in this directory
@@ -223,7 +231,8 @@ def published_stage(config: Config, directory: Path, stage: str, *, verify: bool
         raise CorpusError(f"{directory}: no published {stage} output (run `corpus {stage}` first)")
     if verify:
         verify_parts(directory, manifest, sha=verify is True)
-        verify_counts(directory, manifest)  # an edited count never flows into a later manifest
+        if storage.remote_of(directory) is None:  # on s3 counting rows would download every part here
+            verify_counts(directory, manifest)  # an edited count never flows into a later manifest
     return manifest, input_ref(config, directory)
 
 
@@ -264,6 +273,7 @@ class _Tagged:
     unit: Any
     staging: Path | None = None
     torn_pid: int = 0          # FAULT_TORN_ENV: tear this unit's first file, then kill this pid
+    mounts: dict = field(default_factory=dict)   # storage's s3 mount table, for a worker process
 
     @property
     def key(self) -> str:
@@ -271,6 +281,7 @@ class _Tagged:
 
 
 def _run_tagged(t: _Tagged) -> tuple[int, dict]:
+    storage.install(t.mounts)
     res = t.fn(t.unit)
     if t.torn_pid:  # test-only: the state a kill during this unit's part write leaves behind
         files = res.get("parts", []) + res.get("work", [])
@@ -302,7 +313,8 @@ def _run_map(index: int, ctxs: list[PhaseContext], opts: RunOptions, executor: s
                 done[j][u.key] = rec
             else:
                 tear = torn is not None and torn == (phase.name, len(todo) + 1)
-                todo.append(_Tagged(j, ctx.job.phases[index].fn, u, ctx.staging, os.getpid() if tear else 0))
+                todo.append(_Tagged(j, ctx.job.phases[index].fn, u, ctx.staging, os.getpid() if tear else 0,
+                                    storage.mounts()))
         ctx.reused[phase.name] = len(done[j])
     reused = sum(len(d) for d in done)
     if reused:
@@ -392,6 +404,7 @@ def _finish_publish(job: Job, staging: Path, manifest: dict, stage: str) -> None
         publish_dir(staging, job.final, replace=job.final.exists(), hook=lambda point: _fault_at(point, stage))
         if _old_of(job).exists():  # an earlier attempt was killed between its two renames
             shutil.rmtree(_old_of(job))
+        storage.publish_stage(job.final, manifest, hook=lambda point: _fault_at(point, stage))
         return
     # A directory shared with other outputs: the old stage manifest goes first and the new one comes
     # last, so a stage manifest on disk always describes the files beside it (the object-store rule).
@@ -416,6 +429,7 @@ def _finish_publish(job: Job, staging: Path, manifest: dict, stage: str) -> None
     os.replace(staging / STAGE_FILE, job.final / STAGE_FILE)
     fsync_dir(job.final)
     shutil.rmtree(staging)
+    storage.publish_stage(job.final, manifest, owned=job.owned, hook=lambda point: _fault_at(point, stage))
 
 
 def _recover(job: Job, stage: str) -> dict | None:
@@ -448,7 +462,28 @@ def _recover(job: Job, stage: str) -> dict | None:
         else:
             log.warning("%s: putting back %s, renamed aside by an interrupted publication", stage, job.final)
             os.replace(old, job.final)
-    return None
+    return _finish_upload(job, stage)
+
+
+def _finish_upload(job: Job, stage: str) -> dict | None:
+    """An s3 root: a local output of this job's identity whose upload was killed before its _STAGE.json
+    reached the store (and nothing else was published there since) is uploaded again, after its parts
+    verify; it holds the bytes this run would compute."""
+    if storage.remote_of(job.final) is None or storage.stage_exists(job.final):
+        return None
+    marker = job.final / STAGE_FILE
+    try:
+        manifest = load_json(marker, STAGE_SCHEMA) if marker.is_file() else None
+        if manifest is None or identity_of(manifest) != job.identity:
+            return None
+        verify_parts(job.final, manifest)
+    except CorpusError as e:
+        log.warning("%s: the local copy of %s does not verify (%s); rebuilding it", stage, job.final, e)
+        return None
+    log.warning("%s: finishing the upload of %s that an interrupted run had begun", stage, job.final)
+    storage.publish_stage(job.final, manifest, owned=job.owned if job.shared_dir else None,
+                          hook=lambda point: _fault_at(point, stage))
+    return manifest
 
 
 def run_jobs(stage: str, config: Config, opts: RunOptions, jobs: list[Job]) -> StageResult:

@@ -31,7 +31,7 @@ from ..config import Config
 from ..errors import CorpusError
 from ..layout import CORPUS_MANIFEST, CORPUS_SCHEMA
 from ..ledger import load_ledger
-from .. import parts as parts_io
+from .. import parts as parts_io, storage
 from ..parts import read_table, validate_columns
 from ..partitioning import partitions
 from ..runner import Job, Map, PhaseContext, RunOptions, Step, published_stage, read_stage_manifest
@@ -68,6 +68,7 @@ def _work_entry(path: Path, staging: Path) -> dict:
 
 
 def _read_ids(path: Path, rows: int) -> pa.Array:
+    storage.localize(path)  # an s3 root: the part's local copy (its sha256 is checked when scatter reads it)
     col = pq.read_table(path, columns=["id"]).column("id")
     if len(col) != rows:
         raise CorpusError(f"{path}: {len(col)} rows, manifest says {rows}")

@@ -33,6 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from .. import storage
 from ..atomic import atomic_open, dump_json, sha256_bytes, write_bytes
 from ..config import Config
 from ..errors import CorpusError
@@ -65,6 +66,7 @@ def load_corpus_manifest(config: Config) -> tuple[dict, str]:
     """The corpus _MANIFEST.json (schema-checked, shards present) and its sha256."""
     path = config.dataset_dir / CORPUS_MANIFEST
     try:
+        storage.localize(path)  # an s3 root: its current copy (published_stage refreshed the shard manifest)
         data = path.read_bytes()
     except FileNotFoundError:
         raise CorpusError(f"{path}: no corpus manifest (run `corpus shard` first)") from None
@@ -75,7 +77,7 @@ def load_corpus_manifest(config: Config) -> tuple[dict, str]:
     validate(manifest, CORPUS_SCHEMA, what=str(path))
     for s in manifest["shards"]:
         p = config.dataset_dir / s["name"]
-        if not p.is_file():
+        if not storage.exists(p):
             raise CorpusError(f"{p}: missing (listed in {path})")
     return manifest, sha256_bytes(data)
 

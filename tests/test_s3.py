@@ -1,0 +1,257 @@
+"""An s3:// artifacts root against a real S3-compatible server started here on 127.0.0.1 (moto's
+ThreadedMotoServer): every stage, each from an empty local dir (normalize killed after two units and
+resumed), `corpus audit` on a node with an empty local dir, the loader reading an s3:// tokens directory, and every published byte compared with a
+local-disk run of the same config. The ledger's source is an s3:// URL on the same server. Then the
+publication rules: a publication killed before its `_STAGE.json` is no stage (the loader refuses it, a
+rerun finishes the upload from the verified local copy, or recomputes it when the local dir is lost), `--force` deletes the objects the new manifest does not list, and objects no manifest
+lists are ignored by readers and audit. Nothing here reaches any address but the server's."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import LEDGER, REPO, ledger_rows, mirror_file, write_config, write_ledger
+from faults.conftest import published, run_killed
+from corpus.stages import NAMES
+
+pytest.importorskip("moto")
+pytest.importorskip("flask")  # moto[server]
+fs = pytest.importorskip("pyarrow.fs")
+
+SOURCE = "tinystories-train-head"
+TABLES = {"fetch": {"part_docs": 300}, "decontam": {"evals": []}, "shard": {"shard_rows": 300},
+          "tokenize": {"vocab_size": 600, "max_tokens_per_file": 100000}}
+BUCKET, PREFIX = "corpus-test", "runs/one"
+ROOT = f"s3://{BUCKET}/{PREFIX}"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    """(AWS env for the clients, a pyarrow filesystem on the server): a bucket on 127.0.0.1 only."""
+    from moto.server import ThreadedMotoServer
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one line per request otherwise
+    port = _free_port()
+    srv = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    srv.start()
+    env = {"AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}", "AWS_ACCESS_KEY_ID": "testing",
+           "AWS_SECRET_ACCESS_KEY": "testing", "AWS_REGION": "us-east-1"}
+    s3 = fs.S3FileSystem(endpoint_override=f"127.0.0.1:{port}", scheme="http", region="us-east-1",
+                         access_key="testing", secret_key="testing", allow_bucket_creation=True)
+    s3.create_dir(BUCKET)
+    try:
+        yield env, s3
+    finally:
+        srv.stop()
+
+
+def _objects(s3, prefix: str = f"{BUCKET}/{PREFIX}") -> dict[str, int]:
+    infos = s3.get_file_info(fs.FileSelector(prefix, recursive=True, allow_not_found=True))
+    return {i.path[len(prefix) + 1:]: i.size for i in infos if i.type == fs.FileType.File}
+
+
+def _get(s3, rel: str) -> bytes:
+    with s3.open_input_stream(f"{BUCKET}/{PREFIX}/{rel}", compression=None) as f:
+        return f.read()
+
+
+def _put(s3, rel: str, data: bytes, *, under: str = f"{BUCKET}/{PREFIX}") -> None:
+    with s3.open_output_stream(f"{under}/{rel}", compression=None) as f:
+        f.write(data)
+
+
+def _corpus(cfg: Path, *args, env: dict, check: bool = True) -> subprocess.CompletedProcess:
+    proc = subprocess.run([sys.executable, "-m", "corpus.cli", "-q", "--config", str(cfg), *map(str, args)],
+                          capture_output=True, text=True, cwd=REPO, env={**os.environ, **env})
+    if check:
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory, server):
+    """A local-disk run and an s3 run of one config (the source fetched from s3:// by the s3 run, from the
+    mirror by the local one: same ledger row, same bytes); the s3 run is SIGKILLed after two normalize
+    units and resumed; the local run starts from its raw output. Returns (workspace, env of the s3 runs, config)."""
+    env, s3 = server
+    root = tmp_path_factory.mktemp("s3")
+    src = mirror_file(SOURCE)
+    _put(s3, "sources/tiny.txt", src.read_bytes(), under=BUCKET)
+    row = {**ledger_rows()[SOURCE], "url": f"s3://{BUCKET}/sources/tiny.txt"}
+    ledger = write_ledger(root / "ledger.jsonl", [row])
+    local_cfg = write_config(root / "local.toml", ledger=ledger, sources=[SOURCE], artifacts=root / "a", **TABLES)
+    s3_cfg = write_config(root / "s3.toml", ledger=ledger, sources=[SOURCE], artifacts=ROOT, **TABLES)
+    s3_env = {**env, "CORPUS_MIRROR": "", "CORPUS_LOCAL_DIR": str(root / "node1"),
+              "XDG_CACHE_HOME": str(root / "cache")}  # node1: where the later tests' runs work
+    # Stage by stage, each from an empty local dir (another node), so every input comes from the store;
+    # normalize is SIGKILLed after two units and resumed on its node.
+    for stage in NAMES:
+        node = {**s3_env, "CORPUS_LOCAL_DIR": str(root / f"node-{stage}")}
+        if stage == "normalize":
+            run_killed(s3_cfg, [stage, "-j", "2"], {**node, "CORPUS_FAULT_AFTER": "normalize:2"})
+            _corpus(s3_cfg, stage, "-j", "2", "--resume", env=node)
+        else:
+            _corpus(s3_cfg, stage, "-j", "2", env=node)
+    # The local run starts from the s3 run's raw output (a raw output records its fetch time, and every
+    # later manifest the sha256 of the one it read): fetch is current there, every other stage runs.
+    for rel in _objects(s3):
+        if rel.startswith("corpus/raw/"):
+            (root / "a" / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / "a" / rel).write_bytes(_get(s3, rel))
+    proc = _corpus(local_cfg, "run", "-j", "2", env={})
+    assert "fetch      current" in proc.stdout and "normalize  computed" in proc.stdout, proc.stdout
+    return root, s3_env, s3_cfg
+
+
+def test_s3_run_matches_local_disk(runs, server):
+    root, env, _ = runs
+    _, s3 = server
+    objects = _objects(s3)
+    assert "corpus/t/v1/_STAGE.json" in objects and not any(".incomplete" in k for k in objects)
+    copy = root / "downloaded"
+    for rel in objects:
+        (copy / rel).parent.mkdir(parents=True, exist_ok=True)
+        (copy / rel).write_bytes(_get(s3, rel))
+    theirs, ours = published(copy), published(root / "a")
+    assert sorted(theirs) == sorted(ours)
+    assert len(ours) > 50
+    assert [k for k in ours if theirs[k] != ours[k]] == []
+    normalize_run = json.loads(_get(s3, "corpus/t/v1/stages/02-normalize/_RUN.json"))
+    assert normalize_run["resumed_units"] == {"normalize": 2}  # the killed run's checkpoints were reused
+    raw = json.loads(_get(s3, next(k for k in objects if k.startswith("corpus/raw/") and k.endswith("_STAGE.json"))))
+    sha = ledger_rows()[SOURCE]["sha256"]
+    assert raw["inputs"] == [{"path": f"s3://{BUCKET}/sources/tiny.txt", "sha256": sha}]
+    assert (root / "node-fetch" / "corpus" / "downloads" / sha).is_file()  # fetched from s3://, not the mirror
+
+
+def test_audit_and_loader_on_a_fresh_node(runs, server, monkeypatch, tmp_path):
+    root, env, cfg = runs
+    proc = _corpus(cfg, "audit", env={**env, "CORPUS_LOCAL_DIR": str(tmp_path / "node2")})
+    assert proc.stdout.rstrip().endswith(" 0 failed"), proc.stdout
+    proc = _corpus(cfg, "why", f"{SOURCE}:5", env={**env, "CORPUS_LOCAL_DIR": str(tmp_path / "node2b")})
+    assert "tokenize   kept" in proc.stdout, proc.stdout
+    from corpus.loader import TokenStream
+
+    for k, v in {**server[0], "XDG_CACHE_HOME": str(tmp_path / "cache")}.items():
+        monkeypatch.setenv(k, v)
+    tok = next(p.name for p in (root / "a" / "tokens" / "t" / "v1").iterdir())
+    for split in ("train", "val"):
+        remote = TokenStream.open(f"{ROOT}/tokens/t/v1/{tok}", split, verify=True)
+        local = TokenStream.open(root / "a" / "tokens" / "t" / "v1" / tok, split, verify=True)
+        assert len(remote) == len(local) > 0
+        assert np.array_equal(remote.read(0, len(local)), local.read(0, len(local)))
+        batch = remote.windows(np.array([0, len(local) // 2]), 64)
+        assert np.array_equal(batch, local.windows(np.array([0, len(local) // 2]), 64))
+
+
+def test_killed_publication_force_and_unlisted_objects(runs, server, monkeypatch, tmp_path):
+    root, env, cfg = runs
+    _, s3 = server
+    tok = next(p.name for p in (root / "a" / "tokens" / "t" / "v1").iterdir())
+    tokens = f"tokens/t/v1/{tok}"
+    stray = f"{tokens}/train/part-00099.bin"            # an older version's leftover
+    ignored = "corpus/t/v1/stages/02-normalize/part-09999.parquet"
+    _put(s3, stray, b"\0" * 64)
+    _put(s3, ignored, b"not a part")
+    # killed after every part is uploaded and before _STAGE.json: no tokens output exists
+    run_killed(cfg, ["tokenize", "--force"], {**env, "CORPUS_FAULT_AT": "tokenize:s3-parts-uploaded"})
+    objects = _objects(s3)
+    assert f"{tokens}/train/part-00000.bin" in objects and f"{tokens}/_STAGE.json" not in objects
+    for k, v in {**server[0], "XDG_CACHE_HOME": str(tmp_path / "cache")}.items():
+        monkeypatch.setenv(k, v)
+    from corpus.errors import CorpusError
+    from corpus.loader import TokenStream
+
+    with pytest.raises(CorpusError, match="no published output"):
+        TokenStream.open(f"{ROOT}/{tokens}", "train")
+    proc = _corpus(cfg, "run", env=env)
+    assert "finishing the upload of" in proc.stderr, proc.stderr  # from the verified local copy
+    objects = _objects(s3)
+    assert f"{tokens}/_STAGE.json" in objects and stray not in objects  # published; the leftover deleted after it
+    assert ignored in objects  # normalize was current: nothing republished it
+    fresh = {**env, "CORPUS_LOCAL_DIR": str(tmp_path / "node3")}
+    proc = _corpus(cfg, "audit", env=fresh)
+    assert proc.stdout.rstrip().endswith(" 0 failed") and "1 object no manifest lists (ignored), e.g. " + ignored in proc.stdout, proc.stdout
+    assert not (tmp_path / "node3" / ignored).exists()  # never downloaded: no manifest lists it
+    copy = tmp_path / "downloaded"
+    for rel in _objects(s3):
+        if rel != ignored:
+            (copy / rel).parent.mkdir(parents=True, exist_ok=True)
+            (copy / rel).write_bytes(_get(s3, rel))
+    theirs, ours = published(copy), published(root / "a")
+    assert theirs == ours
+    # the local dir lost after a killed --force upload: a clean recompute gives the same bytes, and the
+    # publication deletes what its manifest does not list
+    _put(s3, stray, b"\0" * 64)
+    run_killed(cfg, ["tokenize", "--force"], {**env, "CORPUS_FAULT_AT": "tokenize:s3-parts-uploaded"})
+    lost = {**env, "CORPUS_LOCAL_DIR": str(tmp_path / "node4")}
+    proc = _corpus(cfg, "run", env=lost)
+    assert "finishing the upload" not in proc.stderr
+    objects = _objects(s3)
+    assert f"{tokens}/_STAGE.json" in objects and stray not in objects
+    assert _get(s3, f"{tokens}/_STAGE.json") == (root / "a" / tokens / "_STAGE.json").read_bytes()
+
+
+def test_one_writer_per_s3_root(runs, server, monkeypatch, tmp_path):
+    """The store's lease excludes a writer on another node (another local dir), which a flock cannot; an
+    expired lease of a host that is gone is taken over."""
+    root, env, cfg = runs
+    _, s3 = server
+    for k, v in {**server[0], "CORPUS_LOCAL_DIR": str(tmp_path / "nodeA")}.items():
+        monkeypatch.setenv(k, v)
+    from corpus.config import load_config
+    from corpus.lock import writer_lock
+
+    other = {**env, "CORPUS_LOCAL_DIR": str(tmp_path / "nodeB")}
+    with writer_lock(load_config(cfg).artifacts):
+        lease = json.loads(_get(s3, ".corpus.lock"))
+        assert lease["pid"] == os.getpid() and lease["local_dir"] == str(tmp_path / "nodeA")
+        proc = _corpus(cfg, "normalize", env=other, check=False)
+        assert proc.returncode != 0 and "Traceback" not in proc.stderr
+        line = proc.stderr.strip().splitlines()[-1]
+        assert line.startswith(f"error: {ROOT}/.corpus.lock: held by pid {os.getpid()} on ") and "another writer" in line
+    assert ".corpus.lock" not in _objects(s3)  # released
+    _put(s3, ".corpus.lock", json.dumps({"pid": 1, "host": "gone-host", "command": "corpus run",
+                                         "since": "2026-01-01T00:00:00Z", "expires": "2026-01-01T00:05:00Z"}).encode())
+    proc = _corpus(cfg, "normalize", env=other)
+    assert "taking over a stale writer lease of pid 1 on gone-host" in proc.stderr, proc.stderr
+    assert ".corpus.lock" not in _objects(s3)
+
+
+def test_lease_is_renewed_and_a_lost_lease_stops_publication(server, monkeypatch, tmp_path):
+    env, s3 = server
+    for k, v in {**env, "CORPUS_S3_LEASE_SECONDS": "1.5"}.items():
+        monkeypatch.setenv(k, v)
+    from corpus import s3lease, storage
+    from corpus.errors import CorpusError
+
+    storage.mount(tmp_path / "local", f"s3://{BUCKET}/lease-test")
+    lease = s3lease.acquire(tmp_path / "local", {"pid": os.getpid(), "host": "h", "command": "t", "since": "now"})
+    first = lease.etag
+    try:
+        import time
+
+        time.sleep(1.2)  # renewed every third of its 1.5 s lifetime
+        assert lease.etag != first and lease.lost is None
+        s3lease.check_for(f"{BUCKET}/lease-test/corpus/raw")
+        _put(s3, ".corpus.lock", b"{}", under=f"{BUCKET}/lease-test")  # another writer took it over
+        with pytest.raises(CorpusError, match="lost the writer lease"):
+            storage.publish_stage(tmp_path / "local" / "corpus" / "raw", {"parts": []})
+    finally:
+        lease.release()
+    assert ".corpus.lock" in _objects(s3, f"{BUCKET}/lease-test")  # not ours any more: left alone
