@@ -1,0 +1,237 @@
+"""Hash-partitioned grouping for dedup's global step: exact groups by digest, near candidates by band key.
+
+`keys` (one unit per part) learns its rows' row indices (corpus.dedup.rowindex) and writes them into
+P buckets: (digest, row, local) by the digest's first 8 bytes mod P, and for every band (band key, row,
+local) by key mod P. All the documents of one digest or one band key land in one bucket, so a bucket
+unit sees whole groups, and every cap (the candidate window of a band bucket) applies per key, as in a
+one-piece run: the result does not depend on P.
+
+`exact` (one unit per bucket): sorts its (digest, row) pairs; the smallest row of each digest is the
+keeper, every other row an exact duplicate of it; a keeper whose digest a published version (`[dedup]
+against`) holds duplicates that one. Output: [local, keeper row, against index, published document]
+grouped by part.
+
+`near` (one unit per bucket): the rows of its non-singleton keys are its nodes (numbered in row order,
+so "the window per key, in row order" is unchanged); corpus.dedup.verify.near_duplicate_clusters (or,
+with verify = "estimate", decide.near_roots) confirms the candidate pairs by exact Jaccard, reading
+only those rows' shingle sets, and clusters them. Output: the local clusters as edges (row, smallest
+row of its local cluster), both directions, grouped by u % P: the first round of
+corpus.dedup.components."""
+
+from __future__ import annotations
+
+import functools
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..atomic import sha256_bytes, write_bytes
+from .components import both_ways, grouped
+from .minhash import EMPTY_BAND_KEY
+from .published import PublishedIndex, exact_matches
+from .rowindex import own_rows
+from .verify import PartedShingleSets, near_duplicate_clusters
+
+EXACT_REC = np.dtype([("sha", "u1", (32,)), ("row", "<i8"), ("local", "<i8")])
+BAND_REC = np.dtype([("key", "<u8"), ("row", "<i8"), ("local", "<i8")])
+EXACT_OUT = np.dtype([("local", "<i8"), ("keeper", "<i8"), ("index", "<i8"), ("old", "<i8")])
+
+
+def save(path: Path, array: np.ndarray, staging: Path) -> dict:
+    """A work array as .npy, hashed from the bytes written (no second read)."""
+    buf = io.BytesIO()
+    np.save(buf, array)
+    data = buf.getvalue()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_bytes(path, data)
+    return {"name": str(path.relative_to(staging)), "sha256": sha256_bytes(data), "bytes": len(data)}
+
+
+def save_grouped(prefix: Path, records: np.ndarray, off: np.ndarray, staging: Path) -> list[dict]:
+    return [save(prefix.with_name(prefix.name + ".npy"), records, staging),
+            save(prefix.with_name(prefix.name + ".off.npy"), np.asarray(off, dtype=np.int64), staging)]
+
+
+def slice_of(prefix: Path, group: int) -> np.ndarray:
+    """Group `group` of a grouped file (memory-mapped read of that slice only)."""
+    off = np.load(prefix.with_name(prefix.name + ".off.npy"))
+    a, b = int(off[group]), int(off[group + 1])
+    return np.array(np.load(prefix.with_name(prefix.name + ".npy"), mmap_mode="r")[a:b]) if b > a else None
+
+
+# ---------------------------------------------------------------- keys (per part)
+
+@dataclass(frozen=True)
+class KeysUnit:
+    key: str                                  # the unit key (names P)
+    part: str                                 # the part key: names its files
+    index: int                                # the part's position among the input parts
+    rows: int
+    ranges: tuple[tuple[Path, int], ...]      # (range file prefix, row index of the range's first id)
+    p: int
+    work: Path                                # <work>/<part key>.{sha,bands}.npy from the signatures phase
+    out: Path                                 # bucket files go to <out>/{rows,exact,bands}/<key>...
+    exact: bool
+    near: bool
+    staging: Path
+
+
+def bucket_keys(u: KeysUnit) -> dict:
+    rows = own_rows(u.index, u.ranges, u.rows, u.key)
+    work = [save(u.out / "rows" / f"{u.part}.npy", rows, u.staging)]
+    local = np.arange(u.rows, dtype=np.int64)
+    if u.exact:
+        sha = np.load(u.work / f"{u.part}.sha.npy", mmap_mode="r")
+        rec = np.empty(u.rows, dtype=EXACT_REC)
+        rec["sha"], rec["row"], rec["local"] = sha, rows, local
+        dest = (np.ascontiguousarray(sha[:, :8]).view(">u8").ravel() % np.uint64(u.p)).astype(np.int64)
+        work += save_grouped(u.out / "exact" / u.part, *grouped(dest, rec, u.p), u.staging)
+        del rec
+    if u.near:
+        bands = np.load(u.work / f"{u.part}.bands.npy", mmap_mode="r")
+        chunks, offs = [], [np.zeros(1, dtype=np.int64)]
+        for band in range(bands.shape[1] if u.rows else 0):
+            keys = np.asarray(bands[:, band])
+            real = keys != EMPTY_BAND_KEY  # empty documents are nobody's candidate
+            rec = np.empty(int(real.sum()), dtype=BAND_REC)
+            rec["key"], rec["row"], rec["local"] = keys[real], rows[real], local[real]
+            recs, off = grouped((rec["key"] % np.uint64(u.p)).astype(np.int64), rec, u.p)
+            chunks.append(recs)
+            offs.append(off[1:] + offs[-1][-1])
+        n_bands = bands.shape[1]
+        off = np.concatenate(offs) if len(offs) > 1 else np.zeros(n_bands * u.p + 1, dtype=np.int64)
+        work += save_grouped(u.out / "bands" / u.part,
+                             np.concatenate(chunks) if chunks else np.zeros(0, BAND_REC), off, u.staging)
+    return {"key": u.key, "work": work}
+
+
+# ---------------------------------------------------------------- exact (per bucket)
+
+@dataclass(frozen=True)
+class BucketUnit:
+    key: str
+    r: int
+    p: int
+    parts: tuple[str, ...]                    # part keys, in input order
+    offsets: tuple[int, ...]                  # where each part starts in concatenated part order
+    out: Path
+    work: Path
+    dedup: dict
+    against: tuple = ()                       # (name, ((path, sha256), ...)) of each published index
+    staging: Path | None = None
+
+
+@functools.lru_cache(maxsize=4)
+def published_index(name: str, files: tuple[tuple[str, str], ...]) -> PublishedIndex:
+    """A published version's index, read (verified) once per worker process."""
+    from ..checksums import read_verified
+
+    return PublishedIndex.from_files(name, [read_verified(Path(p), sha) for p, sha in files])
+
+
+def exact_bucket(u: BucketUnit) -> dict:
+    parts = [(k, slice_of(u.out / "exact" / key, u.r)) for k, key in enumerate(u.parts)]
+    parts = [(k, s) for k, s in parts if s is not None]
+    rec = np.concatenate([s for _, s in parts]) if parts else np.zeros(0, EXACT_REC)
+    part = np.concatenate([np.full(len(s), k, np.int64) for k, s in parts]) if parts else np.zeros(0, np.int64)
+    words = np.ascontiguousarray(rec["sha"]).view(">u8").reshape(-1, 4)
+    order = np.lexsort((rec["row"], words[:, 3], words[:, 2], words[:, 1], words[:, 0]))
+    w = words[order]
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = np.any(w[1:] != w[:-1], axis=1)
+    keeper = rec["row"][order][np.maximum.accumulate(np.where(first, np.arange(len(order)), 0))]
+    dup = ~first
+    out = [(part[order][dup], rec["local"][order][dup], keeper[dup], np.full(int(dup.sum()), -1),
+            np.full(int(dup.sum()), -1))]
+    keepers = order[first]
+    found = np.full(len(keepers), -1, dtype=np.int64)
+    which = np.full(len(keepers), -1, dtype=np.int64)
+    prefix = words[keepers, 0]
+    for j, (name, files) in enumerate(u.against):
+        index = published_index(name, files)
+        for i, old in exact_matches(prefix, lambda r: rec["sha"][keepers[np.asarray(r)]], index).items():
+            if found[i] < 0:  # the first `against` version holding the text is the one named
+                found[i], which[i] = old, j
+    hit = found >= 0
+    out.append((part[keepers][hit], rec["local"][keepers][hit], np.full(int(hit.sum()), -1), which[hit], found[hit]))
+    p_, local, keep, idx, old = (np.concatenate(c) for c in zip(*out))
+    res = np.empty(len(p_), dtype=EXACT_OUT)
+    res["local"], res["keeper"], res["index"], res["old"] = local, keep, idx, old
+    records, off = grouped(p_.astype(np.int64), res, len(u.parts))
+    work = save_grouped(u.out / "exact-out" / u.key, records, off, u.staging)
+    return {"key": u.key, "work": work, "duplicates": int(dup.sum())}
+
+
+# ---------------------------------------------------------------- near (per bucket)
+
+def _band_slices(u: BucketUnit, band: int) -> tuple[np.ndarray, np.ndarray]:
+    """(keys, rows, positions) of this bucket's band-`band` records from every part."""
+    keys, rows, pos = [], [], []
+    for k, key in enumerate(u.parts):
+        s = slice_of(u.out / "bands" / key, band * u.p + u.r)
+        if s is not None:
+            keys.append(s["key"])
+            rows.append(s["row"])
+            pos.append(s["local"] + u.offsets[k])
+    if not keys:
+        return np.zeros(0, np.uint64), np.zeros(0, np.int64), np.zeros(0, np.int64)
+    return np.concatenate(keys), np.concatenate(rows), np.concatenate(pos)
+
+
+def _shared_keys(keys: np.ndarray) -> np.ndarray:
+    """Mask of the entries whose key occurs more than once."""
+    order = np.argsort(keys, kind="stable")
+    s = keys[order]
+    same = np.zeros(len(s), dtype=bool)
+    if len(s) > 1:
+        eq = s[1:] == s[:-1]
+        same[1:] |= eq
+        same[:-1] |= eq
+    mask = np.zeros(len(keys), dtype=bool)
+    mask[order] = same
+    return mask
+
+
+def near_bucket(u: BucketUnit) -> dict:
+    from .decide import PartedRows, near_roots
+
+    d = u.dedup
+    n_bands = d["bands"]
+    node_rows, node_pos = [], []
+    for band in range(n_bands):  # nodes: the rows sharing a key with another row in some band
+        keys, rows, pos = _band_slices(u, band)
+        m = _shared_keys(keys)
+        node_rows.append(rows[m])
+        node_pos.append(pos[m])
+    rows_all = np.concatenate(node_rows)
+    nodes, first = np.unique(rows_all, return_index=True)
+    pos_of_node = np.concatenate(node_pos)[first]
+    del node_rows, node_pos, rows_all
+    n = len(nodes)
+    keys_buf = np.empty(n, dtype=np.uint64)
+
+    def keys_of_band(band: int) -> np.ndarray:  # by node (row order); absent nodes have no candidate
+        keys_buf[:] = EMPTY_BAND_KEY
+        keys, rows, _ = _band_slices(u, band)
+        at = np.searchsorted(nodes, rows)
+        ok = at < n
+        ok[ok] = nodes[at[ok]] == rows[ok]
+        keys_buf[at[ok]] = keys[ok]
+        return keys_buf
+
+    prefixes = [u.work / key for key in u.parts]
+    offsets = np.asarray(u.offsets, dtype=np.int64)
+    if d["verify"] == "exact":
+        sets = PartedShingleSets(prefixes, pos_of_node, offsets)
+        roots, confirmed = near_duplicate_clusters(n, keys_of_band, n_bands, sets, d["jaccard_threshold"])
+        edges = len(confirmed.edges)
+    else:
+        sigs = PartedRows([Path(f"{p}.sig.npy") for p in prefixes], pos_of_node, offsets)
+        roots, edges = near_roots(n, keys_of_band, n_bands, sigs, d["jaccard_threshold"])
+    leaf = np.flatnonzero(roots != np.arange(n))
+    records, off = both_ways(nodes[leaf], nodes[roots[leaf]], u.p)
+    work = save_grouped(u.out / "cc-0" / u.key, records, off, u.staging)
+    return {"key": u.key, "work": work, "confirmed_edges": int(edges), "nodes": int(n)}
+
