@@ -20,14 +20,16 @@ corpus.dedup.components."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import io
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from ..atomic import sha256_bytes, write_bytes
+from ..atomic import disk_full, is_enospc, sha256_bytes, temp_beside
 from .components import both_ways, grouped
 from .minhash import EMPTY_BAND_KEY
 from .published import PublishedIndex, exact_matches
@@ -39,13 +41,30 @@ BAND_REC = np.dtype([("key", "<u8"), ("row", "<i8"), ("local", "<i8")])
 EXACT_OUT = np.dtype([("local", "<i8"), ("keeper", "<i8"), ("index", "<i8"), ("old", "<i8")])
 
 
+def write_scratch(path: Path, data: bytes) -> None:
+    """Write a work file: temp file + rename, but no fsync. A checkpoint records its sha256 and --resume
+    verifies it, so a file lost in a crash is redone, never trusted; and on this kind of disk an fsynced
+    file costs milliseconds twice (the sync, and the discard when the staging dir is removed)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = temp_beside(path)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except OSError as e:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        if is_enospc(e):
+            raise disk_full(path, len(data)) from None
+        raise
+
+
 def save(path: Path, array: np.ndarray, staging: Path) -> dict:
     """A work array as .npy, hashed from the bytes written (no second read)."""
     buf = io.BytesIO()
     np.save(buf, array)
     data = buf.getvalue()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_bytes(path, data)
+    write_scratch(path, data)
     return {"name": str(path.relative_to(staging)), "sha256": sha256_bytes(data), "bytes": len(data)}
 
 
@@ -54,11 +73,27 @@ def save_grouped(prefix: Path, records: np.ndarray, off: np.ndarray, staging: Pa
             save(prefix.with_name(prefix.name + ".off.npy"), np.asarray(off, dtype=np.int64), staging)]
 
 
-def slice_of(prefix: Path, group: int) -> np.ndarray:
-    """Group `group` of a grouped file (memory-mapped read of that slice only)."""
-    off = np.load(prefix.with_name(prefix.name + ".off.npy"))
-    a, b = int(off[group]), int(off[group + 1])
-    return np.array(np.load(prefix.with_name(prefix.name + ".npy"), mmap_mode="r")[a:b]) if b > a else None
+class Grouped:
+    """A grouped work file (records + offsets), opened once: group g is records[off[g]:off[g + 1]],
+    read through a memory map, so only that slice is touched."""
+
+    def __init__(self, prefix: Path):
+        self.prefix = prefix
+        self.off = np.load(prefix.with_name(prefix.name + ".off.npy"))
+        self._data = None
+
+    def __getitem__(self, group: int) -> np.ndarray | None:
+        a, b = int(self.off[group]), int(self.off[group + 1])
+        if b <= a:
+            return None
+        if self._data is None:
+            self._data = np.load(self.prefix.with_name(self.prefix.name + ".npy"), mmap_mode="r")
+        return np.array(self._data[a:b])
+
+
+def slice_of(prefix: Path, group: int) -> np.ndarray | None:
+    """Group `group` of a grouped file."""
+    return Grouped(prefix)[group]
 
 
 # ---------------------------------------------------------------- keys (per part)
@@ -166,11 +201,11 @@ def exact_bucket(u: BucketUnit) -> dict:
 
 # ---------------------------------------------------------------- near (per bucket)
 
-def _band_slices(u: BucketUnit, band: int) -> tuple[np.ndarray, np.ndarray]:
+def _band_slices(u: BucketUnit, files: list[Grouped], band: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(keys, rows, positions) of this bucket's band-`band` records from every part."""
     keys, rows, pos = [], [], []
-    for k, key in enumerate(u.parts):
-        s = slice_of(u.out / "bands" / key, band * u.p + u.r)
+    for k, f in enumerate(files):
+        s = f[band * u.p + u.r]
         if s is not None:
             keys.append(s["key"])
             rows.append(s["row"])
@@ -199,9 +234,10 @@ def near_bucket(u: BucketUnit) -> dict:
 
     d = u.dedup
     n_bands = d["bands"]
+    files = [Grouped(u.out / "bands" / key) for key in u.parts]
     node_rows, node_pos = [], []
     for band in range(n_bands):  # nodes: the rows sharing a key with another row in some band
-        keys, rows, pos = _band_slices(u, band)
+        keys, rows, pos = _band_slices(u, files, band)
         m = _shared_keys(keys)
         node_rows.append(rows[m])
         node_pos.append(pos[m])
@@ -214,7 +250,7 @@ def near_bucket(u: BucketUnit) -> dict:
 
     def keys_of_band(band: int) -> np.ndarray:  # by node (row order); absent nodes have no candidate
         keys_buf[:] = EMPTY_BAND_KEY
-        keys, rows, _ = _band_slices(u, band)
+        keys, rows, _ = _band_slices(u, files, band)
         at = np.searchsorted(nodes, rows)
         ok = at < n
         ok[ok] = nodes[at[ok]] == rows[ok]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import io
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +20,7 @@ import pyarrow as pa
 from ..atomic import sha256_bytes, write_bytes
 from ..checksums import read_verified
 from ..config import Config
-from ..dedup.buckets import BucketUnit, KeysUnit, bucket_keys, exact_bucket, near_bucket
+from ..dedup.buckets import BucketUnit, KeysUnit, bucket_keys, exact_bucket, near_bucket, save
 from ..dedup.decide import KEEP, REASON_NAMES, PartInputs, part_decisions
 from ..dedup.rounds import MAX_ROUNDS, RoundUnit, large_star_round, small_star_round
 from ..dedup.rowindex import RangeUnit, rank_range
@@ -98,11 +97,7 @@ class SignUnit:
 
 def _save(staging: Path, name: str, array: np.ndarray) -> dict:
     """A work array as .npy, hashed from the bytes written (no second read of the file)."""
-    buf = io.BytesIO()
-    np.save(buf, array)
-    data = buf.getvalue()
-    write_bytes(staging / "_work" / name, data)
-    return {"name": f"_work/{name}", "sha256": sha256_bytes(data), "bytes": len(data)}
+    return save(staging / "_work" / name, array, staging)
 
 
 def sign_part(u: SignUnit) -> dict:
