@@ -74,21 +74,28 @@ def save_grouped(prefix: Path, records: np.ndarray, off: np.ndarray, staging: Pa
 
 
 class Grouped:
-    """A grouped work file (records + offsets), opened once: group g is records[off[g]:off[g + 1]],
-    read through a memory map, so only that slice is touched."""
+    """A grouped work file (records + offsets): group g is records[off[g]:off[g + 1]]. A group is read
+    with one positioned read into fresh memory, never through a memory map: mapped pages would stay in
+    the task's RSS until the map goes, and a task reads a slice of every part's file."""
 
     def __init__(self, prefix: Path):
-        self.prefix = prefix
+        self.path = prefix.with_name(prefix.name + ".npy")
         self.off = np.load(prefix.with_name(prefix.name + ".off.npy"))
-        self._data = None
+        self._layout = None
 
     def __getitem__(self, group: int) -> np.ndarray | None:
         a, b = int(self.off[group]), int(self.off[group + 1])
         if b <= a:
             return None
-        if self._data is None:
-            self._data = np.load(self.prefix.with_name(self.prefix.name + ".npy"), mmap_mode="r")
-        return np.array(self._data[a:b])
+        with open(self.path, "rb") as f:
+            if self._layout is None:
+                major, _ = np.lib.format.read_magic(f)
+                read = np.lib.format.read_array_header_1_0 if major == 1 else np.lib.format.read_array_header_2_0
+                shape, fortran, dtype = read(f)
+                self._layout = (f.tell(), dtype)
+            start, dtype = self._layout
+            f.seek(start + a * dtype.itemsize)
+            return np.fromfile(f, dtype=dtype, count=b - a)
 
 
 def slice_of(prefix: Path, group: int) -> np.ndarray | None:

@@ -51,11 +51,10 @@ def both_ways(u: np.ndarray, v: np.ndarray, p: int) -> tuple[np.ndarray, np.ndar
 
 def read_slices(files: Sequence[tuple[Path, Path]], r: int) -> np.ndarray:
     """Partition r's records from every (records file, offsets file), distinct, sorted by (u, v)."""
-    chunks = []
-    for main, off in files:
-        o = np.load(off)
-        if o[r + 1] > o[r]:
-            chunks.append(np.array(np.load(main, mmap_mode="r")[o[r]:o[r + 1]]))
+    from .buckets import Grouped
+
+    chunks = [c for c in (Grouped(main.with_name(main.name.removesuffix(".npy")))[r] for main, _ in files)
+              if c is not None]
     if not chunks:
         return np.zeros(0, dtype=EDGE)
     rec = np.concatenate(chunks)
