@@ -8,8 +8,9 @@ one built from it (real text, seeded word substitutions, new ids).
 The 1x corpus is tinystories-train-head + wikitext2-test run through pii once. Each task's peak is the
 worker's VmHWM while it runs the unit (reset through /proc/self/clear_refs before the unit), and `held`
 its increase over the RSS at the unit's start (what the unit's own arrays cost, without the interpreter
-and libraries every worker carries); each process first runs one tiny pyarrow.compute call (_warm), so a
-first unit is not charged with the pandas import that pyarrow's first compute call makes. The driver's peak is the bench process's VmHWM over the stage.
+and libraries every worker carries); in the phases that call pyarrow.compute, each process first runs one
+tiny compute call (_warm), so a first unit is not charged with the pandas import that pyarrow's first
+compute call makes (reported apart as `first_use`; the peak RSS includes it). The driver's peak is the bench process's VmHWM over the stage.
 For dedup the scaled copies are of the 03-filter parts (what dedup reads); the global phases are every
 map phase after `signatures` (`rank` per id range, `keys` per part, `exact` and `near` per bucket,
 `components` per partition and round, `apply` per part)."""
@@ -65,6 +66,9 @@ _POOLS: list = []
 
 
 _WARM: dict = {}
+# The phases whose units call pyarrow.compute (the others use numpy only: warming them would add
+# pandas to a worker that never loads it).
+WARMED = {"sample", "rank", "dedup-sample", "dedup-rank", "dedup-apply"}
 
 
 def _warm() -> int:
@@ -89,7 +93,7 @@ def _measure(phase: str, unit):
     and numpy allocations (tracemalloc) plus the peak of Arrow's allocations (a fresh proxy pool)."""
     import tracemalloc
 
-    first_use = _warm()
+    first_use = _warm() if phase in WARMED else 0
     _reset_peak()
     base = _status("VmRSS")
     old_pool = pa.default_memory_pool()

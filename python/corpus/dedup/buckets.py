@@ -13,7 +13,7 @@ grouped by part.
 
 `near` (one unit per bucket): the rows of its non-singleton keys are its nodes (numbered in row order,
 so "the window per key, in row order" is unchanged); corpus.dedup.verify.near_duplicate_clusters (or,
-with verify = "estimate", decide.near_roots) confirms the candidate pairs by exact Jaccard, reading
+with verify = "estimate", near_roots) confirms the candidate pairs by exact Jaccard, reading
 only those rows' shingle sets, and clusters them. Output: the local clusters as edges (row, smallest
 row of its local cluster), both directions, grouped by u % P: the first round of
 corpus.dedup.components."""
@@ -31,9 +31,10 @@ import numpy as np
 
 from ..atomic import disk_full, is_enospc, sha256_bytes, temp_beside
 from .components import both_ways, grouped
-from .minhash import EMPTY_BAND_KEY
+from .minhash import EMPTY_BAND_KEY, _first_of_runs, candidate_pair_batches, confirmed_edges
 from .published import PublishedIndex, exact_matches
 from .rowindex import own_rows
+from .unionfind import cluster_roots, edges_across_clusters
 from .verify import PartedShingleSets, near_duplicate_clusters
 
 EXACT_REC = np.dtype([("sha", "u1", (32,)), ("row", "<i8"), ("local", "<i8")])
@@ -236,9 +237,38 @@ def _shared_keys(keys: np.ndarray) -> np.ndarray:
     return mask
 
 
-def near_bucket(u: BucketUnit) -> dict:
-    from .decide import PartedRows, near_roots
+class PartedRows:
+    """Rows of per-part .npy files (memmapped, never loaded whole), addressed through `by_rank`:
+    by_rank[i] = position in concatenated part order (part p holds offsets[p] .. offsets[p + 1] - 1)."""
 
+    def __init__(self, paths: list[Path], by_rank: np.ndarray, offsets: np.ndarray):
+        self.arrays = [np.load(p, mmap_mode="r") for p in paths]
+        self.by_rank, self.offsets = by_rank, offsets
+
+    def __getitem__(self, ranks) -> np.ndarray:
+        g = self.by_rank[np.asarray(ranks, dtype=np.int64)]
+        part = np.searchsorted(self.offsets, g, side="right") - 1
+        out = np.empty((len(g),) + self.arrays[0].shape[1:], dtype=self.arrays[0].dtype)
+        for p in sorted(set(part.tolist())):
+            m = part == p
+            out[m] = self.arrays[p][g[m] - self.offsets[p]]
+        return out
+
+
+def near_roots(n: int, keys_of_band, n_bands: int, sigs, threshold: float) -> tuple[np.ndarray, int]:
+    """verify = "estimate": cluster root (smallest index) of every node and the confirmed edge count,
+    candidates confirmed by the MinHash estimate from the signatures. One band at a time."""
+    roots = np.arange(n, dtype=np.int64)
+    confirmed = 0
+    for band in range(n_bands if n else 0):
+        for edges in candidate_pair_batches(keys_of_band(band), None):
+            edges = confirmed_edges(edges_across_clusters(edges, roots), sigs, threshold)
+            confirmed += len(edges)
+            roots = cluster_roots(n, edges, roots=roots)
+    return roots, confirmed
+
+
+def near_bucket(u: BucketUnit) -> dict:
     d = u.dedup
     n_bands = d["bands"]
     files = [Grouped(u.out / "bands" / key) for key in u.parts]
@@ -249,8 +279,9 @@ def near_bucket(u: BucketUnit) -> dict:
         node_rows.append(rows[m])
         node_pos.append(pos[m])
     rows_all = np.concatenate(node_rows)
-    nodes, first = np.unique(rows_all, return_index=True)
-    pos_of_node = np.concatenate(node_pos)[first]
+    order = np.argsort(rows_all, kind="stable")  # a row appears once per band it shares a key in
+    first = order[_first_of_runs(rows_all[order])]
+    nodes, pos_of_node = rows_all[first], np.concatenate(node_pos)[first]
     del node_rows, node_pos, rows_all
     n = len(nodes)
     keys_buf = np.empty(n, dtype=np.uint64)

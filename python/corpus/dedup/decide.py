@@ -18,45 +18,12 @@ import numpy as np
 
 from .buckets import published_index, slice_of
 from .components import labels_of
-from .minhash import candidate_pair_batches, confirmed_edges
 from .published import near_matches
 from .rowindex import RowLookup
-from .unionfind import cluster_roots, edges_across_clusters
 from .verify import PartedShingleSets, ShingleSets, exact_overlaps
 
 KEEP, DECONTAM, EXACT, NEAR = 0, 1, 2, 3  # decision codes: one byte per document
 REASON_NAMES = {DECONTAM: "decontam", EXACT: "exact", NEAR: "near"}
-
-
-class PartedRows:
-    """Rows of per-part .npy files (memmapped, never loaded whole), addressed through `by_rank`:
-    by_rank[i] = position in concatenated part order (part p holds offsets[p] .. offsets[p + 1] - 1)."""
-
-    def __init__(self, paths: list[Path], by_rank: np.ndarray, offsets: np.ndarray):
-        self.arrays = [np.load(p, mmap_mode="r") for p in paths]
-        self.by_rank, self.offsets = by_rank, offsets
-
-    def __getitem__(self, ranks) -> np.ndarray:
-        g = self.by_rank[np.asarray(ranks, dtype=np.int64)]
-        part = np.searchsorted(self.offsets, g, side="right") - 1
-        out = np.empty((len(g),) + self.arrays[0].shape[1:], dtype=self.arrays[0].dtype)
-        for p in sorted(set(part.tolist())):
-            m = part == p
-            out[m] = self.arrays[p][g[m] - self.offsets[p]]
-        return out
-
-
-def near_roots(n: int, keys_of_band, n_bands: int, sigs, threshold: float) -> tuple[np.ndarray, int]:
-    """verify = "estimate": cluster root (smallest index) of every node and the confirmed edge count,
-    candidates confirmed by the MinHash estimate from the signatures. One band at a time."""
-    roots = np.arange(n, dtype=np.int64)
-    confirmed = 0
-    for band in range(n_bands if n else 0):
-        for edges in candidate_pair_batches(keys_of_band(band), None):
-            edges = confirmed_edges(edges_across_clusters(edges, roots), sigs, threshold)
-            confirmed += len(edges)
-            roots = cluster_roots(n, edges, roots=roots)
-    return roots, confirmed
 
 
 @dataclass(frozen=True)

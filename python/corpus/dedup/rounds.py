@@ -14,6 +14,7 @@ import numpy as np
 
 from .buckets import save, save_grouped
 from .components import large_star, read_slices, small_star
+from .minhash import _first_of_runs
 
 # Large-star/small-star needs O(log n) rounds in practice (Kiveris et al. prove O(log^2 n)); a run that
 # gets here has a bug, never a large input.
@@ -41,7 +42,8 @@ def large_star_round(u: RoundUnit) -> dict:
     work = save_grouped(u.out, records, off, u.staging)
     if stars:  # only read if every partition's input was stars: then these are the labels
         work.append(save(u.out.with_name(u.out.name + ".labels.npy"), labels, u.staging))
-    clusters = int(len(np.unique(labels["v"]))) if stars else 0
+    centres = np.sort(labels["v"])  # sorted, not np.unique: that imports numpy.ma on first use (~1 MB)
+    clusters = int(np.count_nonzero(_first_of_runs(centres))) if stars else 0
     return {"key": u.key, "work": work, "stars": stars, "clusters": clusters}
 
 

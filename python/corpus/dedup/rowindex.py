@@ -109,7 +109,7 @@ class RowLookup:
     def _split(self, rows: np.ndarray):
         rows = np.asarray(rows, dtype=np.int64)
         which = np.searchsorted(self.bases, rows, side="right") - 1
-        for j in np.unique(which).tolist():
+        for j in sorted(set(which.tolist())):
             mask = which == j
             yield j, mask, rows[mask] - self.bases[j]
 

@@ -160,7 +160,7 @@ class PartedShingleSets:
     def sizes(self, rows: np.ndarray) -> np.ndarray:
         part, local = self._locate(rows)
         sizes = np.empty(len(local), dtype=np.int64)
-        for p in np.unique(part).tolist():
+        for p in sorted(set(part.tolist())):
             mask = part == p
             sizes[mask] = self.parts[p].sizes(local[mask])
         return sizes
@@ -169,14 +169,14 @@ class PartedShingleSets:
         part, local = self._locate(rows)
         starts = np.empty(len(local), dtype=np.int64)
         sizes = np.empty(len(local), dtype=np.int64)
-        for p in np.unique(part).tolist():
+        for p in sorted(set(part.tolist())):
             mask = part == p
             offsets = self.parts[p].offsets
             starts[mask] = offsets[local[mask]]
             sizes[mask] = np.asarray(offsets[local[mask] + 1]) - starts[mask]
         out = np.empty(int(sizes.sum()), dtype=np.uint32)
         out_starts = np.cumsum(sizes) - sizes
-        for p in np.unique(part).tolist():
+        for p in sorted(set(part.tolist())):
             mask = part == p
             out[_ranges(out_starts[mask], sizes[mask])] = self.parts[p].flat[_ranges(starts[mask], sizes[mask])]
         return out, sizes
