@@ -55,9 +55,12 @@ def read_slices(files: Sequence[tuple[Path, Path]], r: int) -> np.ndarray:
 
     chunks = [c for c in (Grouped(main.with_name(main.name.removesuffix(".npy")))[r] for main, _ in files)
               if c is not None]
-    if not chunks:
-        return np.zeros(0, dtype=EDGE)
-    rec = np.concatenate(chunks)
+    return distinct(chunks)
+
+
+def distinct(chunks: list[np.ndarray]) -> np.ndarray:
+    """The records of `chunks`, distinct, sorted by (u, v) (units emit an edge once per way they find it)."""
+    rec = np.concatenate(chunks) if chunks else np.zeros(0, dtype=EDGE)
     rec = rec[np.lexsort((rec["v"], rec["u"]))]
     keep = np.ones(len(rec), dtype=bool)
     keep[1:] = (rec["u"][1:] != rec["u"][:-1]) | (rec["v"][1:] != rec["v"][:-1])
@@ -125,13 +128,8 @@ def components_in_memory(n: int, edges: np.ndarray, p: int, *, max_rounds: int =
     edges = edges[edges[:, 0] != edges[:, 1]]
     grouped_files = [both_ways(edges[:, 0], edges[:, 1], p)]
 
-    def slices(files, r):
-        chunks = [rec[off[r]:off[r + 1]] for rec, off in files]
-        rec = np.concatenate(chunks) if chunks else np.zeros(0, dtype=EDGE)
-        rec = rec[np.lexsort((rec["v"], rec["u"]))]
-        keep = np.ones(len(rec), dtype=bool)
-        keep[1:] = (rec["u"][1:] != rec["u"][:-1]) | (rec["v"][1:] != rec["v"][:-1])
-        return rec[keep]
+    def slices(files, r):  # read_slices over in-memory (records, offsets) pairs
+        return distinct([rec[off[r]:off[r + 1]] for rec, off in files])
 
     for _ in range(max_rounds):
         results = [large_star(slices(grouped_files, r), p) for r in range(p)]
