@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 import pyarrow.ipc as ipc
 
 from ..atomic import sha256_file
-from ..stages.shard import _read_ids
+from ..partitioning import read_ids as _read_ids
 
 
 @dataclass(frozen=True)

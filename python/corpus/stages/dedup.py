@@ -31,12 +31,11 @@ from ..dedup.minhash import MinHasher, band_keys
 from ..dedup.verify import ShingleSets, signatures_and_sets
 from ..errors import CorpusError
 from ..ledger import load_ledger, select
-from ..partitioning import partitions
+from ..partitioning import SAMPLES_PER_PARTITION, SampleUnit, partitions, pick_splitters, sample_part
 from ..parts import read_table, validate_columns, write_table
 from ..raw import raw_texts
 from ..runner import Job, Map, PhaseContext, RunOptions, Step, published_stage
 from . import STAGE, input_columns
-from .shard import SAMPLES_PER_PARTITION, SampleUnit, pick_splitters, sample_part
 
 log = logging.getLogger(__name__)
 ME = STAGE["dedup"]
