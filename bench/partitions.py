@@ -1,13 +1,19 @@
-"""Peak memory of the partitioned global steps (shard: sample + rank; tokenize: order) and of the driver,
-for P = 1 and P = 8 on a 1x corpus and a 16x one built from it (real text, seeded word substitutions,
-new ids).
+"""Peak memory of the partitioned global steps (shard: sample + rank; tokenize: order; dedup: rank,
+keys, exact, near, components, apply) and of the driver, for P = 1 and P = 8 on a 1x corpus and a 16x
+one built from it (real text, seeded word substitutions, new ids).
 
-    CORPUS_MIRROR=... PYTHONPATH=python .venv/bin/python bench/partitions.py [--scales 1,16] [--out DIR]
+    CORPUS_MIRROR=... PYTHONPATH=python .venv/bin/python bench/partitions.py [--scales 1,16]
+        [--stages shard,tokenize,dedup] [--out DIR]
 
 The 1x corpus is tinystories-train-head + wikitext2-test run through pii once. Each task's peak is the
 worker's VmHWM while it runs the unit (reset through /proc/self/clear_refs before the unit), and `held`
 its increase over the RSS at the unit's start (what the unit's own arrays cost, without the interpreter
-and libraries every worker carries). The driver's peak is the bench process's VmHWM over the stage."""
+and libraries every worker carries); in the phases that call pyarrow.compute, each process first runs one
+tiny compute call (_warm), so a first unit is not charged with the pandas import that pyarrow's first
+compute call makes (reported apart as `first_use`; the peak RSS includes it). The driver's peak is the bench process's VmHWM over the stage.
+For dedup the scaled copies are of the 03-filter parts (what dedup reads); the global phases are every
+map phase after `signatures` (`rank` per id range, `keys` per part, `exact` and `near` per bucket,
+`components` per partition and round, `apply` per part)."""
 
 from __future__ import annotations
 
@@ -33,10 +39,15 @@ from corpus.config import load_config  # noqa: E402
 from corpus.parts import write_table  # noqa: E402
 from corpus.pipeline import run_all  # noqa: E402
 from corpus.runner import RunOptions  # noqa: E402
-from corpus.stages import run_stage, shard as shard_stage, tokenize as tok_stage  # noqa: E402
+from corpus.stages import dedup as dedup_stage, run_stage, shard as shard_stage, tokenize as tok_stage  # noqa: E402
 
 LOG = "BENCH_PARTITIONS_LOG"
 _real = {"sample": shard_stage.sample_part, "rank": shard_stage.rank_range, "order": tok_stage.order_partition}
+# dedup's global phases: name in the log -> (attribute of corpus.stages.dedup, the function)
+DEDUP = {f"dedup-{k}": (attr, getattr(dedup_stage, attr)) for k, attr in (
+    ("sample", "sample_part"), ("rank", "rank_range"), ("keys", "bucket_keys"), ("exact", "exact_bucket"), ("near", "near_bucket"),
+    ("large", "large_star_round"), ("small", "small_star_round"), ("apply", "apply_part_and_give_back"))}
+_real.update({k: fn for k, (_, fn) in DEDUP.items()})
 
 
 def _status(field: str) -> int:
@@ -54,11 +65,35 @@ def _reset_peak() -> None:
 _POOLS: list = []
 
 
+_WARM: dict = {}
+# The phases whose units call pyarrow.compute (the others use numpy only: warming them would add
+# pandas to a worker that never loads it).
+WARMED = {"sample", "rank", "dedup-sample", "dedup-rank", "dedup-apply"}
+
+
+def _warm() -> int:
+    """Once per process, before its first measured unit: the one-time costs every worker pays on first
+    use whatever the unit, kept out of `held`. The first pyarrow.compute call imports pandas (pyarrow
+    checks arguments for pandas types): ~18 MB of code objects and ~5 MB of module state, 23 MB traced,
+    which a first rank or sample unit would otherwise count as its own. Returns what the warm-up traced."""
+    if "traced" not in _WARM:
+        import tracemalloc
+
+        import pyarrow.compute as pc
+
+        tracemalloc.start()
+        pc.sort_indices(pa.array(["b", "a"])).to_numpy()
+        _WARM["traced"] = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    return _WARM["traced"]
+
+
 def _measure(phase: str, unit):
     """Run one unit, recording its peak RSS (VmHWM after a reset) and what it held: the peak of Python
     and numpy allocations (tracemalloc) plus the peak of Arrow's allocations (a fresh proxy pool)."""
     import tracemalloc
 
+    first_use = _warm() if phase in WARMED else 0
     _reset_peak()
     base = _status("VmRSS")
     old_pool = pa.default_memory_pool()
@@ -75,7 +110,7 @@ def _measure(phase: str, unit):
     peak = _status("VmHWM")
     with open(os.environ[LOG], "a") as f:
         f.write(json.dumps({"phase": phase, "key": unit.key, "peak": peak, "rss_gain": peak - base, "held": held,
-                            "pid": os.getpid()}) + "\n")
+                            "first_use": first_use, "pid": os.getpid()}) + "\n")
     return result
 
 
@@ -91,6 +126,38 @@ def measured_order(u):
     return _measure("order", u)
 
 
+def measured_dedup_sample(u):
+    return _measure("dedup-sample", u)
+
+
+def measured_dedup_rank(u):
+    return _measure("dedup-rank", u)
+
+
+def measured_dedup_keys(u):
+    return _measure("dedup-keys", u)
+
+
+def measured_dedup_exact(u):
+    return _measure("dedup-exact", u)
+
+
+def measured_dedup_near(u):
+    return _measure("dedup-near", u)
+
+
+def measured_dedup_large(u):
+    return _measure("dedup-large", u)
+
+
+def measured_dedup_small(u):
+    return _measure("dedup-small", u)
+
+
+def measured_dedup_apply(u):
+    return _measure("dedup-apply", u)
+
+
 def config(root: Path, name: str, p: int, tokenizer: Path | None = None):
     from conftest import LEDGER, write_config
 
@@ -103,14 +170,15 @@ def config(root: Path, name: str, p: int, tokenizer: Path | None = None):
                                     run={"partitions": p, "workers": 2}))
 
 
-def scaled(base: Path, dest: Path, k: int) -> None:
-    """dest = base with its pii parts replaced by k copies each: ids suffixed, ~10% of words substituted
+def scaled(base: Path, dest: Path, k: int, stage: str = "05-pii") -> None:
+    """dest = base with its `stage` parts replaced by k copies each: ids suffixed, ~10% of words substituted
     by other words of the corpus (seeded), so every copy is a different real-looking document."""
     if dest.exists():
         shutil.rmtree(dest)
     shutil.copytree(base, dest, ignore=shutil.ignore_patterns("shard-*", "_MANIFEST.json", "tokens"))
-    pii = dest / "corpus/t/v1/stages/05-pii"
+    pii = dest / "corpus/t/v1/stages" / stage
     manifest = json.loads((pii / "_STAGE.json").read_text())
+    manifest["parts"] = [p for p in manifest["parts"] if p["name"].startswith("part-")]  # side files stay out
     tables = [pq.read_table(pii / p["name"]) for p in manifest["parts"]]
     vocab = sorted({w for t in tables for text in t.column("text").to_pylist()[:200] for w in text.split()})
     for p in manifest["parts"]:
@@ -133,17 +201,17 @@ def scaled(base: Path, dest: Path, k: int) -> None:
     (pii / "_STAGE.json").write_bytes(dump_json(manifest))
 
 
-def run(root: Path, scale: int, p: int, tokenizer: Path) -> dict:
+def run(root: Path, scale: int, p: int, tokenizer: Path, stages: tuple[str, ...] = ("shard", "tokenize")) -> dict:
     name = f"x{scale}-p{p}"
     src = root / f"x{scale}"
     if (root / name).exists():
         shutil.rmtree(root / name)
     shutil.copytree(src, root / name)
-    cfg = config(root, name, p, tokenizer)
+    cfg = config(root, name, p, tokenizer if tokenizer.is_file() else None)
     log = Path(os.environ[LOG])
     seen = len(log.read_text().splitlines()) if log.exists() else 0
     out = {"scale": scale, "P": p}
-    for stage in ("shard", "tokenize"):
+    for stage in [st for st in ("shard", "tokenize") if st in stages]:
         _reset_peak()
         base = _status("VmRSS")
         t0 = time.monotonic()
@@ -161,9 +229,65 @@ def run(root: Path, scale: int, p: int, tokenizer: Path) -> dict:
     return out
 
 
+def scale_config(scale_dir: Path, scale: int, dest: Path, p: int):
+    """bench/scale.py's {scale}x config (kept with --keep), its 03-filter linked under `dest`, P partitions."""
+    src = scale_dir / f"artifacts-{scale}x"
+    stages = Path("corpus") / "scale" / f"{scale}x" / "stages"
+    (dest / stages).mkdir(parents=True)
+    (dest / stages / "03-filter").symlink_to(src / stages / "03-filter", target_is_directory=True)
+    text = (scale_dir / f"{scale}x.toml").read_text().replace(str(src), str(dest))
+    path = dest.with_suffix(".toml")
+    path.write_text(text + f"\n[run]\npartitions = {p}\nworkers = 2\n")
+    return load_config(path)
+
+
+def run_dedup(root: Path, scale: int, p: int, scale_dir: Path | None = None) -> dict:
+    """Dedup on the scaled 03-filter parts (or bench/scale.py's, with scale_dir) with P partitions and 2
+    workers: the driver's peak, and per global phase the largest unit's peak RSS and held memory."""
+    name = f"d{scale}-p{p}"
+    if (root / name).exists():
+        shutil.rmtree(root / name)
+    if scale_dir is not None:
+        cfg = scale_config(scale_dir, scale, root / name, p)
+    else:
+        shutil.copytree(root / f"d{scale}", root / name)
+        cfg = config(root, name, p)
+    log = Path(os.environ[LOG])
+    seen = len(log.read_text().splitlines()) if log.exists() else 0
+    _reset_peak()
+    base = _status("VmRSS")
+    t0 = time.monotonic()
+    result = run_stage("dedup", cfg, RunOptions(workers=2, force=True))
+    out = {"stage": "dedup", "scale": scale, "P": p, "driver_peak": _status("VmHWM"), "driver_base": base,
+           "seconds": round(time.monotonic() - t0, 1), "n_docs": result.manifest["counts"]["docs_in"],
+           "rounds": result.output.run_info.get("components_rounds")}
+    rows = [json.loads(line) for line in log.read_text().splitlines()[seen:]]
+    for phase in DEDUP:
+        mine = [r for r in rows if r["phase"] == phase]
+        out[f"{phase}_units"] = len(mine)
+        out[f"{phase}_task_peak"] = max((r["peak"] for r in mine), default=0)
+        out[f"{phase}_task_held"] = max((r["held"] for r in mine), default=0)
+    return out
+
+
+def dedup_table(results: list[dict]) -> list[str]:
+    mb = lambda b: f"{b / 2**20:.1f}"  # noqa: E731
+    phases = [k for k in DEDUP]
+    lines = ["| corpus | docs | P | driver peak RSS MB | " + " | ".join(f"{k.removeprefix('dedup-')}: held / peak MB"
+                                                                       for k in phases) + " |",
+             "|---|---|---|---|" + "---|" * len(phases)]
+    for r in results:
+        cells = [f"{mb(r[f'{k}_task_held'])} / {mb(r[f'{k}_task_peak'])}" if r[f"{k}_units"] else "–" for k in phases]
+        lines.append(f"| {r['scale']}x | {r['n_docs']} | {r['P']} | {mb(r['driver_peak'])} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--scales", default="1,16")
+    ap.add_argument("--stages", default="shard,tokenize,dedup")
+    ap.add_argument("--scale-dir", type=Path, default=None,
+                    help="dedup on bench/scale.py's corpora (its --workdir, kept with --keep) instead of scaled copies")
     ap.add_argument("--out", default="/tmp/corpus-bench-partitions")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -171,39 +295,57 @@ def main() -> None:
     root.mkdir(parents=True, exist_ok=True)
     os.environ[LOG] = str(root / "units.jsonl")  # before any pool starts: workers inherit it
     (root / "units.jsonl").unlink(missing_ok=True)
-    shard_stage.sample_part, shard_stage.rank_range = measured_sample, measured_rank
-    tok_stage.order_partition = measured_order
     if args.one:
-        scale, p = map(int, args.one.split(","))
-        print(json.dumps(run(root, scale, p, root / "tokenizer.json")))
+        what, scale, p = args.one.split(",")
+        # Patch only the stage this child runs: a function is pickled to the workers by its module
+        # attribute, so a patched module must not hold a function another stage still sends.
+        if what == "dedup":
+            for k, (attr, _) in DEDUP.items():
+                setattr(dedup_stage, attr, globals()[f"measured_{k.replace('-', '_')}"])
+        else:
+            shard_stage.sample_part, shard_stage.rank_range = measured_sample, measured_rank
+            tok_stage.order_partition = measured_order
+        fn = (lambda r, s, p: run_dedup(r, s, p, args.scale_dir)) if what == "dedup" else \
+            (lambda r, s, p: run(r, s, p, root / "tokenizer.json", tuple(args.stages.split(","))))
+        print(json.dumps(fn(root, int(scale), int(p))))
         return
     base = root / "x1"
-    if not (base / "corpus/t/v1/stages/05-pii/_STAGE.json").is_file():
+    stages = args.stages.split(",")
+    if args.scale_dir is not None and stages == ["dedup"]:
+        pass
+    elif not (base / "corpus/t/v1/stages/05-pii/_STAGE.json").is_file():
         run_all(config(root, "x1", 1), workers=2, through="pii")
-    if not (root / "tokenizer.json").is_file():  # pinned, so no run trains a tokenizer in its driver
+    if "tokenize" in stages and not (root / "tokenizer.json").is_file():  # pinned, so no run trains a tokenizer in its driver
         cfg = config(root, "tok", 1)
         shutil.rmtree(root / "tok", ignore_errors=True)
         shutil.copytree(base, root / "tok")
         run_all(cfg, workers=2)
         (found,) = (root / "tok" / "tokens" / "t" / "v1").glob("*/tokenizer.json")
         shutil.copy(found, root / "tokenizer.json")
-    results = []
+    results, dedup = [], []
     for scale in map(int, args.scales.split(",")):
-        if scale != 1:
+        if scale != 1 and ("shard" in stages or "tokenize" in stages):
             scaled(base, root / f"x{scale}", scale)
+        if "dedup" in stages and args.scale_dir is None:
+            scaled(base, root / f"d{scale}", scale, "03-filter")
         for p in (1, 8):  # each in a fresh process: the driver's peak is its own
-            out = subprocess.run([sys.executable, __file__, "--one", f"{scale},{p}", "--out", str(root)],
-                                 check=True, stdout=subprocess.PIPE, text=True).stdout
-            results.append(json.loads(out.strip().splitlines()[-1]))
-            print(json.dumps(results[-1]), flush=True)
+            for what in (["shard"] if "shard" in stages or "tokenize" in stages else []) + \
+                    (["dedup"] if "dedup" in stages else []):
+                extra = ["--scale-dir", str(args.scale_dir)] if args.scale_dir else []
+                out = subprocess.run([sys.executable, __file__, "--one", f"{what},{scale},{p}", "--out", str(root),
+                                      "--stages", args.stages, *extra], check=True, stdout=subprocess.PIPE, text=True).stdout
+                (dedup if what == "dedup" else results).append(json.loads(out.strip().splitlines()[-1]))
+                print(out.strip().splitlines()[-1], flush=True)
     mb = lambda b: f"{b / 2**20:.1f}"  # noqa: E731
     print("\n| corpus | docs | P | driver peak RSS MB (shard / tokenize) | largest rank task: held MB / peak RSS MB "
           "| largest order task: held MB / peak RSS MB |")
     print("|---|---|---|---|---|---|")
     for r in results:
-        print(f"| {r['scale']}x | {r['n_docs']} | {r['P']} | {mb(r['shard_driver_peak'])} / {mb(r['tokenize_driver_peak'])} "
+        print(f"| {r['scale']}x | {r['n_docs']} | {r['P']} | {mb(r['shard_driver_peak'])} / {mb(r.get('tokenize_driver_peak', 0))} "
               f"| {mb(r['rank_task_held'])} / {mb(r['rank_task_peak'])} | {mb(r['order_task_held'])} / {mb(r['order_task_peak'])} |")
-    (root / "results.json").write_text(json.dumps(results, indent=1))
+    if dedup:
+        print("\n" + "\n".join(dedup_table(dedup)))
+    (root / "results.json").write_text(json.dumps(results + dedup, indent=1))
 
 
 if __name__ == "__main__":

@@ -246,6 +246,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--single-mb", type=float, default=53.0, help="size of the single-file source (0: skip)")
     ap.add_argument("--fetch-gb", type=float, default=2.0, help="size of the big fetch (0: skip)")
     ap.add_argument("--repeat", type=int, default=2, help="runs of each single-file stage (the fastest is kept)")
+    ap.add_argument("--stages", nargs="+", choices=STAGES, default=None,
+                    help="measure only these stages (the stages before them run once, with the most workers, "
+                         "unrecorded; none after them runs)")
     ap.add_argument("--workdir", type=Path, default=Path("/tmp/corpus-scale"))
     ap.add_argument("--keep", action="store_true", help="keep the work dir (corpora and artifacts)")
     ap.add_argument("--out", type=Path, default=BENCH / "results")
@@ -273,14 +276,24 @@ def main(argv: list[str] | None = None) -> int:
             entry = {"x": n, "input_mb": round(input_mb(rows), 2), "build_s": round(time.perf_counter() - t0, 1),
                      "runs": []}
             print(f"[scale] {n}x: {entry['input_mb']} MB of JSONL in {len(rows)} sources", file=sys.stderr, flush=True)
-            for w in args.workers:
-                for stage in STAGES:
-                    entry["runs"].append(runner.stage(cfg, f"{n}x", stage, w))
-            if not pinned.is_file():  # the first size's trained tokenizer, pinned at every size
-                shutil.copy(next((work / f"artifacts-{n}x" / "tokens").glob("*/*/*/tokenizer.json")), pinned)
-            pinned_cfg = write_config(work, f"{n}x", rows, tokenizer=pinned)
-            for w in args.workers:
-                entry["runs"].append({**runner.stage(pinned_cfg, f"{n}x-pinned", "tokenize", w), "stage": PINNED})
+            if args.stages:
+                last = max(STAGES.index(st) for st in args.stages)
+                for stage in STAGES[:last + 1]:
+                    if stage not in args.stages:  # a prerequisite: its output is what the measured stage reads
+                        runner.stage(cfg, f"{n}x", stage, max(args.workers))
+                        continue
+                    for w in args.workers:
+                        entry["runs"].append(runner.stage(cfg, f"{n}x", stage, w))
+            else:
+                for w in args.workers:
+                    for stage in STAGES:
+                        entry["runs"].append(runner.stage(cfg, f"{n}x", stage, w))
+            if not args.stages or "tokenize" in args.stages:
+                if not pinned.is_file():  # the first size's trained tokenizer, pinned at every size
+                    shutil.copy(next((work / f"artifacts-{n}x" / "tokens").glob("*/*/*/tokenizer.json")), pinned)
+                pinned_cfg = write_config(work, f"{n}x", rows, tokenizer=pinned)
+                for w in args.workers:
+                    entry["runs"].append({**runner.stage(pinned_cfg, f"{n}x-pinned", "tokenize", w), "stage": PINNED})
             res["sizes"].append(entry)
             if not args.keep:
                 shutil.rmtree(work / f"artifacts-{n}x", ignore_errors=True)

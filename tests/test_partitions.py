@@ -132,3 +132,59 @@ def test_splitters_are_weighted_quantiles():
     ranks = [ids.index(s) for s in got]
     assert all(abs(r - 125 * (j + 1)) <= 10 for j, r in enumerate(ranks))
     assert pick_splitters(parts, 1) == []
+
+
+# ---------------------------------------------------------------- dedup's global step
+
+V2 = ["edited-7", "edited-8", "edited-9"]
+
+def dedup_files(cfg) -> dict[str, bytes]:
+    d = cfg.stage_dir("04-dedup")
+    return {str(p.relative_to(d)): p.read_bytes() for p in sorted(d.rglob("*")) if p.is_file() and p.name != "_RUN.json"}
+
+
+@pytest.fixture(scope="module")
+def dedup_base(tmp_path_factory, mirror):
+    """v1: news articles, published. v2: three sets of seeded edits of those articles (near duplicates of
+    each other and of v1, some untouched: exact duplicates), deduplicated against v1 and decontaminated."""
+    import hashlib
+
+    from conftest import ledger_rows, write_ledger
+    from test_dedup_against import config_for, edited_articles
+
+    root = tmp_path_factory.mktemp("pdedup")
+    rows = ledger_rows()
+    ledger_rows_ = [rows["minhash-articles-1000"]]
+    for seed in (7, 8, 9):
+        path = root / f"edited-{seed}.jsonl"
+        path.write_text("".join(json.dumps({"text": t}) + "\n" for t in edited_articles(seed)))
+        data = path.read_bytes()
+        ledger_rows_.append({"source_id": f"edited-{seed}", "role": "corpus", "url": str(path), "sha256":
+                             hashlib.sha256(data).hexdigest(), "bytes": len(data), "license_spdx": "MIT",
+                             "format": "jsonl"})
+    ledger = write_ledger(root / "LEDGER.jsonl", ledger_rows_)
+    base = root / "base"
+    base.mkdir()
+    run_all(config_for(base, "v1", ["minhash-articles-1000"], ledger), workers=2, through="dedup")
+    run_all(config_for(base, "v2", V2, ledger, against=["t/v1"]), workers=2, through="filter")
+    return root, ledger
+
+
+def test_dedup_identical_for_every_partition_count(dedup_base):
+    from test_dedup_against import config_for
+
+    root, ledger = dedup_base
+    got, runs = {}, {}
+    for p, workers in ((1, 2), (3, 2), (8, 1)):
+        shutil.copytree(root / "base", root / f"d{p}")
+        cfg = config_for(root / f"d{p}", "v2", V2, ledger, against=["t/v1"])
+        cfg.path.write_text(cfg.path.read_text() + f"\n[run]\npartitions = {p}\n")
+        cfg = load_config(cfg.path)
+        assert run_stage("dedup", cfg, RunOptions(workers=workers)).status == "computed"
+        got[p] = dedup_files(cfg)
+        runs[p] = json.loads((cfg.stage_dir("04-dedup") / "_RUN.json").read_text())
+    counts = json.loads(got[1]["_STAGE.json"])["counts"]
+    assert counts["dropped"]["exact"] > 0 and counts["dropped"]["near"] > 0 and counts["published_duplicates"] > 0
+    assert got[1] == got[3] == got[8]
+    assert [runs[p]["partitions"] for p in (1, 3, 8)] == [1, 3, 8]
+    assert runs[8]["components_rounds"] > 1  # clusters found by several buckets: the rounds really merged them

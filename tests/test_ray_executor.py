@@ -1,6 +1,9 @@
-"""The Ray executor gives the same bytes as the local process pool (executors never change output bytes)."""
+"""The Ray executor gives the same bytes as the local process pool (executors never change output bytes),
+also with dedup's global step in 3 partitions on Ray and in one locally."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
@@ -17,7 +20,9 @@ def test_ray_and_local_outputs_are_identical(tmp_path, mirror, monkeypatch):
     for executor in ("local", "ray"):
         configs[executor] = load_config(write_config(
             tmp_path / f"{executor}.toml", ledger=LEDGER, sources=["tinystories-train-head", "wikitext2-test", "webtext"],
-            artifacts=tmp_path / executor, run={"executor": executor, "workers": 2}))
+            artifacts=tmp_path / executor,
+            # dedup's global step partitioned on Ray, in one piece locally: neither may change a byte
+            run={"executor": executor, "workers": 2, "partitions": 3 if executor == "ray" else 1}))
     try:
         for config in configs.values():
             run_all(config, workers=2, through="dedup")
@@ -26,7 +31,10 @@ def test_ray_and_local_outputs_are_identical(tmp_path, mirror, monkeypatch):
 
     def parts(config):
         base = config.dataset_dir / "stages"
-        return {str(p.relative_to(base)): p.read_bytes() for p in sorted(base.rglob("*.parquet"))}
+        files = {str(p.relative_to(base)): p.read_bytes() for p in sorted([*base.rglob("*.parquet"), *base.rglob("*.npz")])}
+        manifest = json.loads((base / "04-dedup" / "_STAGE.json").read_text())
+        manifest.pop("inputs")  # their sha256 differ with fetch's fetched_at, whatever the executor
+        return {**files, "04-dedup/_STAGE.json": manifest}
 
     local, distributed = parts(configs["local"]), parts(configs["ray"])
     assert len(local) >= 9 and local == distributed

@@ -1,10 +1,21 @@
 """`[run] partitions = P`: how many tasks a partitioned global step splits into (the shard stage's id
-sort, the tokenize stage's shuffle). P decides memory per task and parallelism, never an output byte:
-every partitioned step computes a result that is a function of the data alone."""
+sort, dedup's global step, the tokenize stage's shuffle). P decides memory per task and parallelism,
+never an output byte: every partitioned step computes a result that is a function of the data alone.
+Also the id sampling both id sorts (shard, dedup) use: `sample_part` per part, `pick_splitters`."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
 from .config import Config
+from . import storage
+from .errors import CorpusError
 
 # P = 0 (automatic): about this many documents per partition (a few tens of MB of per-document arrays).
 DOCS_PER_PARTITION = 1_000_000
@@ -22,3 +33,48 @@ def partitions(config: Config, n_docs: int, *, cap: int = MAX_PARTITIONS) -> int
 def ranges(n: int, p: int) -> list[tuple[int, int]]:
     """[lo, hi) of p contiguous, near-equal ranges of range(n) (some empty when p > n)."""
     return [(k * n // p, (k + 1) * n // p) for k in range(p)]
+
+
+# Each part contributes about this many ids per partition to the splitter sample (the sample's total is
+# about SAMPLES_PER_PARTITION * P + parts, whatever the corpus size).
+SAMPLES_PER_PARTITION = 64
+
+
+def read_ids(path: Path, rows: int) -> pa.Array:
+    # ParquetFile.read, not pq.read_table: read_table imports pyarrow.dataset on first use (~26 MB of
+    # Python objects, ~60 MB of RSS) in a rank or sample worker that needs none of it.
+    storage.localize(path)  # an s3 root: the part's local copy (its sha256 is checked by the reader that needs it)
+    col = pq.ParquetFile(path).read(columns=["id"], use_threads=False).column("id")
+    if len(col) != rows:
+        raise CorpusError(f"{path}: {len(col)} rows, manifest says {rows}")
+    return col.combine_chunks() if len(col) else pa.array([], pa.string())
+
+
+@dataclass(frozen=True)
+class SampleUnit:
+    key: str
+    path: Path
+    rows: int
+    samples: int            # how many evenly spaced ids of the part's sorted ids to return
+
+
+def sample_part(u: SampleUnit) -> dict:
+    """The part's ids sorted, and `samples` of them at evenly spaced ranks (each stands for rows/samples)."""
+    ids = read_ids(u.path, u.rows)
+    k = min(u.samples, len(ids))
+    if not k:
+        return {"key": u.key, "samples": [], "weight": 0.0}
+    picks = ((np.arange(k) + 0.5) * len(ids) / k).astype(np.int64)
+    order = pc.sort_indices(ids).to_numpy()
+    return {"key": u.key, "samples": ids.take(pa.array(order[picks])).to_pylist(), "weight": len(ids) / k}
+
+
+def pick_splitters(samples: list[tuple[list[str], float]], p: int) -> list[str]:
+    """P-1 ascending splitters: the weighted quantiles j/P (j = 1..P-1) of the parts' samples."""
+    pairs = sorted((s.encode("utf-8"), w) for ids, w in samples for s in ids)
+    if p <= 1 or not pairs:
+        return []
+    cum = np.cumsum([w for _, w in pairs])
+    targets = cum[-1] * np.arange(1, p) / p
+    at = np.minimum(np.searchsorted(cum, targets, side="left"), len(pairs) - 1)
+    return [pairs[int(i)][0].decode("utf-8") for i in at]

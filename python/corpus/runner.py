@@ -79,7 +79,8 @@ class Map:
 @dataclass(frozen=True)
 class Step:
     """A global step in this process: `fn(ctx)` reads earlier results, sets ctx.state for later phases,
-    and adds any file it publishes with ctx.add_part()."""
+    and adds any file it publishes with ctx.add_part(). It may append phases to ctx.job.phases (a loop
+    of rounds until convergence); they run after it, and on --resume it appends them again."""
     name: str
     fn: Callable[["PhaseContext"], None]
 
@@ -513,6 +514,7 @@ def run_jobs(stage: str, config: Config, opts: RunOptions, jobs: list[Job]) -> S
             raise AssertionError(f"{stage}: jobs with different phases")
         ctxs = [PhaseContext(config, opts, job, _open_staging(job, stage, opts.resume)) for job, _ in pending]
         executor = config["run"]["executor"]
+        # A step may append phases to its job (dedup's component rounds): enumerate sees them.
         for i, phase in enumerate(pending[0][0].phases):
             desc = stage if len(pending[0][0].phases) == 1 else f"{stage}: {phase.name}"
             try:

@@ -33,7 +33,7 @@ POINTS = [  # lean: the whole suite must stay under 10 minutes on 2 cores
     ("fetch", A, "read:1", "resume"), ("fetch", P, "old-aside", "plain"),
     ("normalize", T, "normalize:3", "resume"), ("normalize", P, "renamed", "plain"),
     ("filter", A, "filter:4", "resume"), ("filter", P, "manifest-written", "plain"),
-    ("dedup", A, "signatures:3", "resume"),
+    ("dedup", A, "signatures:3", "resume"), ("dedup", A, "keys:3", "resume"), ("dedup", T, "near:1", "resume"),
     ("pii", A, "pii:5", "resume"),
     ("shard", A, "write:2", "resume"), ("shard", T, "scatter:1", "plain"), ("shard", P, "moved-1", "resume"),
     ("shard", P, "old-manifest-removed", "plain"),

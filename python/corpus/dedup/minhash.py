@@ -33,7 +33,6 @@ import re
 from typing import Iterator, Literal, Sequence
 
 import numpy as np
-from datasketch import MinHash
 
 Scheme = Literal["affine32", "legacy"]
 ShingleHash = Literal["poly64", "sha1"]
@@ -232,6 +231,8 @@ class MinHasher:
         self.scheme = scheme
         self.shingle_hash = shingle_hash
         self.dtype = np.uint32 if scheme == "affine32" else np.uint64
+        from datasketch import MinHash  # here, not at import: it pulls in scipy (~0.4 s per worker)
+
         permutations = MinHash(num_perm=num_perm, seed=seed, scheme=scheme).permutations
         self._a = np.ascontiguousarray(permutations[0], dtype=self.dtype)
         self._b = np.ascontiguousarray(permutations[1], dtype=self.dtype)

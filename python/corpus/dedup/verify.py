@@ -147,12 +147,9 @@ class PartedShingleSets:
     """
 
     def __init__(self, prefixes: Sequence[Path | str], by_rank: np.ndarray | None, offsets: np.ndarray):
-        self.parts = [ShingleSets.load(p) for p in prefixes]
+        self.parts = _LazyParts(prefixes, np.asarray(offsets, dtype=np.int64))
         self.by_rank = None if by_rank is None else np.asarray(by_rank, dtype=np.int64)
         self.offsets = np.asarray(offsets, dtype=np.int64)
-        for i, part in enumerate(self.parts):
-            if len(part) != self.offsets[i + 1] - self.offsets[i]:
-                raise ValueError(f"{prefixes[i]}: {len(part)} sets, expected {self.offsets[i + 1] - self.offsets[i]}")
 
     def _locate(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         rows = np.asarray(rows, dtype=np.int64)
@@ -163,7 +160,7 @@ class PartedShingleSets:
     def sizes(self, rows: np.ndarray) -> np.ndarray:
         part, local = self._locate(rows)
         sizes = np.empty(len(local), dtype=np.int64)
-        for p in np.unique(part).tolist():
+        for p in sorted(set(part.tolist())):
             mask = part == p
             sizes[mask] = self.parts[p].sizes(local[mask])
         return sizes
@@ -172,17 +169,37 @@ class PartedShingleSets:
         part, local = self._locate(rows)
         starts = np.empty(len(local), dtype=np.int64)
         sizes = np.empty(len(local), dtype=np.int64)
-        for p in np.unique(part).tolist():
+        for p in sorted(set(part.tolist())):
             mask = part == p
             offsets = self.parts[p].offsets
             starts[mask] = offsets[local[mask]]
             sizes[mask] = np.asarray(offsets[local[mask] + 1]) - starts[mask]
         out = np.empty(int(sizes.sum()), dtype=np.uint32)
         out_starts = np.cumsum(sizes) - sizes
-        for p in np.unique(part).tolist():
+        for p in sorted(set(part.tolist())):
             mask = part == p
             out[_ranges(out_starts[mask], sizes[mask])] = self.parts[p].flat[_ranges(starts[mask], sizes[mask])]
         return out, sizes
+
+
+class _LazyParts:
+    """The parts' ShingleSets, each memory-mapped on first use (a task touching a few parts maps only
+    those); every part's set count is checked against the offsets at once, from its .npy header."""
+
+    def __init__(self, prefixes: Sequence[Path | str], offsets: np.ndarray):
+        self.prefixes, self.open = list(prefixes), {}
+        for i, prefix in enumerate(self.prefixes):
+            with open(f"{prefix}{OFFSETS_SUFFIX}", "rb") as f:
+                major, _ = np.lib.format.read_magic(f)
+                header = np.lib.format.read_array_header_1_0 if major == 1 else np.lib.format.read_array_header_2_0
+                shape = header(f)[0]
+            if shape[0] - 1 != offsets[i + 1] - offsets[i]:
+                raise ValueError(f"{prefix}: {shape[0] - 1} sets, expected {offsets[i + 1] - offsets[i]}")
+
+    def __getitem__(self, i: int) -> ShingleSets:
+        if i not in self.open:
+            self.open[i] = ShingleSets.load(self.prefixes[i])
+        return self.open[i]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -31,9 +31,10 @@ from ..config import Config
 from ..errors import CorpusError
 from ..layout import CORPUS_MANIFEST, CORPUS_SCHEMA
 from ..ledger import load_ledger
-from .. import parts as parts_io, storage
+from .. import parts as parts_io
 from ..parts import read_table, validate_columns
-from ..partitioning import partitions
+from ..partitioning import SAMPLES_PER_PARTITION, SampleUnit, partitions, pick_splitters, sample_part
+from ..partitioning import read_ids as _read_ids
 from ..runner import Job, Map, PhaseContext, RunOptions, Step, published_stage, read_stage_manifest
 from ..schemas import validate
 from . import STAGE, input_columns, part_stages
@@ -58,51 +59,8 @@ def shard_name(i: int, n: int) -> str:
     return f"shard-{i:05d}-of-{n:05d}.parquet"
 
 
-# Each part contributes about this many ids per partition to the splitter sample (the sample's total is
-# about SAMPLES_PER_PARTITION * P + parts, whatever the corpus size).
-SAMPLES_PER_PARTITION = 64
-
-
 def _work_entry(path: Path, staging: Path) -> dict:
     return {"name": str(path.relative_to(staging)), "sha256": sha256_file(path), "bytes": path.stat().st_size}
-
-
-def _read_ids(path: Path, rows: int) -> pa.Array:
-    storage.localize(path)  # an s3 root: the part's local copy (its sha256 is checked when scatter reads it)
-    col = pq.read_table(path, columns=["id"]).column("id")
-    if len(col) != rows:
-        raise CorpusError(f"{path}: {len(col)} rows, manifest says {rows}")
-    return col.combine_chunks() if len(col) else pa.array([], pa.string())
-
-
-@dataclass(frozen=True)
-class SampleUnit:
-    key: str
-    path: Path
-    rows: int
-    samples: int            # how many evenly spaced ids of the part's sorted ids to return
-
-
-def sample_part(u: SampleUnit) -> dict:
-    """The part's ids sorted, and `samples` of them at evenly spaced ranks (each stands for rows/samples)."""
-    ids = _read_ids(u.path, u.rows)
-    k = min(u.samples, len(ids))
-    if not k:
-        return {"key": u.key, "samples": [], "weight": 0.0}
-    picks = ((np.arange(k) + 0.5) * len(ids) / k).astype(np.int64)
-    order = pc.sort_indices(ids).to_numpy()
-    return {"key": u.key, "samples": ids.take(pa.array(order[picks])).to_pylist(), "weight": len(ids) / k}
-
-
-def pick_splitters(samples: list[tuple[list[str], float]], p: int) -> list[str]:
-    """P-1 ascending splitters: the weighted quantiles j/P (j = 1..P-1) of the parts' samples."""
-    pairs = sorted((s.encode("utf-8"), w) for ids, w in samples for s in ids)
-    if p <= 1 or not pairs:
-        return []
-    cum = np.cumsum([w for _, w in pairs])
-    targets = cum[-1] * np.arange(1, p) / p
-    at = np.minimum(np.searchsorted(cum, targets, side="left"), len(pairs) - 1)
-    return [pairs[int(i)][0].decode("utf-8") for i in at]
 
 
 @dataclass(frozen=True)
