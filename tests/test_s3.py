@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import LEDGER, REPO, ledger_rows, mirror_file, write_config, write_ledger
+from conftest import REPO, ledger_rows, mirror_file, write_config, write_ledger
 from faults.conftest import published, run_killed
 from corpus.stages import NAMES
 

@@ -24,13 +24,13 @@ import pyarrow.parquet as pq
 from .atomic import sha256_file
 from .config import Config
 from .errors import CorpusError
-from .layout import CORPUS_MANIFEST, CORPUS_SCHEMA, RUN_FILE, STAGE_FILE, TOKENS_MANIFEST, tokens_root
+from .layout import CORPUS_MANIFEST, CORPUS_SCHEMA, STAGE_FILE, TOKENS_MANIFEST, tokens_root
 from .ledger import load_ledger
 from .raw import current_raw
 from .recount import idx_tokens, part_rows, unlisted, verify_counts
 from .runner import read_stage_manifest, verify_parts as verify_stage_parts
 from .schemas import load_json
-from .stages import STAGE, part_stages
+from .stages import part_stages
 from .tokens.directory import verify_tokens_dir
 
 

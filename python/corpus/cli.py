@@ -11,7 +11,7 @@ import click
 from . import __version__
 from .config import Config, load_config
 from .errors import CorpusError
-from .stages import NAMES, STAGE, STAGES
+from .stages import NAMES, STAGES
 
 SIDE_STAGES = tuple(s.name for s in STAGES if s.side is not None)
 

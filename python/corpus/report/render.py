@@ -155,7 +155,6 @@ def funnel(d: dict) -> str:
     chars = [s["chars_out"]["chars"] for s in stages]
     rows = []
     for s in stages:
-        dropped = sum(v["docs"] for r in s["drops"].values() for v in r.values())
         rows.append([e(s["label"]), n(s["docs_in"]), n(s["docs_out"]), n(s["docs_in"] - s["docs_out"]),
                      n(s["chars_out"]["chars"], s["chars_out"]["estimated"]), e(s.get("note") or "all")])
     fates = []

@@ -29,9 +29,7 @@ from pathlib import Path
 from typing import Iterator
 
 import numpy as np
-import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from .. import storage
 from ..atomic import atomic_open, dump_json, sha256_bytes, write_bytes
