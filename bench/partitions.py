@@ -46,7 +46,7 @@ _real = {"sample": shard_stage.sample_part, "rank": shard_stage.rank_range, "ord
 # dedup's global phases: name in the log -> (attribute of corpus.stages.dedup, the function)
 DEDUP = {f"dedup-{k}": (attr, getattr(dedup_stage, attr)) for k, attr in (
     ("sample", "sample_part"), ("rank", "rank_range"), ("keys", "bucket_keys"), ("exact", "exact_bucket"), ("near", "near_bucket"),
-    ("large", "large_star_round"), ("small", "small_star_round"), ("apply", "apply_part_and_give_back"))}
+    ("large", "large_star_round"), ("small", "small_star_round"), ("apply", "apply_part"))}
 _real.update({k: fn for k, (_, fn) in DEDUP.items()})
 
 

@@ -212,14 +212,14 @@ def _map_ray(fn, units, workers, finished) -> list[Any]:
     # A task lost with its worker or node (a system failure, never an exception the unit raised) is run
     # again elsewhere: a unit is a pure function of its input whose files are rewritten whole, so a retry
     # gives the same bytes, and results are still gathered in unit order.
-    remote = ray.remote(max_retries=RAY_TASK_RETRIES, retry_exceptions=False)(fn)
+    remote = ray.remote(max_retries=RAY_TASK_RETRIES, retry_exceptions=False)(_release_after)
     results: list[Any] = [None] * len(units)
     pending: dict[Any, int] = {}
     queue = list(enumerate(units))
     while queue or pending:
         while queue and len(pending) < workers:
             i, u = queue.pop(0)
-            pending[remote.remote(u)] = i
+            pending[remote.remote(fn, u)] = i
         ready, _ = ray.wait(list(pending), num_returns=1)
         for ref in ready:
             i = pending.pop(ref)

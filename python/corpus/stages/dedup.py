@@ -8,7 +8,6 @@ the eval set and n-gram they share). Every map phase is checkpointed unit by uni
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import hashlib
 import logging
@@ -126,36 +125,6 @@ def sign_part(u: SignUnit) -> dict:
             if m is not None:
                 matches.append((row, m[0], m[1]))
     return {"key": u.key, "work": work, "rows": len(texts), "decontam": matches}
-
-
-def _give_back() -> None:
-    """Return freed memory to the OS after a unit: Arrow's mimalloc pool and glibc's malloc keep what a
-    part's arrays freed, so a worker's RSS crept up unit after unit (~80 MB over 16 parts of 3,300
-    documents: the growth of this stage's peak between the 1x and 16x scale corpora)."""
-    pa.default_memory_pool().release_unused()
-    if _LIBC is not None:
-        _LIBC.malloc_trim(0)
-
-
-try:
-    _LIBC = ctypes.CDLL("libc.so.6")
-    _LIBC.malloc_trim  # noqa: B018  (glibc only)
-except (OSError, AttributeError):
-    _LIBC = None
-
-
-def sign_part_and_give_back(u: SignUnit) -> dict:
-    try:
-        return sign_part(u)
-    finally:
-        _give_back()
-
-
-def apply_part_and_give_back(u: "ApplyUnit") -> dict:
-    try:
-        return apply_part(u)
-    finally:
-        _give_back()
 
 
 # ---------------------------------------------------------------- apply (per part)
@@ -333,7 +302,7 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
                 log.info("dedup: %d docs, %d multi-document clusters (%d confirmed near-duplicate edges over %d "
                          "partitions, %d component rounds)", n_docs, sum(r["clusters"] for r in results), edges,
                          n_parts, t)
-                ctx.job.phases.append(Map("apply", apply_units, apply_part_and_give_back))
+                ctx.job.phases.append(Map("apply", apply_units, apply_part))
                 return
             if t >= MAX_ROUNDS:
                 raise AssertionError(f"dedup: connected components not converged after {t} rounds")
@@ -353,7 +322,7 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
                           ctx.staging)
                 for i, (k, (path, p)) in enumerate(zip(keys, parts))]
 
-    phases = [Step("eval-index", eval_index_step), Map("signatures", sign_units, sign_part_and_give_back),
+    phases = [Step("eval-index", eval_index_step), Map("signatures", sign_units, sign_part),
               Map("sample", sample_units, sample_part), Step("splitters", splitters_step),
               Map("rank", range_units, rank_range, unit="ranges"), Step("offsets", offsets_step),
               Map("keys", keys_units, bucket_keys)]
@@ -364,7 +333,7 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
                    Map("components-1", round_units(1), large_star_round, unit="partitions"),
                    Step("converged-1", converged_step(1))]
     else:
-        phases.append(Map("apply", apply_units, apply_part_and_give_back))
+        phases.append(Map("apply", apply_units, apply_part))
     return [Job("dedup", ME.path(config), {"config_sha256": config.sha256, "params": params,
                                            "inputs": [ref, *against_refs]},
                 phases, dataset=config.dataset, version=config.version)]

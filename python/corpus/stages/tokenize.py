@@ -157,7 +157,7 @@ def resolve_tokenizer(config: Config, manifest: dict) -> tuple[bytes, str]:
     texts, sampled = train_sample(config, manifest)
     t0 = time.monotonic()
     data = train_tokenizer(texts, tcfg["vocab_size"], tcfg["eos_token"])
-    release_freed_memory()  # the trainer's word and pair tables: not carried through encode
+    release_freed_memory(collect=True)  # the trainer's word and pair tables: not carried through encode
     log.info("trained a byte-level BPE tokenizer (vocab %d) on %s in %.1fs", tcfg["vocab_size"], sampled,
              time.monotonic() - t0)
     return data, f"bpe{tcfg['vocab_size']}-{sha256_bytes(data)[:12]}"
