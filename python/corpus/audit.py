@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pyarrow.parquet as pq
 
 from .atomic import sha256_file
 from .config import Config
@@ -28,6 +27,7 @@ from .layout import CORPUS_MANIFEST, CORPUS_SCHEMA, STAGE_FILE, TOKENS_MANIFEST,
 from .ledger import load_ledger
 from .raw import current_raw
 from .recount import idx_tokens, part_rows, unlisted, verify_counts
+from .parts import read_parquet
 from .runner import read_stage_manifest, verify_parts as verify_stage_parts
 from .schemas import load_json
 from .stages import part_stages
@@ -98,7 +98,7 @@ def _by_source(directory: Path, manifest: dict) -> dict[str, int]:
     for p in manifest["parts"]:
         if "/" in p["name"] or not p["name"].startswith("part-"):
             continue
-        col = pq.read_table(directory / p["name"], columns=["source_id"]).column("source_id").to_pylist()
+        col = read_parquet(directory / p["name"], columns=["source_id"]).column("source_id").to_pylist()
         for sid in col:
             out[sid] = out.get(sid, 0) + 1
     return out
@@ -215,7 +215,7 @@ def recompute_corpus_manifest(config: Config, published: dict) -> dict:
     n = len(files)
     shards, sources = [], {}
     for p in files:
-        t = pq.read_table(d / p, columns=["source_id", "license_spdx", "split"])
+        t = read_parquet(d / p, columns=["source_id", "license_spdx", "split"])
         shards.append({"name": p, "sha256": sha256_file(d / p), "rows": t.num_rows})
         for sid, lic, split in zip(t.column("source_id").to_pylist(), t.column("license_spdx").to_pylist(),
                                    t.column("split").to_pylist()):
@@ -283,7 +283,7 @@ def audit_shards(config: Config, ledger: dict, expected_docs: int) -> list[Check
             actual = sha256_file(p) if p.is_file() else "missing"
             if actual != s["sha256"]:
                 raise CorpusError(f"{p}: sha256 mismatch: expected {s['sha256']}, got {actual}")
-            t = pq.read_table(p, columns=["source_id", "license_spdx"])
+            t = read_parquet(p, columns=["source_id", "license_spdx"])
             if t.num_rows != s["rows"]:
                 raise CorpusError(f"{p}: {t.num_rows} rows, manifest says {s['rows']}")
             pairs = set(zip(t.column("source_id").to_pylist(), t.column("license_spdx").to_pylist()))

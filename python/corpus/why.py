@@ -22,7 +22,7 @@ from .errors import CorpusError
 from .jsonl import read_zst_jsonl
 from .layout import CORPUS_MANIFEST, STAGE_FILE, TOKENS_MANIFEST, tokens_root
 from .ledger import load_ledger
-from .parts import read_table
+from .parts import read_parquet, read_table
 from .raw import current_raw
 from .runner import read_stage_manifest
 from .stages import STAGE
@@ -179,7 +179,7 @@ def _token_steps(config: Config, corpus: dict, shard: str, row: int, split: str,
     # documents of the split each shard holds (what the seeded order is drawn from)
     before, per_shard = 0, []
     for s in corpus["shards"]:
-        t = pq.read_table(config.dataset_dir / s["name"], columns=["split"]).column("split")
+        t = read_parquet(config.dataset_dir / s["name"], columns=["split"]).column("split")
         per_shard.append(int(pc.sum(pc.equal(t, split)).as_py() or 0))
         if s["name"] == shard:
             before = sum(per_shard[:-1]) + int(pc.sum(pc.equal(t.slice(0, row), split)).as_py() or 0)

@@ -7,13 +7,12 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from ..config import Config
 from ..errors import CorpusError
 from ..checksums import read_verified
 from ..layout import STAGE_FILE
-from ..parts import read_table
+from ..parts import read_parquet, read_table
 from ..runner import published_stage
 
 
@@ -39,8 +38,8 @@ def read_shard(config: Config, shard: dict, columns: list[str] | None = None, ve
     if not path.is_file():
         raise CorpusError(f"{path}: shard listed in _MANIFEST.json is missing")
     if not verify:  # only these columns' chunks (see scan.read_columns)
-        return pq.read_table(path, columns=columns)
-    return pq.read_table(pa.BufferReader(read_verified(path, shard["sha256"])), columns=columns)
+        return read_parquet(path, columns=columns)
+    return read_parquet(pa.BufferReader(read_verified(path, shard["sha256"])), columns=columns)
 
 
 def within(parts: list[dict], budget) -> bool:

@@ -5,11 +5,11 @@ sampled, scaled per group by documents counted / documents measured (marked as e
 from __future__ import annotations
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from ..config import Config
 from ..errors import CorpusError
 from ..checksums import read_verified
+from ..parts import read_parquet
 from .reading import add_counts, group_counts, with_length
 from .sampling import PartChoice
 
@@ -22,8 +22,8 @@ def read_columns(config: Config, dirname: str, part: dict, columns: list[str], v
     if not verify:
         if not path.is_file():
             raise CorpusError(f"{path}: part listed in _STAGE.json is missing")
-        return pq.read_table(path, columns=columns, filters=filters)
-    return pq.read_table(pa.BufferReader(read_verified(path, part["sha256"])), columns=columns, filters=filters)
+        return read_parquet(path, columns=columns, filters=filters)
+    return read_parquet(pa.BufferReader(read_verified(path, part["sha256"])), columns=columns, filters=filters)
 
 
 def scan_groups(config: Config, dirname: str, parts: list[dict], choice: PartChoice, keys: list[str]) -> dict:
