@@ -22,6 +22,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any, Callable, Sequence
 
 from .errors import CorpusError
+from .proc import alive
 from .memory import release_freed_memory
 from .progress import Progress
 
@@ -47,21 +48,6 @@ def map_units(fn: Callable[[Any], Any], units: Sequence[Any], *, workers: int = 
         if workers <= 1 or len(units) <= 1:
             return [finished(_release_after(fn, u)) for u in units]
         return _map_pool(fn, units, workers, finished)
-
-
-def _alive(pid: int) -> bool:
-    """Whether a process runs (a zombie — killed but not yet reaped by its parent — does not)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
-    except FileNotFoundError:
-        return False
-    except OSError:  # no /proc: ask the kernel
-        try:
-            os.kill(pid, 0)
-            return True
-        except ProcessLookupError:
-            return False
 
 
 def _noop() -> None:
@@ -135,7 +121,7 @@ def _exit_with(parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def watch() -> None:
-        while _alive(parent):
+        while alive(parent):
             time.sleep(1.0)
         os._exit(1)
 

@@ -40,6 +40,7 @@ from typing import Iterator
 
 from . import s3lease
 from .errors import CorpusError
+from .proc import alive
 
 log = logging.getLogger(__name__)
 LOCK_NAME = ".corpus.lock"
@@ -61,16 +62,6 @@ def lock_path(root: str | os.PathLike) -> Path:
 def command_line() -> str:
     args = sys.argv[1:]
     return "corpus " + " ".join(args) if args else "corpus"
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _describe(holder: dict) -> str:
@@ -134,7 +125,7 @@ def acquire(root: str | os.PathLike, command: str | None = None) -> None:
         if old is not None:
             same_host = old.get("host") == platform.node()
             why = ("which is no longer running" if same_host and isinstance(old.get("pid"), int)
-                   and not _alive(old["pid"]) else "which no longer holds it")
+                   and not alive(old["pid"]) else "which no longer holds it")
             log.warning("%s: taking over a stale lock of %s, %s", path, _describe(old), why)
         body = {"pid": os.getpid(), "host": platform.node(), "command": command or command_line(),
                 "since": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}

@@ -50,6 +50,17 @@ def read_ids(path: Path, rows: int) -> pa.Array:
     return col.combine_chunks() if len(col) else pa.array([], pa.string())
 
 
+def rows_in_range(ids: pa.Array, lo: str | None, hi: str | None) -> np.ndarray | None:
+    """Positions of the ids in [lo, hi) in byte order, or None when the range is unbounded (every row)."""
+    mask = None
+    if lo is not None:
+        mask = pc.greater_equal(ids, pa.scalar(lo, pa.string()))
+    if hi is not None:
+        below = pc.less(ids, pa.scalar(hi, pa.string()))
+        mask = below if mask is None else pc.and_(mask, below)
+    return None if mask is None else np.flatnonzero(mask.to_numpy(zero_copy_only=False)).astype(np.int64)
+
+
 @dataclass(frozen=True)
 class SampleUnit:
     key: str

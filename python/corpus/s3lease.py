@@ -22,6 +22,7 @@ import threading
 
 from . import storage
 from .errors import CorpusError
+from .proc import alive
 
 log = logging.getLogger(__name__)
 LEASE_NAME = ".corpus.lock"
@@ -36,16 +37,6 @@ def _now() -> dt.datetime:
 
 def _stamp(t: dt.datetime) -> str:
     return t.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _code(e: BaseException) -> str:
@@ -186,7 +177,7 @@ def stale(holder: dict) -> str | None:
     if expires < _now():
         return f"which expired at {holder['expires']}"
     pid = holder.get("pid")
-    if holder.get("host") == platform.node() and isinstance(pid, int) and pid != os.getpid() and not _alive(pid):
+    if holder.get("host") == platform.node() and isinstance(pid, int) and pid != os.getpid() and not alive(pid):
         return "which is no longer running"
     return None
 

@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 import pyarrow.ipc as ipc
 
 from ..atomic import sha256_file
-from ..partitioning import read_ids as _read_ids
+from ..partitioning import read_ids as _read_ids, rows_in_range
 
 
 @dataclass(frozen=True)
@@ -48,20 +48,16 @@ def rank_range(u: RangeUnit) -> dict:
     pos = []
     for path, n in u.parts:
         col = _read_ids(path, n)
-        mask = None
-        if u.lo is not None:
-            mask = pc.greater_equal(col, pa.scalar(u.lo, pa.string()))
-        if u.hi is not None:
-            below = pc.less(col, pa.scalar(u.hi, pa.string()))
-            mask = below if mask is None else pc.and_(mask, below)
-        picked = np.arange(len(col), dtype=np.int64) if mask is None else \
-            np.flatnonzero(mask.to_numpy(zero_copy_only=False)).astype(np.int64)
-        ids.append(col if mask is None else col.take(pa.array(picked)))
+        picked = rows_in_range(col, u.lo, u.hi)
+        whole = picked is None
+        if whole:
+            picked = np.arange(len(col), dtype=np.int64)
+        ids.append(col if whole else col.take(pa.array(picked)))
         rows.append(picked)
         pos.append(picked + base)
         offsets.append(offsets[-1] + len(picked))
         base += n
-        del col, mask
+        del col
     all_ids = pa.concat_arrays(ids) if ids else pa.array([], pa.string())
     del ids
     order = pc.sort_indices(all_ids).to_numpy()  # stable: equal ids keep part order, as the one-piece sort

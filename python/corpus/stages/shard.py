@@ -34,7 +34,7 @@ from ..ledger import load_ledger
 from .. import parts as parts_io
 from ..parts import read_table, validate_columns
 from ..partitioning import SAMPLES_PER_PARTITION, SampleUnit, partitions, pick_splitters, sample_part
-from ..partitioning import read_ids as _read_ids
+from ..partitioning import read_ids as _read_ids, rows_in_range
 from ..runner import Job, Map, PhaseContext, RunOptions, Step, published_stage, read_stage_manifest
 from ..schemas import validate
 from . import STAGE, input_columns, part_stages
@@ -81,15 +81,11 @@ def rank_range(u: RankUnit) -> dict:
     ids, rows, offsets = [], [], [0]
     for path, n in u.parts:
         col = _read_ids(path, n)
-        mask = None
-        if u.lo is not None:
-            mask = pc.greater_equal(col, pa.scalar(u.lo, pa.string()))
-        if u.hi is not None:
-            below = pc.less(col, pa.scalar(u.hi, pa.string()))
-            mask = below if mask is None else pc.and_(mask, below)
-        picked = np.arange(len(col), dtype=np.int64) if mask is None else \
-            np.flatnonzero(mask.to_numpy(zero_copy_only=False)).astype(np.int64)
-        ids.append(col.take(pa.array(picked)) if mask is not None else col)
+        picked = rows_in_range(col, u.lo, u.hi)
+        whole = picked is None
+        if whole:
+            picked = np.arange(len(col), dtype=np.int64)
+        ids.append(col if whole else col.take(pa.array(picked)))
         rows.append(picked)
         offsets.append(offsets[-1] + len(picked))
     all_ids = pa.concat_arrays(ids) if ids else pa.array([], pa.string())
