@@ -51,6 +51,7 @@ sys.path[:0] = [str(REPO / "python"), str(BENCH)]
 from corpus.config import dump_toml  # noqa: E402
 from corpus.sources import read_documents  # noqa: E402
 from run_bench import PY, STAGE_CHILD, STAGES, measured  # noqa: E402
+from scale_read import write_permuted  # noqa: E402
 
 BASE_SOURCES = ["minhash-articles-1000", "abc-news", "tinystories-train-head", "tinystories-val-head", "wikitext2-test"]
 PER_PART = ("normalize", "filter", "dedup", "pii")
@@ -175,12 +176,7 @@ def build_single(work: Path, docs: dict[str, list[str]], mb: float, p: float, se
         while written < target:
             recs = [json.dumps({"text": t}, ensure_ascii=False).encode() + b"\n"
                     for sid in docs for t in one_copy(subs, docs, sid, c, seed)]
-            for i in rng.permutation(len(recs)):
-                z.write(recs[i])
-                written += len(recs[i])
-                n += 1
-                if written >= target:
-                    break
+            written, n = write_permuted(z, recs, rng, target, written, n)
             c += 1
     return {"source_id": "scale-single", "role": "corpus", "url": str(path), "sha256": sha256_of(path),
             "bytes": path.stat().st_size, "license_spdx": "LicenseRef-mixed", "format": "jsonl",

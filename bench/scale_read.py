@@ -55,6 +55,18 @@ def records(mirror: Path) -> list[bytes]:
     return out
 
 
+def write_permuted(z, recs: list[bytes], rng: np.random.Generator, target: int, written: int, n: int) -> tuple[int, int]:
+    """Write `recs` to `z` in one seeded permutation, stopping once `target` bytes are written in all;
+    returns (bytes written, records written) so far."""
+    for i in rng.permutation(len(recs)):
+        z.write(recs[i])
+        written += len(recs[i])
+        n += 1
+        if written >= target:
+            break
+    return written, n
+
+
 def build(path: Path, mirror: Path, gb: float, seed: int) -> dict:
     recs = records(mirror)
     rng = np.random.Generator(np.random.PCG64(seed))
@@ -62,12 +74,7 @@ def build(path: Path, mirror: Path, gb: float, seed: int) -> dict:
     tmp = path.with_suffix(".tmp")
     with open(tmp, "wb") as f, zstandard.ZstdCompressor(level=3).stream_writer(f) as z:
         while written < target:
-            for i in rng.permutation(len(recs)):
-                z.write(recs[i])
-                written += len(recs[i])
-                n += 1
-                if written >= target:
-                    break
+            written, n = write_permuted(z, recs, rng, target, written, n)
     os.replace(tmp, path)
     return {"records": n, "json_bytes": written, "file_bytes": path.stat().st_size}
 

@@ -13,6 +13,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from .atomic import sha256_file
 from .config import Config
 from . import storage
 from .errors import CorpusError
@@ -59,6 +60,29 @@ def rows_in_range(ids: pa.Array, lo: str | None, hi: str | None) -> np.ndarray |
         below = pc.less(ids, pa.scalar(hi, pa.string()))
         mask = below if mask is None else pc.and_(mask, below)
     return None if mask is None else np.flatnonzero(mask.to_numpy(zero_copy_only=False)).astype(np.int64)
+
+
+def range_ids(parts, lo: str | None, hi: str | None) -> tuple[pa.Array, list[np.ndarray], list[int]]:
+    """A rank task's input: the ids in [lo, hi) of every (path, rows) part, concatenated in part order;
+    each part's picked row positions; and where each part's ids start in the concatenation."""
+    ids, rows, offsets = [], [], [0]
+    for path, n in parts:
+        col = read_ids(path, n)
+        picked = rows_in_range(col, lo, hi)
+        if picked is None:
+            ids.append(col)
+            picked = np.arange(len(col), dtype=np.int64)
+        else:
+            ids.append(col.take(pa.array(picked)))
+        rows.append(picked)
+        offsets.append(offsets[-1] + len(picked))
+        del col
+    return (pa.concat_arrays(ids) if ids else pa.array([], pa.string())), rows, offsets
+
+
+def work_entry(path: Path, staging: Path) -> dict:
+    """The checkpoint entry of a work file a unit wrote under `staging`."""
+    return {"name": str(path.relative_to(staging)), "sha256": sha256_file(path), "bytes": path.stat().st_size}
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.ipc as ipc
 
-from ..atomic import sha256_file
-from ..partitioning import read_ids as _read_ids, rows_in_range
+from ..partitioning import range_ids, work_entry
 
 
 @dataclass(frozen=True)
@@ -35,31 +34,14 @@ class RangeUnit:
     staging: Path
 
 
-def _entry(path: Path, staging: Path) -> dict:
-    return {"name": str(path.relative_to(staging)), "sha256": sha256_file(path), "bytes": path.stat().st_size}
-
-
 def suffixed(prefix: Path, suffix: str) -> Path:
     return prefix.with_name(prefix.name + suffix)
 
 
 def rank_range(u: RangeUnit) -> dict:
-    ids, rows, offsets, base = [], [], [0], 0
-    pos = []
-    for path, n in u.parts:
-        col = _read_ids(path, n)
-        picked = rows_in_range(col, u.lo, u.hi)
-        whole = picked is None
-        if whole:
-            picked = np.arange(len(col), dtype=np.int64)
-        ids.append(col if whole else col.take(pa.array(picked)))
-        rows.append(picked)
-        pos.append(picked + base)
-        offsets.append(offsets[-1] + len(picked))
-        base += n
-        del col
-    all_ids = pa.concat_arrays(ids) if ids else pa.array([], pa.string())
-    del ids
+    all_ids, rows, offsets = range_ids(u.parts, u.lo, u.hi)
+    bases = np.cumsum([0] + [n for _, n in u.parts[:-1]], dtype=np.int64)  # each part's first position
+    pos = [picked + base for picked, base in zip(rows, bases)]
     order = pc.sort_indices(all_ids).to_numpy()  # stable: equal ids keep part order, as the one-piece sort
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order), dtype=np.int64)
@@ -70,13 +52,13 @@ def rank_range(u: RangeUnit) -> dict:
     work = []
     for suffix, array in files.items():
         np.save(suffixed(u.out, suffix), array)
-        work.append(_entry(suffixed(u.out, suffix), u.staging))
+        work.append(work_entry(suffixed(u.out, suffix), u.staging))
     sorted_ids = all_ids.take(pa.array(order))
     del all_ids
     with pa.OSFile(str(suffixed(u.out, ".ids.arrow")), "wb") as f, \
             ipc.new_file(f, pa.schema([("id", pa.string())])) as w:
         w.write_table(pa.table({"id": sorted_ids}))
-    work.append(_entry(suffixed(u.out, ".ids.arrow"), u.staging))
+    work.append(work_entry(suffixed(u.out, ".ids.arrow"), u.staging))
     return {"key": u.key, "docs": len(order), "work": work}
 
 

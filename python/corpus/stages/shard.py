@@ -34,7 +34,7 @@ from ..ledger import load_ledger
 from .. import parts as parts_io
 from ..parts import read_table, validate_columns
 from ..partitioning import SAMPLES_PER_PARTITION, SampleUnit, partitions, pick_splitters, sample_part
-from ..partitioning import read_ids as _read_ids, rows_in_range
+from ..partitioning import range_ids, work_entry
 from ..runner import Job, Map, PhaseContext, RunOptions, Step, published_stage, read_stage_manifest
 from ..schemas import validate
 from . import STAGE, input_columns, part_stages
@@ -59,10 +59,6 @@ def shard_name(i: int, n: int) -> str:
     return f"shard-{i:05d}-of-{n:05d}.parquet"
 
 
-def _work_entry(path: Path, staging: Path) -> dict:
-    return {"name": str(path.relative_to(staging)), "sha256": sha256_file(path), "bytes": path.stat().st_size}
-
-
 @dataclass(frozen=True)
 class RankUnit:
     key: str
@@ -78,17 +74,7 @@ def rank_range(u: RankUnit) -> dict:
     """The ids of range [lo, hi) from every part, sorted: for each part, the rows that fall in the range
     and their rank within it (`<out>.npy`: [row, rank] grouped by part; `<out>.off.npy`: where each part's
     rows start)."""
-    ids, rows, offsets = [], [], [0]
-    for path, n in u.parts:
-        col = _read_ids(path, n)
-        picked = rows_in_range(col, u.lo, u.hi)
-        whole = picked is None
-        if whole:
-            picked = np.arange(len(col), dtype=np.int64)
-        ids.append(col if whole else col.take(pa.array(picked)))
-        rows.append(picked)
-        offsets.append(offsets[-1] + len(picked))
-    all_ids = pa.concat_arrays(ids) if ids else pa.array([], pa.string())
+    all_ids, rows, offsets = range_ids(u.parts, u.lo, u.hi)
     n = len(all_ids)
     order = pc.sort_indices(all_ids).to_numpy()
     same = pc.equal(all_ids.take(pa.array(order[1:])), all_ids.take(pa.array(order[:-1]))) if n > 1 else None
@@ -105,7 +91,7 @@ def rank_range(u: RankUnit) -> dict:
     main, off = u.out.with_name(u.out.name + ".npy"), u.out.with_name(u.out.name + ".off.npy")
     np.save(main, table)
     np.save(off, np.asarray(offsets, dtype=np.int64))
-    return {"key": u.key, "docs": n, "work": [_work_entry(main, u.staging), _work_entry(off, u.staging)]}
+    return {"key": u.key, "docs": n, "work": [work_entry(main, u.staging), work_entry(off, u.staging)]}
 
 
 @dataclass(frozen=True)
@@ -154,7 +140,7 @@ def scatter_part(u: ScatterUnit) -> dict:
         out.parent.mkdir(parents=True, exist_ok=True)
         with pa.OSFile(str(out), "wb") as f, ipc.new_file(f, rows.schema) as w:
             w.write_table(rows)
-        work.append(_work_entry(out, u.spill_dir.parent.parent))
+        work.append(work_entry(out, u.spill_dir.parent.parent))
     return {"key": u.key, "rows": table.num_rows, "work": work}
 
 
