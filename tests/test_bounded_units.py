@@ -68,8 +68,11 @@ def whole_shard(table: pa.Table, path: Path, val_permille: int) -> tuple[str, in
 
 @pytest.mark.parametrize("n_parts,late_nulls", [(1, False), (4, False), (4, True)])
 @pytest.mark.parametrize("row_group_bytes", [parts.ROW_GROUP_BYTES, 150_000])
-def test_streamed_shard_has_the_bytes_of_the_whole_shard(tmp_path, monkeypatch, n_parts, late_nulls, row_group_bytes):
+@pytest.mark.parametrize("piece_bytes", [shard.PIECE_BYTES, 5_000])  # 5,000: pieces of a few rows each
+def test_streamed_shard_has_the_bytes_of_the_whole_shard(tmp_path, monkeypatch, n_parts, late_nulls, row_group_bytes,
+                                                         piece_bytes):
     monkeypatch.setattr(parts, "ROW_GROUP_BYTES", row_group_bytes)
+    monkeypatch.setattr(shard, "PIECE_BYTES", piece_bytes)
     table = shard_input(1500, late_nulls=late_nulls)
     spill(table, tmp_path / "spill", n_parts)
     want, nbytes = whole_shard(table, tmp_path / "want.parquet", 100)

@@ -728,9 +728,11 @@ def _parquet(source, fields: list[str], where: str, anchor: str, limits: ReadLim
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from .parts import PRE_BUFFER, READ_BUFFER
+
     limit = limits.max_doc_bytes
     try:
-        pf = pq.ParquetFile(source)
+        pf = pq.ParquetFile(source, buffer_size=READ_BUFFER, pre_buffer=PRE_BUFFER)  # page by page
         names = [f[:-2] if f.endswith("[]") else f for f in fields]
         missing = [n for n in names if n not in pf.schema_arrow.names]
         if missing:

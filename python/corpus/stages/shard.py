@@ -218,6 +218,7 @@ class _Spill:
     pos: np.ndarray           # each row's position in the shard, ascending
     digests: np.ndarray       # (rows, 32) sha256 of each text
     n_chars: np.ndarray       # int32 characters of each text
+    text_bytes: np.ndarray    # int32 UTF-8 bytes of each text (where it goes in the row group's buffer)
     sizes: dict               # column -> (value bytes, has nulls), for the shard's Arrow size
     samples: dict             # column -> the first rows of each of its chunks (copies), see _take_layout
 
@@ -238,9 +239,9 @@ def _open_spills(u: ShardUnit) -> list[_Spill]:
         samples = {name: [pa.concat_arrays([c.slice(0, PROBE_ROWS)]) for c in t.column(name).chunks if len(c)]
                    for name in INPUT_COLUMNS}
         # copies (np.array): a view would keep the map, and every page of it read, resident
-        spills.append(_Spill(p, np.array(t.column(POS).to_numpy()), text_digests(texts),
-                             np.array(pc.utf8_length(texts).to_numpy(), dtype=np.int32) if t.num_rows else
-                             np.zeros(0, np.int32), sizes, samples))
+        lengths = [np.array(f(texts).to_numpy(), dtype=np.int32) if t.num_rows else np.zeros(0, np.int32)
+                   for f in (pc.utf8_length, pc.binary_length)]
+        spills.append(_Spill(p, np.array(t.column(POS).to_numpy()), text_digests(texts), *lengths, sizes, samples))
         del t, texts
     return spills
 
@@ -262,29 +263,71 @@ def _shard_nbytes(spills: list[_Spill], n: int, val: np.ndarray) -> int:
     return total
 
 
+PIECE_BYTES = 4 << 20  # a row group is gathered from the spills this many bytes of text at a time
+
+
 def _row_group(u: ShardUnit, spills: list[_Spill], a: int, b: int) -> pa.Table:
-    """The shard's rows [a, b) in id order: each spill's slice of them (its rows are sorted by position),
-    merged by position."""
-    pieces, pos, digests, n_chars = [], [], [], []
+    """The shard's rows [a, b) in id order, merged by position from each spill's slice of them (a spill's
+    rows are sorted by position). Gathered a piece of PIECE_BYTES of text at a time, each spill mapped
+    only while a piece is taken from it, and the texts copied straight into the row group's one buffer:
+    memory is the row group plus a piece, where a take over the whole slices held the row group twice
+    (the mapped spill pages and the taken copy)."""
+    slices, pos = [], []
     for s in spills:
         lo, hi = (int(x) for x in np.searchsorted(s.pos, [a, b]))
         if hi > lo:
-            pieces.append(_read_spill(s.path).slice(lo, hi - lo).drop_columns([POS]))
+            slices.append((s, lo, hi))
             pos.append(s.pos[lo:hi])
-            digests.append(s.digests[lo:hi])
-            n_chars.append(s.n_chars[lo:hi])
-    order = np.argsort(np.concatenate(pos), kind="stable")
-    rows = pa.concat_tables(pieces).take(pa.array(order))
-    d = np.ascontiguousarray(np.concatenate(digests)[order])
-    split = pa.array(["val" if v else "train" for v in splits_of(d, u.val_permille).tolist()], pa.string())
+    order = np.argsort(np.concatenate(pos), kind="stable")       # row group row -> concatenated slice row
+    which = np.repeat(np.arange(len(slices)), [hi - lo for _, lo, hi in slices])[order]  # its slice
+    local = (order - np.concatenate([[0], np.cumsum([hi - lo for _, lo, hi in slices])[:-1]])[which])
+    per_row = lambda f: np.concatenate([getattr(s, f)[lo:hi] for s, lo, hi in slices])[order]  # noqa: E731
+    digests, n_chars, text_bytes = (np.ascontiguousarray(per_row(f)) for f in ("digests", "n_chars", "text_bytes"))
+    offsets = np.zeros(len(order) + 1, np.int64)
+    np.cumsum(text_bytes, out=offsets[1:])
+    if offsets[-1] >= 2**31:
+        raise CorpusError(f"{u.out_dir}: a row group of {offsets[-1]:,} bytes of text does not fit a string column")
+    text = np.empty(int(offsets[-1]), np.uint8)
+    cuts = np.searchsorted(offsets, np.arange(0, offsets[-1], PIECE_BYTES), side="right") - 1
+    bounds = [*sorted(set(cuts.tolist()) | {0}), len(order)]
+    columns: dict[str, list] = {name: [] for name in ("id", "source_id", "url", "license_spdx", "lang",
+                                                       "minhash_cluster", "pii_redactions")}
+    for i, j in zip(bounds, bounds[1:]):
+        if j <= i:
+            continue
+        w, loc = which[i:j], local[i:j]
+        pieces, base, take = [], 0, np.empty(j - i, np.int64)
+        for k in np.unique(w):  # each spill's rows in a piece are one run of its slice (rows sorted by position)
+            s, lo, _ = slices[k]
+            mine = w == k
+            first, last = int(loc[mine].min()), int(loc[mine].max()) + 1
+            pieces.append(_read_spill(s.path).slice(lo + first, last - first))
+            take[mine] = loc[mine] - first + base
+            base += last - first
+        rows = pa.concat_tables(pieces).take(pa.array(take))
+        del pieces  # the spills' maps close: their pages leave this process
+        piece = rows.column("text").combine_chunks()
+        _, poffs, pdata = piece.buffers()
+        po = np.frombuffer(poffs, np.int32)[piece.offset:piece.offset + len(piece) + 1]
+        if po[-1] - po[0] != offsets[j] - offsets[i]:
+            raise CorpusError(f"{s.path}: spill changed while the shard was written")
+        text[offsets[i]:offsets[j]] = np.frombuffer(pdata, np.uint8)[po[0]:po[-1]]
+        for name, col in columns.items():
+            col.extend(rows.column(name).chunks)
+        del rows, piece
+    split = pa.array(["val" if v else "train" for v in splits_of(digests, u.val_permille).tolist()], pa.string())
+    n = len(order)
+    whole = {name: pa.chunked_array(chunks, SHARD_SCHEMA.field(name).type).combine_chunks()
+             for name, chunks in columns.items()}
     return pa.table({
-        "id": rows.column("id"), "text": rows.column("text"), "source_id": rows.column("source_id"),
-        "url": rows.column("url"), "license_spdx": rows.column("license_spdx"), "lang": rows.column("lang"),
-        "n_chars": pa.array(np.concatenate(n_chars)[order], pa.int32()),
-        "sha256": pa.FixedSizeBinaryArray.from_buffers(pa.binary(32), len(d), [None, pa.py_buffer(d.tobytes())]),
-        "minhash_cluster": rows.column("minhash_cluster"), "pii_redactions": rows.column("pii_redactions"),
+        "id": whole["id"],
+        "text": pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(text)]),
+        "source_id": whole["source_id"], "url": whole["url"], "license_spdx": whole["license_spdx"],
+        "lang": whole["lang"], "n_chars": pa.array(n_chars, pa.int32()),
+        "sha256": pa.FixedSizeBinaryArray.from_buffers(pa.binary(32), n, [None, pa.py_buffer(digests.tobytes())]),
+        "minhash_cluster": whole["minhash_cluster"], "pii_redactions": whole["pii_redactions"],
         "split": split,
-    }, schema=SHARD_SCHEMA).combine_chunks()
+    }, schema=SHARD_SCHEMA)
 
 
 def write_shard(u: ShardUnit) -> dict:
