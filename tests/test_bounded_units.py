@@ -148,3 +148,36 @@ def test_pool_session_starts_warms_and_reuses_its_workers(tmp_path):
     warmed = set(map(int, marks.read_text().split()))
     assert len(warmed) == 2  # each worker warmed once, as it started
     assert {p for _, p in first + second} <= warmed and os.getpid() not in warmed
+
+
+POOL_THREADS = r"""
+import json, os, sys
+from corpus.executor import map_units
+
+
+def env(name):
+    return os.environ.get(name)
+
+
+if __name__ == "__main__":
+    got = map_units(env, ["OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"], workers=2)
+    print(json.dumps({"workers": got, "driver": os.environ.get("OMP_NUM_THREADS")}))
+"""
+
+
+@pytest.mark.parametrize("preset", [None, "3"])
+def test_pool_workers_get_their_share_of_the_cores_for_library_thread_pools(tmp_path, preset):
+    import json
+    import subprocess
+    import sys
+
+    script = tmp_path / "threads.py"
+    script.write_text(POOL_THREADS)
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
+    if preset:
+        env["OMP_NUM_THREADS"] = preset  # the user's choice is kept
+    out = json.loads(subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True,
+                                    check=True, timeout=120).stdout)
+    share = str(max(1, (os.cpu_count() or 1) // 2))
+    assert out["workers"] == [preset or share, share]
+    assert out["driver"] == preset  # the driver's own environment is left as it was
