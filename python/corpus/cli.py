@@ -346,9 +346,6 @@ def _artifacts_root():
 
 
 def main() -> None:
-    from .memory import large_blocks_to_os
-
-    large_blocks_to_os()
     try:
         rc = cli.main(standalone_mode=False)
     except (click.exceptions.Abort, KeyboardInterrupt):  # Ctrl-C (click turns it into Abort): one line

@@ -23,7 +23,7 @@ from typing import Any, Callable, Sequence
 
 from .errors import CorpusError
 from .proc import alive
-from .memory import large_blocks_to_os, release_freed_memory
+from .memory import release_freed_memory
 from .progress import Progress
 
 log = logging.getLogger(__name__)
@@ -68,7 +68,6 @@ def _worker_init(parent: int, warm: tuple | None) -> None:
     """Pool-worker initializer: `_exit_with`, then the session's warm-up (imports, model loads). A warm-up
     that fails is only logged: the unit that needs it raises the real error, with its file and place."""
     _exit_with(parent)
-    large_blocks_to_os()
     if warm is not None:
         fn, args = warm
         try:

@@ -31,6 +31,7 @@ from ..config import Config
 from ..errors import CorpusError
 from ..layout import CORPUS_MANIFEST, CORPUS_SCHEMA
 from ..ledger import load_ledger
+from ..memory import release_freed_memory
 from .. import parts as parts_io
 from ..parts import read_table, validate_columns
 from ..partitioning import SAMPLES_PER_PARTITION, SampleUnit, partitions, pick_splitters, sample_part
@@ -315,6 +316,7 @@ def _row_group(u: ShardUnit, spills: list[_Spill], a: int, b: int) -> pa.Table:
         for name, col in columns.items():
             col.extend(rows.column(name).chunks)
         del rows, piece
+        release_freed_memory()  # the piece's blocks: glibc would keep them, as heap, for the whole stage
     split = pa.array(["val" if v else "train" for v in splits_of(digests, u.val_permille).tolist()], pa.string())
     n = len(order)
     whole = {name: pa.chunked_array(chunks, SHARD_SCHEMA.field(name).type).combine_chunks()
