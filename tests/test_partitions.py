@@ -188,3 +188,20 @@ def test_dedup_identical_for_every_partition_count(dedup_base):
     assert got[1] == got[3] == got[8]
     assert [runs[p]["partitions"] for p in (1, 3, 8)] == [1, 3, 8]
     assert runs[8]["components_rounds"] > 1  # clusters found by several buckets: the rounds really merged them
+
+
+@pytest.mark.parametrize("n_docs,workers,want", [
+    (6_000, 2, 1),            # too few documents to split: one partition
+    (49_679, 2, 2),           # one 53 MB source, two workers: both busy in every global step
+    (49_679, 8, 4),           # no partition under 10,000 documents
+    (2_500_000, 2, 3),        # the size rule wins
+    (2_500_000, 1, 3),
+])
+def test_automatic_partitions_give_every_worker_a_task_when_there_is_enough_data(tmp_path, n_docs, workers, want):
+    from corpus.partitioning import partitions
+
+    auto = load_config(write_config(tmp_path / "a.toml", ledger=LEDGER, sources=SOURCES, artifacts=tmp_path))
+    assert partitions(auto, n_docs, workers=workers) == want
+    fixed = load_config(write_config(tmp_path / "f.toml", ledger=LEDGER, sources=SOURCES, artifacts=tmp_path,
+                                     run={"partitions": 5}))
+    assert partitions(fixed, n_docs, workers=workers) == 5  # a configured P is kept

@@ -20,14 +20,18 @@ from .errors import CorpusError
 
 # P = 0 (automatic): about this many documents per partition (a few tens of MB of per-document arrays).
 DOCS_PER_PARTITION = 1_000_000
+MIN_DOCS_PER_PARTITION = 10_000  # below this a partition's task is mostly its fixed cost
 MAX_PARTITIONS = 4096
 
 
-def partitions(config: Config, n_docs: int, *, cap: int = MAX_PARTITIONS) -> int:
-    """The configured P, or for 0: ceil(n_docs / DOCS_PER_PARTITION), at least 1; never above `cap`."""
+def partitions(config: Config, n_docs: int, *, workers: int = 1, cap: int = MAX_PARTITIONS) -> int:
+    """The configured P, or for 0: ceil(n_docs / DOCS_PER_PARTITION), raised to the worker count while
+    every partition still gets MIN_DOCS_PER_PARTITION documents (so that a global step of a single-file
+    corpus keeps every worker busy, not one); at least 1, never above `cap`. P never changes a byte."""
     p = int(config["run"].get("partitions", 0) or 0)
     if p <= 0:
-        p = -(-max(0, n_docs) // DOCS_PER_PARTITION)
+        n = max(0, n_docs)
+        p = max(-(-n // DOCS_PER_PARTITION), min(workers, n // MIN_DOCS_PER_PARTITION))
     return max(1, min(p, cap))
 
 

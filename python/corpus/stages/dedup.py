@@ -237,7 +237,7 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
                 for k, (path, p) in zip(keys, parts)]
 
     n_docs = sum(p["rows"] for _, p in parts)
-    n_parts = partitions(config, n_docs)
+    n_parts = partitions(config, n_docs, workers=opts.workers)
     tag = f"of-{n_parts:05d}"  # unit keys name P: a resume with another P never reuses these units
 
     def out(ctx: PhaseContext) -> Path:

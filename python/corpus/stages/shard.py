@@ -447,7 +447,7 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
     shard_rows, val_permille = config["shard"]["shard_rows"], config["shard"]["val_permille"]
 
     n_docs = sum(p["rows"] for _, p in parts)
-    n_parts = partitions(config, n_docs)
+    n_parts = partitions(config, n_docs, workers=opts.workers)
     tag = f"of-{n_parts:05d}"  # unit keys name P: a resume with another P never reuses these units
 
     def sample_units(ctx: PhaseContext) -> list[SampleUnit]:

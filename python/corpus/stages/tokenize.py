@@ -419,7 +419,7 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
     tok_bytes, tokenizer_id = resolve_tokenizer(config, corpus)
     shard_keys = tuple(s["name"].removesuffix(".parquet") for s in corpus["shards"])
     threads = max(1, (os.cpu_count() or 1) // max(1, min(opts.workers, len(shard_keys))))
-    n_parts = partitions(config, corpus["n_docs"], cap=BUCKETS)
+    n_parts = partitions(config, corpus["n_docs"], workers=opts.workers, cap=BUCKETS)
     tag = f"of-{n_parts:05d}"  # unit keys name P: a resume with another P never reuses these units
 
     def tokenizer_step(ctx: PhaseContext) -> None:
