@@ -181,3 +181,17 @@ def test_pool_workers_get_their_share_of_the_cores_for_library_thread_pools(tmp_
     share = str(max(1, (os.cpu_count() or 1) // 2))
     assert out["workers"] == [preset or share, share]
     assert out["driver"] == preset  # the driver's own environment is left as it was
+
+
+@pytest.mark.parametrize("preset,want", [(None, "system"), ("mimalloc", "mimalloc")])
+def test_arrow_allocates_through_the_system_allocator_unless_the_user_chose(preset, want):
+    """mimalloc kept the memory a stage had freed; glibc's is handed back (corpus/__init__.py)."""
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
+    if preset:
+        env["ARROW_DEFAULT_MEMORY_POOL"] = preset
+    out = subprocess.run([sys.executable, "-c", "import corpus.cli, pyarrow as pa; print(pa.default_memory_pool().backend_name)"],
+                         env=env, capture_output=True, text=True, check=True, timeout=120).stdout.strip()
+    assert out == want
