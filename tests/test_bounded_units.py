@@ -195,3 +195,23 @@ def test_arrow_allocates_through_the_system_allocator_unless_the_user_chose(pres
     out = subprocess.run([sys.executable, "-c", "import corpus.cli, pyarrow as pa; print(pa.default_memory_pool().backend_name)"],
                          env=env, capture_output=True, text=True, check=True, timeout=120).stdout.strip()
     assert out == want
+
+
+def die_on_three(x):
+    if x == 3:
+        import signal
+
+        os.kill(os.getpid(), signal.SIGKILL)  # what the OOM killer does
+    return x
+
+
+def test_a_worker_killed_from_outside_is_one_error_line_not_a_traceback():
+    from corpus.executor import WORKER_DIED
+
+    with pytest.raises(CorpusError) as err:
+        map_units(die_on_three, range(6), workers=2)
+    assert str(err.value) == WORKER_DIED and "--resume" in WORKER_DIED
+    assert map_units(die_on_three, [0, 1, 2], workers=2) == [0, 1, 2]  # the next map starts a sound pool
+    with pytest.raises(CorpusError, match="worker process died"):  # a stage's warmed session pool too
+        with pool_session(2):
+            map_units(die_on_three, range(6), workers=2)

@@ -19,6 +19,7 @@ import signal
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Sequence
 
 from .errors import CorpusError
@@ -151,6 +152,10 @@ def _exit_with(parent: int) -> None:
     threading.Thread(target=watch, daemon=True, name="parent-watch").start()
 
 
+WORKER_DIED = ("a worker process died (killed by a signal: out of memory?); nothing was published, and the "
+               "units finished before it are kept: run the stage again with --resume")
+
+
 def _map_pool(fn, units, workers, finished) -> list[Any]:
     results: list[Any] = [None] * len(units)
     shared = next((p for p, w in _SESSION if w == workers), None)
@@ -180,6 +185,9 @@ def _map_pool(fn, units, workers, finished) -> list[Any]:
         else:  # the session's pool: drop this phase's queued units; the session waits for the rest
             for f in futures:
                 f.cancel()
+        if isinstance(e, BrokenProcessPool):  # a worker killed from outside: one line, not a traceback
+            _SESSION[:] = [s for s in _SESSION if s[0] is not pool]
+            raise CorpusError(WORKER_DIED) from None
         raise
     if shared is None:
         pool.shutdown(wait=True)
