@@ -67,7 +67,7 @@ import json, resource, sys, time
 t0 = time.perf_counter()
 out, argv = sys.argv[1], sys.argv[2:]
 sys.argv = ["corpus", *argv]
-from corpus.cli import main
+from corpus.launch import main  # what the `corpus` command runs
 rc = 0
 try:
     main()

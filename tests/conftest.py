@@ -82,7 +82,7 @@ def write_ledger(path: Path, rows) -> Path:
 def run_corpus(*args, env=None, cwd=None, check=False) -> subprocess.CompletedProcess:
     """Run the CLI in a subprocess, exactly as a user would."""
     full_env = dict(os.environ, **(env or {}))
-    proc = subprocess.run([sys.executable, "-m", "corpus.cli", *map(str, args)], capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, "-m", "corpus.launch", *map(str, args)], capture_output=True, text=True,
                           env=full_env, cwd=cwd or REPO)
     if check and proc.returncode != 0:
         raise AssertionError(f"corpus {' '.join(map(str, args))} failed ({proc.returncode}):\n{proc.stderr}")

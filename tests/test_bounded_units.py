@@ -215,3 +215,22 @@ def test_a_worker_killed_from_outside_is_one_error_line_not_a_traceback():
     with pytest.raises(CorpusError, match="worker process died"):  # a stage's warmed session pool too
         with pool_session(2):
             map_units(die_on_three, range(6), workers=2)
+
+
+@pytest.mark.parametrize("argv,want", [
+    (["--config", "{cfg}", "normalize", "-j", "2"], ("normalize", 2)),
+    (["--config={cfg}", "-v", "pii", "--workers=3", "--force"], ("pii", 3)),
+    (["--config", "{cfg}", "dedup", "-j4"], ("dedup", 4)),
+    (["--config", "{cfg}", "run", "--through", "pii"], ("run", 5)),      # the config's [run] workers
+    (["--config", "{cfg}", "filter", "-j", "1"], None),                   # one worker: no pool
+    (["--config", "{cfg}", "audit"], None),                               # not a stage
+    (["--config", "{cfg}", "ledger", "list"], None),
+    (["--config", "/nonexistent.toml", "shard"], None),                   # the CLI reports it
+    (["--help"], None),
+])
+def test_the_launcher_starts_the_forkserver_only_for_a_stage_with_a_pool(tmp_path, argv, want):
+    from corpus.launch import planned_pool
+
+    cfg = tmp_path / "c.toml"
+    cfg.write_text("[run]\nworkers = 5\n")
+    assert planned_pool([a.replace("{cfg}", str(cfg)) for a in argv]) == want

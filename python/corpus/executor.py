@@ -23,6 +23,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Sequence
 
 from .errors import CorpusError
+from .forkserver import start_forkserver
 from .proc import alive
 from .memory import release_freed_memory
 from .progress import Progress
@@ -77,33 +78,11 @@ def _worker_init(parent: int, warm: tuple | None) -> None:
             log.debug("worker warm-up %s failed: %s", getattr(fn, "__name__", fn), e)
 
 
-THREAD_POOL_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")  # Arrow reads OMP's too
-
-
 def _new_pool(workers: int, warm: tuple | None = None) -> ProcessPoolExecutor:
     # forkserver: workers start from a clean process, never from a parent holding threads or models.
-    _start_forkserver(workers)
+    start_forkserver(workers)
     return ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("forkserver"),
                                initializer=_worker_init, initargs=(os.getpid(), warm))
-
-
-def _start_forkserver(workers: int) -> None:
-    """Start the forkserver (once a process) with each worker's share of the cores for the thread pools
-    that numpy's BLAS, OpenMP and Arrow start as they load (one thread a core each, by default): two
-    workers on two cores started eight threads and lost 5% to them (normalize on one 53 MB source: first
-    unit 0.57 -> 0.51 s, per-unit time down 3%). A value the user set is kept; the driver is unaffected."""
-    from multiprocessing import forkserver
-
-    share = str(max(1, (os.cpu_count() or 1) // max(1, workers)))
-    saved = {v: os.environ.get(v) for v in THREAD_POOL_VARS}
-    for v in THREAD_POOL_VARS:
-        os.environ.setdefault(v, share)
-    try:
-        forkserver.ensure_running()
-    finally:
-        for v, old in saved.items():
-            if old is None:
-                os.environ.pop(v, None)
 
 
 def warm_import(module: str) -> tuple:
