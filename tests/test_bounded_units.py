@@ -234,3 +234,13 @@ def test_the_launcher_starts_the_forkserver_only_for_a_stage_with_a_pool(tmp_pat
     cfg = tmp_path / "c.toml"
     cfg.write_text("[run]\nworkers = 5\n")
     assert planned_pool([a.replace("{cfg}", str(cfg)) for a in argv]) == want
+
+
+def test_the_launchers_defaults_are_the_configs():
+    import corpus.config
+    import corpus.launch
+    from corpus.schemas import load_schema
+
+    assert corpus.launch.DEFAULT_CONFIG == corpus.config.DEFAULT_CONFIG
+    run = load_schema("corpus-config.schema.json")["properties"]["run"]["properties"]
+    assert corpus.launch.DEFAULT_WORKERS == run["workers"]["default"]

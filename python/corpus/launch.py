@@ -15,7 +15,10 @@ import sys
 from pathlib import Path
 
 GROUP_OPTIONS_WITH_VALUE = ("--config", "--artifacts")  # corpus.cli's group options that take a value
-DEFAULT_WORKERS = 2  # schemas/corpus-config.schema.json: run.workers
+# Twins of corpus.config.DEFAULT_CONFIG and the config schema's run.workers default (that module imports
+# jsonschema, which this one must not); tests/test_bounded_units.py keeps them equal.
+DEFAULT_CONFIG = "configs/demo.toml"
+DEFAULT_WORKERS = 2
 
 
 def planned_pool(argv: list[str]) -> tuple[str, int] | None:
@@ -55,7 +58,7 @@ def planned_pool(argv: list[str]) -> tuple[str, int] | None:
     try:
         import tomllib
 
-        with open(config or os.environ.get("CORPUS_CONFIG") or "configs/demo.toml", "rb") as f:
+        with open(config or os.environ.get("CORPUS_CONFIG") or DEFAULT_CONFIG, "rb") as f:
             run = tomllib.load(f).get("run", {})
     except (OSError, ValueError):
         return None  # the CLI reports it
