@@ -59,6 +59,50 @@ def test_row_groups_close_at_the_byte_rule(tmp_path, monkeypatch):
     assert len(shas) == 1
 
 
+def long_documents(n: int = 1500, stories: int = 24) -> pa.Table:
+    """~20 KB documents of real text (24 stories each, numbered so no two are equal): 1,024 of them are 20 MB."""
+    texts = list(tinystories())
+    return pa.table({"text": [f"{i}\n" + "\n".join(texts[(stories * i + k) % len(texts)] for k in range(stories))
+                              for i in range(n)]})
+
+
+def arrow_peak_reading(path: Path) -> int:
+    """The most Arrow memory held while the file is read a row at a time (what a reader must hold: a page)."""
+    peak = 0
+    for _ in pq.ParquetFile(path, buffer_size=parts.READ_BUFFER, pre_buffer=parts.PRE_BUFFER).iter_batches(batch_size=1, use_threads=False):
+        peak = max(peak, pa.total_allocated_bytes())
+    return peak
+
+
+@pytest.mark.parametrize("writer", ["write_table", "PartWriter", "shard"])
+def test_long_documents_make_pages_of_about_1mb_not_of_1024_documents(tmp_path, writer):
+    t = long_documents()
+    path = tmp_path / "long.parquet"
+    if writer == "write_table":
+        write_table(t, path)
+    elif writer == "PartWriter":
+        w = PartWriter(path, t.schema)
+        for b in t.to_batches(max_chunksize=100):
+            w.write(b)
+        w.close()
+        del b
+    else:  # the shard stage's writer takes the same options
+        import corpus.stages.shard as shard
+
+        assert "PARQUET_WRITE_OPTIONS" in Path(shard.__file__).read_text()
+        with pq.ParquetWriter(path, t.schema, **parts.PARQUET_WRITE_OPTIONS) as w:
+            w.write_table(t, row_group_size=t.num_rows)
+    text_mb = t.nbytes / 1e6
+    del t
+    assert pa.total_allocated_bytes() < 1 << 20
+    # 64-row write batches: pages of at most 1 MB + 64 documents (2.3 MB); a reader held 3.8 MB here, and
+    # 43 MB for pyarrow's default (1,024-row write batches: 20 MB pages)
+    peak = arrow_peak_reading(path) / 1e6
+    assert peak < 8, f"{peak:.1f} MB of Arrow memory to read {text_mb:.0f} MB of 20 KB documents a row at a time"
+    pq.write_table(pq.read_table(path), tmp_path / "default.parquet", compression="zstd")
+    assert arrow_peak_reading(tmp_path / "default.parquet") / 1e6 > 20  # the test can tell the two apart
+
+
 @pytest.mark.parametrize("where", ["start", "middle", "footer"])
 def test_damaged_part_is_a_sha256_mismatch_while_streaming(tmp_path, where):
     t = stories_table()

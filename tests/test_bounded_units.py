@@ -62,7 +62,7 @@ def whole_shard(table: pa.Table, path: Path, val_permille: int) -> tuple[str, in
                     "sha256": pa.array(digests, pa.binary(32)),
                     "minhash_cluster": t.column("minhash_cluster"), "pii_redactions": t.column("pii_redactions"),
                     "split": pa.array([shard.split_of(d, val_permille) for d in digests])}, schema=shard.SHARD_SCHEMA)
-    pq.write_table(out, path, compression="zstd", row_group_size=parts.rows_per_group(out))
+    pq.write_table(out, path, row_group_size=parts.rows_per_group(out), **parts.PARQUET_WRITE_OPTIONS)
     return hashlib.sha256(path.read_bytes()).hexdigest(), out.nbytes
 
 

@@ -30,6 +30,13 @@ READ_BUFFER = 1 << 20       # column chunks are read in pages through a buffer o
 # column chunks (up to ROW_GROUP_BYTES compressed) before the first batch; a 62 MB shard row group's
 # text peaked at 207 MB RSS read that way, 146 MB page by page
 PRE_BUFFER = False
+# Every Parquet file corpus writes (parts, shards) uses these options. The writer closes a data page at
+# the first write batch past 1 MB, and its default batch is 1,024 rows: 1,024 Wikipedia articles made
+# ~20 MB pages, and a reader holds a whole page (tokenize's encode of a 22 MB shard of long documents
+# held 25 MB of Arrow memory for 128-row batches; 7 MB with 64-row write batches). 64 rows: a page
+# ends within 64 documents of 1 MB, the files are 0.2% larger, and writing is no slower.
+WRITE_BATCH_ROWS = 64
+PARQUET_WRITE_OPTIONS = {"compression": "zstd", "write_batch_size": WRITE_BATCH_ROWS}
 
 
 def read_table(path: Path, expected_sha256: str) -> pa.Table:
@@ -70,7 +77,7 @@ def rows_per_group(table: pa.Table) -> int:
 def write_table(table: pa.Table, path: Path) -> dict:
     """Write a zstd Parquet file (fsynced) and return its manifest entry {name, sha256, rows, bytes}."""
     with naming_enospc(path, f"a part of {table.num_rows} rows ({table.nbytes:,} bytes before compression)"):
-        pq.write_table(table, path, compression="zstd", row_group_size=rows_per_group(table))
+        pq.write_table(table, path, row_group_size=rows_per_group(table), **PARQUET_WRITE_OPTIONS)
         with open(path, "rb") as f:
             data = f.read()
             os.fsync(f.fileno())
@@ -141,7 +148,7 @@ class PartWriter:
         self._buffer, self._buffered = [], 0
         with naming_enospc(self.path, f"a row group of {table.num_rows} rows ({table.nbytes:,} bytes before compression)"):
             if self._writer is None:
-                self._writer = pq.ParquetWriter(self.path, self.schema, compression="zstd")
+                self._writer = pq.ParquetWriter(self.path, self.schema, **PARQUET_WRITE_OPTIONS)
             self._writer.write_table(table, row_group_size=max(1, table.num_rows))
 
     def close(self) -> dict:

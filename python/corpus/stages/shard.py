@@ -346,7 +346,7 @@ def write_shard(u: ShardUnit) -> dict:
     path = u.out_dir / name
     stats: dict = {}
     with naming_enospc(path, f"a shard of {n} rows"):
-        writer = pq.ParquetWriter(path, SHARD_SCHEMA, compression="zstd")
+        writer = pq.ParquetWriter(path, SHARD_SCHEMA, **parts_io.PARQUET_WRITE_OPTIONS)
         if not n:
             writer.write_table(SHARD_SCHEMA.empty_table())
         for a in range(0, n, group):
