@@ -346,6 +346,9 @@ def _artifacts_root():
 
 
 def main() -> None:
+    from .pandas_probe import skip_pandas_probe
+
+    skip_pandas_probe()  # this process never hands pyarrow a pandas object (see corpus.pandas_probe)
     try:
         rc = cli.main(standalone_mode=False)
     except (click.exceptions.Abort, KeyboardInterrupt):  # Ctrl-C (click turns it into Abort): one line

@@ -24,6 +24,7 @@ from typing import Any, Callable, Sequence
 
 from .errors import CorpusError
 from .forkserver import start_forkserver
+from .pandas_probe import skip_pandas_probe
 from .proc import alive
 from .memory import release_freed_memory
 from .progress import Progress
@@ -70,6 +71,7 @@ def _worker_init(parent: int, warm: tuple | None) -> None:
     """Pool-worker initializer: `_exit_with`, then the session's warm-up (imports, model loads). A warm-up
     that fails is only logged: the unit that needs it raises the real error, with its file and place."""
     _exit_with(parent)
+    skip_pandas_probe()  # saves each worker 0.22 s and 53 MB where pandas is installed
     if warm is not None:
         fn, args = warm
         try:
