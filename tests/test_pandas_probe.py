@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from corpus.executor import map_units
+from corpus.pandas_probe import pandas_loaded_after_an_array
 
 # pandas comes with the test extra (datasets needs it); without it there is nothing to skip. Not imported
 # here: the pool workers import this module to run its function
@@ -48,17 +49,22 @@ def test_the_command_skips_the_probe():
     assert out.splitlines()[-1] == "False"
 
 
-def _pandas_loaded_after_an_array(_unit) -> bool:
-    import pyarrow as pa
-
-    pa.array(["x"])
-    return "pandas" in sys.modules
-
-
 def test_pool_workers_skip_the_probe():
-    assert map_units(_pandas_loaded_after_an_array, [0, 1, 2, 3], workers=2) == [False] * 4
+    assert map_units(pandas_loaded_after_an_array, [0, 1, 2, 3], workers=2) == [False] * 4
 
 
 def test_nothing_to_do_once_pandas_is_loaded():
     out = run_python("import pandas\nfrom corpus.pandas_probe import skip_pandas_probe\nprint(skip_pandas_probe())")
     assert out == "False"
+
+
+def test_ray_workers_skip_the_probe(tmp_path):
+    pytest.importorskip("ray")
+    # a fresh driver process, so that Ray starts and stops with it; the unit is a corpus function, so a
+    # Ray worker imports corpus (not this module) to run it
+    out = run_python(
+        "import os; os.environ['RAY_USAGE_STATS_ENABLED'] = '0'\n"
+        "from corpus.executor import map_units\n"
+        "from corpus.pandas_probe import pandas_loaded_after_an_array\n"
+        "print(map_units(pandas_loaded_after_an_array, [0, 1], workers=2, executor='ray'))\n")
+    assert out.splitlines()[-1] == "[False, False]"

@@ -67,6 +67,12 @@ def _release_after(fn: Callable[[Any], Any], unit: Any) -> Any:
         release_freed_memory()
 
 
+def _ray_task(fn: Callable[[Any], Any], unit: Any) -> Any:
+    """A unit in a Ray worker: a corpus process like a pool worker (see corpus.pandas_probe)."""
+    skip_pandas_probe()
+    return _release_after(fn, unit)
+
+
 def _worker_init(parent: int, warm: tuple | None) -> None:
     """Pool-worker initializer: `_exit_with`, then the session's warm-up (imports, model loads). A warm-up
     that fails is only logged: the unit that needs it raises the real error, with its file and place."""
@@ -210,7 +216,7 @@ def _map_ray(fn, units, workers, finished) -> list[Any]:
     # A task lost with its worker or node (a system failure, never an exception the unit raised) is run
     # again elsewhere: a unit is a pure function of its input whose files are rewritten whole, so a retry
     # gives the same bytes, and results are still gathered in unit order.
-    remote = ray.remote(max_retries=RAY_TASK_RETRIES, retry_exceptions=False)(_release_after)
+    remote = ray.remote(max_retries=RAY_TASK_RETRIES, retry_exceptions=False)(_ray_task)
     results: list[Any] = [None] * len(units)
     pending: dict[Any, int] = {}
     queue = list(enumerate(units))

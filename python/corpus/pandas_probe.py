@@ -7,11 +7,12 @@ which every stage's worker does on its first unit (two workers, two copies). cor
 pandas object, so both probes are made once, up front, while `import pandas` is refused; pyarrow remembers
 the answer and does not ask again. A later explicit need still works: `Table.to_pandas()` and
 `Table.from_pandas()` import pandas when they are called, and `import pandas` is not refused afterwards.
-Applied in corpus's command and pool workers, not when corpus is imported as a library (a trainer's process
+Applied in corpus's command and its pool and Ray workers, not when corpus is imported as a library (a trainer's process
 may hand pandas objects to pyarrow)."""
 
 from __future__ import annotations
 
+import functools
 import sys
 
 
@@ -22,6 +23,7 @@ class _RefusePandas:
         return None
 
 
+@functools.cache  # once a process: the answer, once given, is pyarrow's for good
 def skip_pandas_probe() -> bool:
     """Answer pyarrow's pandas probe without importing pandas; False if pandas is already loaded (nothing
     to save) or this pyarrow has no such probe."""
@@ -42,3 +44,12 @@ def skip_pandas_probe() -> bool:
     finally:
         sys.meta_path.remove(refuse)
     return "pandas" not in sys.modules
+
+
+def pandas_loaded_after_an_array(_unit=None) -> bool:
+    """Whether pandas is loaded once this process has built an Arrow array from a list (a unit function for
+    the tests of the pool and Ray workers)."""
+    import pyarrow as pa
+
+    pa.array(["x"])
+    return "pandas" in sys.modules
