@@ -2,7 +2,7 @@
 on a single file? (issue 13)
 
     CORPUS_MIRROR=../shared/data/mirror .venv/bin/python bench/scale.py [--sizes 1 4 16] [--workers 1 2]
-        [--single-mb 53] [--fetch-gb 2] [--workdir /tmp/corpus-scale] [--keep]
+        [--single-mb 133] [--fetch-gb 2] [--workdir /tmp/corpus-scale] [--keep]
 
 1. Corpora from real shared text at 1x, 4x and 16x: the documents of five mirror sources — news
    (minhash-articles-1000, abc-news), stories (tinystories-train-head, tinystories-val-head) and wiki
@@ -17,8 +17,9 @@ on a single file? (issue 13)
    RSS over its whole process tree (pool workers included), sampled every 50 ms (bench/run_bench.py).
    Then tokenize once more at every size with the tokenizer trained at the first size pinned (row
    "tokenize (pinned)"): its memory without the BPE training, which train_sample_bytes bounds.
-3. A single JSONL.zst source holding --single-mb MB of JSON (the file is ~2.5x smaller; --single-mb 133
-   makes a 53 MB file) of the same substituted copies of all five sources, shuffled:
+3. A single JSONL.zst source holding --single-mb MB of JSON (the file is ~2.5x smaller: the default, 133,
+   makes a 53.6 MB file, the size of issue 13's "single 53 MB source file", a 53 MB JSONL.zst; --single-mb
+   53 gives 53 MB of JSON in a 21 MB file) of the same substituted copies of all five sources, shuffled:
    normalize, filter, dedup, pii with 1 and 2 workers (fetch and shard first), the speedup of 2 workers.
 4. `corpus fetch` of one --fetch-gb GB JSONL.zst (bench/scale_read.py's source: real records, shuffled
    copies), 2 workers, peak RSS of the process tree. --fetch-gb 0 skips it.
@@ -240,7 +241,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--sub", type=float, default=0.3, help="probability that a word of a copy is substituted")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--single-mb", type=float, default=53.0, help="MB of JSON in the single-file source (0: skip)")
+    ap.add_argument("--single-mb", type=float, default=133.0,
+                    help="MB of JSON in the single-file source (0: skip); 133 makes a 53.6 MB .jsonl.zst")
     ap.add_argument("--fetch-gb", type=float, default=2.0, help="size of the big fetch (0: skip)")
     ap.add_argument("--repeat", type=int, default=2, help="runs of each single-file stage (the fastest is kept)")
     ap.add_argument("--stages", nargs="+", choices=STAGES, default=None,
