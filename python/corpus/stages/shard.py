@@ -351,6 +351,9 @@ def write_shard(u: ShardUnit) -> dict:
             writer.write_table(SHARD_SCHEMA.empty_table())
         for a in range(0, n, group):
             out = _row_group(u, spills, a, min(n, a + group))
+            # what gathering freed (the pieces' columns before they were combined: 11 MB for a 67 MB row
+            # group) goes back before the writer adds its own ~10 MB: the unit's peak is the row group + that
+            release_freed_memory()
             writer.write_table(out, row_group_size=max(1, out.num_rows))
             # per (source, licence, split), in order of first appearance (use_threads=False keeps that
             # order): a few rows, where to_pylist made three Python strings a row (~20 MB a row group)
