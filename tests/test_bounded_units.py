@@ -62,7 +62,10 @@ def whole_shard(table: pa.Table, path: Path, val_permille: int) -> tuple[str, in
                     "sha256": pa.array(digests, pa.binary(32)),
                     "minhash_cluster": t.column("minhash_cluster"), "pii_redactions": t.column("pii_redactions"),
                     "split": pa.array([shard.split_of(d, val_permille) for d in digests])}, schema=shard.SHARD_SCHEMA)
-    pq.write_table(out, path, row_group_size=parts.rows_per_group(out), **parts.PARQUET_WRITE_OPTIONS)
+    cuts = shard.row_group_cuts(pc.binary_length(out.column("text")).to_numpy().astype(np.int64), out.nbytes)
+    with pq.ParquetWriter(path, out.schema, **parts.PARQUET_WRITE_OPTIONS) as w:
+        for a, b in cuts:
+            w.write_table(out.slice(a, b - a), row_group_size=b - a)
     return hashlib.sha256(path.read_bytes()).hexdigest(), out.nbytes
 
 
@@ -87,6 +90,43 @@ def test_streamed_shard_has_the_bytes_of_the_whole_shard(tmp_path, monkeypatch, 
     assert (groups > 2) == (row_group_bytes < 1 << 20)
     stats = got["sources"]
     assert sum(s["train"] + s["val"] for s in stats.values()) == 1500 and stats["src-0"]["val"] > 0
+
+
+def test_row_group_cuts_close_before_the_limit():
+    text = np.array([10] * 50 + [1000] * 10 + [5000] + [10] * 5, np.int64)  # short, long, one over the limit
+    nbytes = int(text.sum()) + 8 * len(text)
+    cuts = shard.row_group_cuts(text, nbytes, limit=2000)
+    assert cuts[0][0] == 0 and cuts[-1][1] == len(text) and all(b == c for (_, b), (c, _) in zip(cuts, cuts[1:]))
+    for a, b in cuts:
+        size = int(text[a:b].sum()) + 8 * (b - a)
+        assert size <= 2000 or b - a == 1  # a row above the limit is a group of its own
+        if b < len(text):  # closed only because the next row would not fit
+            assert size + int(text[b]) + 8 > 2000
+    assert shard.row_group_cuts(text, nbytes, limit=10**9) == [(0, len(text))]
+    assert shard.row_group_cuts(np.zeros(0, np.int64), 0) == []
+
+
+def test_long_documents_after_short_ones_do_not_make_a_larger_row_group(tmp_path, monkeypatch):
+    """Cut by the shard's average row, the row groups of its long documents were many times the limit."""
+    limit = 150_000
+    monkeypatch.setattr(parts, "ROW_GROUP_BYTES", limit)
+    table = shard_input(1500)
+    ids = table.column("id").to_pylist()  # src-2:* sort last: make those documents 20x longer
+    texts = [t * 20 if i.startswith("src-2:") else t for i, t in zip(ids, table.column("text").to_pylist())]
+    table = table.set_column(table.schema.get_field_index("text"), "text", pa.array(texts))
+    spill(table, tmp_path / "spill", 3)
+    (tmp_path / "out").mkdir()
+    got = shard.write_shard(shard.ShardUnit("shard-00000", 0, 1, tmp_path / "spill", tmp_path / "out", 100))
+    f = pq.ParquetFile(tmp_path / "out" / got["parts"][0]["name"])
+    longest = max(len(t.encode()) for t in texts)
+    sizes = [f.read_row_group(g).nbytes for g in range(f.metadata.num_row_groups)]
+    assert max(sizes) <= limit + longest, sizes
+    assert sum(f.metadata.row_group(g).num_rows for g in range(f.metadata.num_row_groups)) == 1500
+    want, _ = whole_shard(table, tmp_path / "want.parquet", 100)
+    assert got["parts"][0]["sha256"] == want
+    average = parts.rows_per_group(pq.read_table(tmp_path / "want.parquet"))  # the old rule's fixed count
+    old = [pq.read_table(tmp_path / "want.parquet").slice(a, average).nbytes for a in range(0, 1500, average)]
+    assert max(old) > 2 * limit  # what the old rule would have written: the test can tell
 
 
 def tiny_shard(tmp_path: Path) -> tuple[Path, str, Path]:

@@ -333,15 +333,39 @@ def _row_group(u: ShardUnit, spills: list[_Spill], a: int, b: int) -> pa.Table:
     }, schema=SHARD_SCHEMA)
 
 
+def row_group_cuts(text_bytes: np.ndarray, nbytes: int, limit: int | None = None) -> list[tuple[int, int]]:
+    """[a, b) row ranges of a shard's row groups: consecutive rows, each group closed before the row that
+    would take it past `limit` (ROW_GROUP_BYTES) of Arrow data, a row counted as its text's bytes plus the
+    shard's average of everything else (`nbytes` is the whole table's Arrow size); at least one row a group.
+    A fixed row count (the shard's average row) let a group of long documents after short ones reach
+    83 MB, and a shard of mixed sizes far more. Integers throughout (scaled by n): the same cuts everywhere."""
+    n = len(text_bytes)
+    if n == 0:
+        return []
+    limit = parts_io.ROW_GROUP_BYTES if limit is None else limit
+    rest = max(0, nbytes - int(text_bytes.sum()))  # offsets, ids, urls, digests...: spread evenly
+    cum = np.cumsum(text_bytes * n + rest)  # n times each row's share, so no division rounds
+    cuts, a, base = [], 0, 0
+    while a < n:
+        b = max(a + 1, int(np.searchsorted(cum, base + limit * n, side="right")))
+        cuts.append((a, b))
+        a, base = b, int(cum[b - 1])
+    return cuts
+
+
 def write_shard(u: ShardUnit) -> dict:
     """Write one shard a row group at a time: each row group's rows are sliced from the sorted spills and
     merged by position, so memory is one row group (at most ROW_GROUP_BYTES of Arrow data) and 36 bytes a
-    row of the shard (digest, character count), never the whole shard's text. The row groups are those
-    `pq.write_table(whole shard, row_group_size=rows_per_group(whole shard))` writes: the same bytes."""
+    row of the shard (digest, character count), never the whole shard's text. The row groups are
+    `row_group_cuts` of the shard's texts and Arrow size, computed from the spills: writing the whole shard
+    table in those row groups gives the same bytes."""
     spills = _open_spills(u)
     n = sum(len(s.pos) for s in spills)
     val = np.concatenate([splits_of(s.digests, u.val_permille) for s in spills]) if spills else np.zeros(0, bool)
-    group = max(1, min(n, parts_io.ROW_GROUP_BYTES // max(1, _shard_nbytes(spills, n, val) // n))) if n else 1
+    text_bytes = np.zeros(n, np.int64)  # in shard order
+    for s in spills:
+        text_bytes[s.pos] = s.text_bytes
+    cuts = row_group_cuts(text_bytes, _shard_nbytes(spills, n, val))
     name = shard_name(u.index, u.n_shards)
     path = u.out_dir / name
     stats: dict = {}
@@ -349,8 +373,8 @@ def write_shard(u: ShardUnit) -> dict:
         writer = pq.ParquetWriter(path, SHARD_SCHEMA, **parts_io.PARQUET_WRITE_OPTIONS)
         if not n:
             writer.write_table(SHARD_SCHEMA.empty_table())
-        for a in range(0, n, group):
-            out = _row_group(u, spills, a, min(n, a + group))
+        for a, b in cuts:
+            out = _row_group(u, spills, a, b)
             # what gathering freed (the pieces' columns before they were combined: 11 MB for a 67 MB row
             # group) goes back before the writer adds its own ~10 MB: the unit's peak is the row group + that
             release_freed_memory()
