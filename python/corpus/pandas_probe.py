@@ -1,4 +1,4 @@
-"""Keep pyarrow from importing pandas in corpus's own processes (the command and its pool workers).
+"""Keep pyarrow from importing pandas in corpus's own processes (the command, its pool and Ray workers).
 
 When pandas is installed, pyarrow imports it the first time it might meet a pandas object: `pa.array()` of a
 Python list (its Python-side check, and the C++ converters' pd.NA/NaT lookup), `Array.to_numpy()`, a Python
@@ -7,8 +7,7 @@ which every stage's worker does on its first unit (two workers, two copies). cor
 pandas object, so both probes are made once, up front, while `import pandas` is refused; pyarrow remembers
 the answer and does not ask again. A later explicit need still works: `Table.to_pandas()` and
 `Table.from_pandas()` import pandas when they are called, and `import pandas` is not refused afterwards.
-Applied in corpus's command and its pool and Ray workers, not when corpus is imported as a library (a trainer's process
-may hand pandas objects to pyarrow)."""
+Not applied when corpus is imported as a library (a trainer's process may hand pandas objects to pyarrow)."""
 
 from __future__ import annotations
 

@@ -366,6 +366,7 @@ def write_shard(u: ShardUnit) -> dict:
     for s in spills:
         text_bytes[s.pos] = s.text_bytes
     cuts = row_group_cuts(text_bytes, _shard_nbytes(spills, n, val))
+    del text_bytes
     name = shard_name(u.index, u.n_shards)
     path = u.out_dir / name
     stats: dict = {}
