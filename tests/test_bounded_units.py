@@ -129,6 +129,16 @@ def test_long_documents_after_short_ones_do_not_make_a_larger_row_group(tmp_path
     assert max(old) > 2 * limit  # what the old rule would have written: the test can tell
 
 
+def test_encode_threads_follow_each_shards_share_of_the_documents():
+    e = tokenize.encode_threads
+    assert e([100_000, 4_152], cores=2, workers=2) == [2, 1]  # the big shard gets both cores
+    assert e([100_000, 4_152], cores=2, workers=1) == [2, 2]  # one at a time: all cores each
+    assert e([50, 50], cores=2, workers=2) == [1, 1]
+    assert e([1] * 100, cores=2, workers=2) == [1] * 100
+    assert e([80, 10, 10], cores=8, workers=4) == [6, 2, 2]
+    assert e([0], cores=2, workers=2) == [2] and e([], cores=2, workers=2) == []
+
+
 def tiny_shard(tmp_path: Path) -> tuple[Path, str, Path]:
     texts = list(tinystories())[:400]
     tok = tmp_path / "tokenizer.json"
