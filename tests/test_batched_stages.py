@@ -74,7 +74,7 @@ def arrow_peak_reading(path: Path) -> int:
     return peak
 
 
-@pytest.mark.parametrize("writer", ["write_table", "PartWriter", "shard"])
+@pytest.mark.parametrize("writer", ["write_table", "PartWriter"])  # the shard writer: test_bounded_units
 def test_long_documents_make_pages_of_about_1mb_not_of_1024_documents(tmp_path, writer):
     t = long_documents()
     path = tmp_path / "long.parquet"
@@ -86,12 +86,6 @@ def test_long_documents_make_pages_of_about_1mb_not_of_1024_documents(tmp_path, 
             w.write(b)
         w.close()
         del b
-    else:  # the shard stage's writer takes the same options
-        import corpus.stages.shard as shard
-
-        assert "PARQUET_WRITE_OPTIONS" in Path(shard.__file__).read_text()
-        with pq.ParquetWriter(path, t.schema, **parts.PARQUET_WRITE_OPTIONS) as w:
-            w.write_table(t, row_group_size=t.num_rows)
     text_mb = t.nbytes / 1e6
     del t
     assert pa.total_allocated_bytes() < 1 << 20

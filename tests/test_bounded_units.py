@@ -129,6 +129,30 @@ def test_long_documents_after_short_ones_do_not_make_a_larger_row_group(tmp_path
     assert max(old) > 2 * limit  # what the old rule would have written: the test can tell
 
 
+def test_a_shard_of_long_documents_has_pages_of_about_1mb(tmp_path):
+    """The shard writer takes parts.PARQUET_WRITE_OPTIONS: a page closes within 64 documents of 1 MB, so
+    a reader of 20 KB documents holds a few MB, not a page of 1,024 of them (20 MB)."""
+    table = shard_input(1500)
+    texts = [f"{i}\n" + t * 24 for i, t in enumerate(table.column("text").to_pylist())]  # ~20 KB each
+    table = table.set_column(table.schema.get_field_index("text"), "text", pa.array(texts))
+    spill(table, tmp_path / "spill", 2)
+    (tmp_path / "out").mkdir()
+    got = shard.write_shard(shard.ShardUnit("shard-00000", 0, 1, tmp_path / "spill", tmp_path / "out", 100))
+    del table, texts
+
+    def arrow_peak_reading(path: Path) -> float:
+        peak = 0
+        for _ in pq.ParquetFile(path, buffer_size=parts.READ_BUFFER, pre_buffer=False).iter_batches(
+                batch_size=1, columns=["text"], use_threads=False):
+            peak = max(peak, pa.total_allocated_bytes())
+        return peak / 1e6
+
+    path = tmp_path / "out" / got["parts"][0]["name"]
+    assert arrow_peak_reading(path) < 8
+    pq.write_table(pq.read_table(path), tmp_path / "default.parquet", compression="zstd")  # pyarrow's pages
+    assert arrow_peak_reading(tmp_path / "default.parquet") > 20
+
+
 def test_encode_threads_follow_each_shards_share_of_the_documents():
     e = tokenize.encode_threads
     assert e([100_000, 4_152], cores=2, workers=2) == [2, 1]  # the big shard gets both cores

@@ -1,4 +1,4 @@
-"""corpus's command and its pool workers never import pandas through pyarrow's pandas probe (0.22 s and
+"""corpus's command and its pool and Ray workers never import pandas through pyarrow's pandas probe (0.22 s and
 53 MB a process where pandas is installed), and pandas still works when asked for explicitly."""
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def test_nothing_to_do_once_pandas_is_loaded():
     assert out == "False"
 
 
-def test_ray_workers_skip_the_probe(tmp_path):
+def test_ray_workers_skip_the_probe():
     pytest.importorskip("ray")
     # a fresh driver process, so that Ray starts and stops with it; the unit is a corpus function, so a
     # Ray worker imports corpus (not this module) to run it
