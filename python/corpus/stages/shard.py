@@ -338,18 +338,19 @@ def row_group_cuts(text_bytes: np.ndarray, nbytes: int, limit: int | None = None
     would take it past `limit` (ROW_GROUP_BYTES) of Arrow data, a row counted as its text's bytes plus the
     shard's average of everything else (`nbytes` is the whole table's Arrow size); at least one row a group.
     A fixed row count (the shard's average row) let a group of long documents after short ones reach
-    83 MB, and a shard of mixed sizes far more. Integers throughout (scaled by n): the same cuts everywhere."""
+    83 MB, and a shard of mixed sizes far more. The sums are exact in int64 and each share one IEEE
+    product, so the cuts are the same on every machine."""
     n = len(text_bytes)
     if n == 0:
         return []
     limit = parts_io.ROW_GROUP_BYTES if limit is None else limit
-    rest = max(0, nbytes - int(text_bytes.sum()))  # offsets, ids, urls, digests...: spread evenly
-    cum = np.cumsum(text_bytes * n + rest)  # n times each row's share, so no division rounds
-    cuts, a, base = [], 0, 0
+    share = max(0, nbytes - int(text_bytes.sum())) / n  # offsets, ids, urls, digests...: spread evenly
+    cum = np.cumsum(text_bytes, dtype=np.int64) + share * np.arange(1, n + 1)  # Arrow bytes of rows [0, i]
+    cuts, a, base = [], 0, 0.0
     while a < n:
-        b = max(a + 1, int(np.searchsorted(cum, base + limit * n, side="right")))
+        b = max(a + 1, int(np.searchsorted(cum, base + limit, side="right")))
         cuts.append((a, b))
-        a, base = b, int(cum[b - 1])
+        a, base = b, float(cum[b - 1])
     return cuts
 
 
