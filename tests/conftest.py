@@ -62,6 +62,21 @@ def tinystories() -> tuple[str, ...]:
     return tuple(s for s in re.split(r"(?<=[^\n])\n(?=[^\n])", text) if s.strip())
 
 
+def arrow_mb_reading(path: Path, columns: list[str] | None = None) -> float:
+    """The most Arrow memory (MB) held while a Parquet file is read a row at a time, as corpus reads it
+    (page by page, corpus.parts' read buffer): what a reader must hold, a page per column."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from corpus import parts
+
+    peak = 0
+    f = pq.ParquetFile(path, buffer_size=parts.READ_BUFFER, pre_buffer=parts.PRE_BUFFER)
+    for _ in f.iter_batches(batch_size=1, columns=columns, use_threads=False):
+        peak = max(peak, pa.total_allocated_bytes())
+    return peak / 1e6
+
+
 def write_config(path: Path, *, ledger: Path, sources, artifacts: Path, **tables) -> Path:
     """A TOML config; `tables` maps 'fetch' or 'filters.lang' to a dict of keys."""
     lines = ["[paths]", f"ledger = {toml_value(str(ledger))}", f"artifacts = {toml_value(str(artifacts))}", "",

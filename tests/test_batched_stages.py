@@ -18,7 +18,7 @@ import pytest
 import corpus.parts as parts
 from corpus.errors import CorpusError
 from corpus.parts import PartReader, PartWriter, write_table
-from conftest import tinystories
+from conftest import arrow_mb_reading, tinystories
 
 
 def stories_table(n: int = 3000) -> pa.Table:
@@ -66,14 +66,6 @@ def long_documents(n: int = 1500, stories: int = 24) -> pa.Table:
                               for i in range(n)]})
 
 
-def arrow_peak_reading(path: Path) -> int:
-    """The most Arrow memory held while the file is read a row at a time (what a reader must hold: a page)."""
-    peak = 0
-    for _ in pq.ParquetFile(path, buffer_size=parts.READ_BUFFER, pre_buffer=parts.PRE_BUFFER).iter_batches(batch_size=1, use_threads=False):
-        peak = max(peak, pa.total_allocated_bytes())
-    return peak
-
-
 @pytest.mark.parametrize("writer", ["write_table", "PartWriter"])  # the shard writer: test_bounded_units
 def test_long_documents_make_pages_of_about_1mb_not_of_1024_documents(tmp_path, writer):
     t = long_documents()
@@ -91,10 +83,10 @@ def test_long_documents_make_pages_of_about_1mb_not_of_1024_documents(tmp_path, 
     assert pa.total_allocated_bytes() < 1 << 20
     # 64-row write batches: pages of at most 1 MB + 64 documents (2.3 MB); a reader held 3.8 MB here, and
     # 43 MB for pyarrow's default (1,024-row write batches: 20 MB pages)
-    peak = arrow_peak_reading(path) / 1e6
+    peak = arrow_mb_reading(path)
     assert peak < 8, f"{peak:.1f} MB of Arrow memory to read {text_mb:.0f} MB of 20 KB documents a row at a time"
     pq.write_table(pq.read_table(path), tmp_path / "default.parquet", compression="zstd")
-    assert arrow_peak_reading(tmp_path / "default.parquet") / 1e6 > 20  # the test can tell the two apart
+    assert arrow_mb_reading(tmp_path / "default.parquet") > 20  # the test can tell the two apart
 
 
 @pytest.mark.parametrize("where", ["start", "middle", "footer"])

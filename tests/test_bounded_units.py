@@ -21,7 +21,7 @@ import corpus.stages.shard as shard
 import corpus.stages.tokenize as tokenize
 from corpus.errors import CorpusError
 from corpus.executor import map_units, pool_session
-from conftest import tinystories
+from conftest import arrow_mb_reading, tinystories
 
 
 def shard_input(n: int, seed: int = 0, late_nulls: bool = False) -> pa.Table:
@@ -140,17 +140,10 @@ def test_a_shard_of_long_documents_has_pages_of_about_1mb(tmp_path):
     got = shard.write_shard(shard.ShardUnit("shard-00000", 0, 1, tmp_path / "spill", tmp_path / "out", 100))
     del table, texts
 
-    def arrow_peak_reading(path: Path) -> float:
-        peak = 0
-        for _ in pq.ParquetFile(path, buffer_size=parts.READ_BUFFER, pre_buffer=False).iter_batches(
-                batch_size=1, columns=["text"], use_threads=False):
-            peak = max(peak, pa.total_allocated_bytes())
-        return peak / 1e6
-
     path = tmp_path / "out" / got["parts"][0]["name"]
-    assert arrow_peak_reading(path) < 8
+    assert arrow_mb_reading(path, ["text"]) < 8
     pq.write_table(pq.read_table(path), tmp_path / "default.parquet", compression="zstd")  # pyarrow's pages
-    assert arrow_peak_reading(tmp_path / "default.parquet") > 20
+    assert arrow_mb_reading(tmp_path / "default.parquet", ["text"]) > 20
 
 
 def test_encode_threads_follow_each_shards_share_of_the_documents():
