@@ -70,11 +70,11 @@ def whole_shard(table: pa.Table, path: Path, val_permille: int) -> tuple[str, in
 
 
 @pytest.mark.parametrize("n_parts,late_nulls", [(1, False), (4, False), (4, True)])
-@pytest.mark.parametrize("row_group_bytes", [parts.ROW_GROUP_BYTES, 150_000])
+@pytest.mark.parametrize("row_group_bytes", [shard.ROW_GROUP_BYTES, 150_000])
 @pytest.mark.parametrize("piece_bytes", [shard.PIECE_BYTES, 5_000])  # 5,000: pieces of a few rows each
 def test_streamed_shard_has_the_bytes_of_the_whole_shard(tmp_path, monkeypatch, n_parts, late_nulls, row_group_bytes,
                                                          piece_bytes):
-    monkeypatch.setattr(parts, "ROW_GROUP_BYTES", row_group_bytes)
+    monkeypatch.setattr(shard, "ROW_GROUP_BYTES", row_group_bytes)
     monkeypatch.setattr(shard, "PIECE_BYTES", piece_bytes)
     table = shard_input(1500, late_nulls=late_nulls)
     spill(table, tmp_path / "spill", n_parts)
@@ -109,7 +109,7 @@ def test_row_group_cuts_close_before_the_limit():
 def test_long_documents_after_short_ones_do_not_make_a_larger_row_group(tmp_path, monkeypatch):
     """Cut by the shard's average row, the row groups of its long documents were many times the limit."""
     limit = 150_000
-    monkeypatch.setattr(parts, "ROW_GROUP_BYTES", limit)
+    monkeypatch.setattr(shard, "ROW_GROUP_BYTES", limit)
     table = shard_input(1500)
     ids = table.column("id").to_pylist()  # src-2:* sort last: make those documents 20x longer
     texts = [t * 20 if i.startswith("src-2:") else t for i, t in zip(ids, table.column("text").to_pylist())]

@@ -23,7 +23,7 @@ from .atomic import naming_enospc, sha256_file
 from .checksums import VerifiedReader, read_verified
 from .errors import CorpusError
 
-ROW_GROUP_BYTES = 64 << 20  # row groups of at most 64 MiB (the shard contract in the README)
+ROW_GROUP_BYTES = 64 << 20  # parts' row groups: the contract's limit (a shard's are smaller: shard.ROW_GROUP_BYTES)
 BATCH_ROWS = 1024           # rows a stage reads, works on and hands to its writer at a time
 READ_BUFFER = 1 << 20       # column chunks are read in pages through a buffer of this size
 # ... and never pre-buffered: pyarrow's ParquetFile pre-buffers by default, reading a row group's whole

@@ -49,6 +49,13 @@ SHARD_COLUMNS = [("id", pa.string()), ("text", pa.string()), ("source_id", pa.st
 SHARD_SCHEMA = pa.schema(SHARD_COLUMNS)
 # What a shard carries from its input parts (the rest it computes): every input column but lang_score.
 INPUT_COLUMNS = {k: v for k, v in input_columns("shard").items() if k in dict(SHARD_COLUMNS)}
+# A shard's row groups hold at most this much Arrow data: half the contract's 64 MiB (parts.ROW_GROUP_BYTES),
+# because a row group is what the shard's readers (DuckDB, polars, HF datasets, `corpus why`) hold at a
+# time, and what its `write` unit holds whole (pyarrow writes a row group from memory), plus ~25 MB for
+# gathering and encoding it. At 64 MiB the worker writing a full one grew from 64 MB idle to 150-160 MB,
+# and shard's peak at 16x was 1.25-1.28x its 1x peak in ten runs (issue 13 asks at most 1.25x); at 32 MiB,
+# 1.17-1.23x in five (bench/scale.py). Compression is per page, so it does not depend on this size.
+ROW_GROUP_BYTES = 32 << 20
 
 
 def split_of(sha256: bytes, val_permille: int) -> str:
@@ -335,7 +342,7 @@ def _row_group(u: ShardUnit, spills: list[_Spill], a: int, b: int) -> pa.Table:
 
 def row_group_cuts(text_bytes: np.ndarray, nbytes: int, limit: int | None = None) -> list[tuple[int, int]]:
     """[a, b) row ranges of a shard's row groups: consecutive rows, each group closed before the row that
-    would take it past `limit` (ROW_GROUP_BYTES) of Arrow data, a row counted as its text's bytes plus the
+    would take it past `limit` (ROW_GROUP_BYTES, 32 MiB) of Arrow data, a row counted as its text's bytes plus the
     shard's average of everything else (`nbytes` is the whole table's Arrow size); at least one row a group.
     A fixed row count (the shard's average row) let a group of long documents after short ones reach
     83 MB, and a shard of mixed sizes far more. The sums are exact in int64 and each share one IEEE
@@ -343,7 +350,7 @@ def row_group_cuts(text_bytes: np.ndarray, nbytes: int, limit: int | None = None
     n = len(text_bytes)
     if n == 0:
         return []
-    limit = parts_io.ROW_GROUP_BYTES if limit is None else limit
+    limit = ROW_GROUP_BYTES if limit is None else limit
     share = max(0, nbytes - int(text_bytes.sum())) / n  # offsets, ids, urls, digests...: spread evenly
     cum = np.cumsum(text_bytes, dtype=np.int64) + share * np.arange(1, n + 1)  # Arrow bytes of rows [0, i]
     cuts, a, base = [], 0, 0.0
