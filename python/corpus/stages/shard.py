@@ -50,7 +50,7 @@ SHARD_SCHEMA = pa.schema(SHARD_COLUMNS)
 # What a shard carries from its input parts (the rest it computes): every input column but lang_score.
 INPUT_COLUMNS = {k: v for k, v in input_columns("shard").items() if k in dict(SHARD_COLUMNS)}
 # A shard's row groups hold at most this much Arrow data: half the contract's 64 MiB (parts.ROW_GROUP_BYTES),
-# because a row group is what the shard's readers (DuckDB, polars, HF datasets, `corpus why`) hold at a
+# because a row group is what the shard's readers (DuckDB, polars, HF datasets) hold at a
 # time, and what its `write` unit holds whole (pyarrow writes a row group from memory), plus ~25 MB for
 # gathering and encoding it. At 64 MiB the worker writing a full one grew from 64 MB idle to 150-160 MB,
 # and shard's peak at 16x was 1.25-1.28x its 1x peak in ten runs (issue 13 asks at most 1.25x); at 32 MiB,
