@@ -54,9 +54,12 @@ SPLITS = ("train", "val")
 # encode_batch calls are cut at this many documents, or at this many characters per tokenizer thread:
 # an Encoding costs ~50 bytes per character of text until its ids are taken, so a call on 16 MiB held
 # ~800 MB. At 256 KiB a thread a worker encoding a 62 MB row group of short stories peaked 48 MB above
-# its baseline (1 MiB: 75 MB, 2 MiB: 116 MB), and was no slower: the ids stay in cache.
+# its baseline (1 MiB: 75 MB, 2 MiB: 116 MB), and was no slower: the ids stay in cache. 128 KiB: on the
+# 16x bench corpus's two shards (100,000 short documents; 4,152 long ones), with 2 threads, 44 -> 38 MB
+# and 66 -> 58 MB above the baseline, in the same time (13.6 -> 13.0 s, 3.7 -> 4.0 s); 64 KiB saved nothing
+# more (a batch is at least one document) and was slower on long ones.
 ENCODE_BATCH_DOCS = 8192
-ENCODE_BATCH_CHARS_PER_THREAD = 256 << 10
+ENCODE_BATCH_CHARS_PER_THREAD = 128 << 10
 # the shard is read 128 rows at a time: a 1,024-row batch of Wikipedia articles was 19 MB of text, and
 # Python strings of it (the encoded bytes never depend on how the shard is read)
 ENCODE_READ_ROWS = 128
