@@ -54,7 +54,8 @@ INPUT_COLUMNS = {k: v for k, v in input_columns("shard").items() if k in dict(SH
 # time, and what its `write` unit holds whole (pyarrow writes a row group from memory), plus ~25 MB for
 # gathering and encoding it. At 64 MiB the worker writing a full one grew from 64 MB idle to 150-160 MB,
 # and shard's peak at 16x was 1.25-1.28x its 1x peak in ten runs (issue 13 asks at most 1.25x); at 32 MiB,
-# 1.17-1.23x in five (bench/scale.py). Compression is per page, so it does not depend on this size.
+# 1.17-1.23x in five (bench/scale.py). Compression is per page: the 16x corpus's first shard has four row
+# groups instead of two and is 0.4% larger.
 ROW_GROUP_BYTES = 32 << 20
 
 
