@@ -9,6 +9,8 @@ import signal
 import time
 from pathlib import Path
 
+import pytest
+
 
 from corpus.config import load_config
 from corpus.pipeline import run_all
@@ -59,23 +61,37 @@ def test_corpus_run_killed_between_stages_then_rerun(reference, tmp_path):
 
 def test_ctrl_c_during_pii_is_one_line_and_workers_are_quiet(reference, tmp_path):
     want = published(reference / "a")
-    cfg = clone(reference, tmp_path)
-    progress = tmp_path / "a/corpus/t/v1/stages/05-pii.incomplete/_progress/pii"
-    p = corpus_proc(cfg, "pii", "--force", "--workers", "2")
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and p.poll() is None and not (progress.is_dir() and any(progress.glob("part-*.json"))):  # a checkpoint, not its temp file
-        time.sleep(0.02)
-    assert p.poll() is None, "pii finished before it could be interrupted"
-    os.killpg(p.pid, signal.SIGINT)  # Ctrl-C reaches the whole process group: parent and workers
-    out, err = p.communicate(timeout=60)
+    # The signal goes at the first unit's checkpoint. The demo's nine pii units take ~0.1 s once the workers
+    # have loaded presidio, so on a loaded machine the stage can finish before the signal lands (exit 0,
+    # outputs complete): that attempt says nothing about Ctrl-C, and a fresh copy is interrupted again.
+    for attempt in range(3):
+        root = tmp_path / f"try{attempt}"
+        cfg = clone(reference, root)
+        progress = root / "a/corpus/t/v1/stages/05-pii.incomplete/_progress/pii"
+        p = corpus_proc(cfg, "pii", "--force", "--workers", "2")
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and p.poll() is None and not (progress.is_dir() and any(progress.glob("part-*.json"))):  # a checkpoint, not its temp file
+            time.sleep(0.02)
+        assert p.poll() is None, "pii finished before it could be interrupted"
+        try:
+            os.killpg(p.pid, signal.SIGINT)  # Ctrl-C reaches the whole process group: parent and workers
+        except ProcessLookupError:  # the whole group had exited already
+            pass
+        out, err = p.communicate(timeout=60)
+        if p.returncode == 0:  # it outran the signal: nothing interrupted, everything published
+            assert published(root / "a") == want, err
+            continue
+        break
+    else:
+        pytest.fail("pii finished before the signal landed, three times")
     assert p.returncode == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
     lines = [l for l in err.splitlines() if l.strip() and not l[:2].isdigit()]  # log lines start with the time
     assert lines == ["interrupted"], err
-    assert published(tmp_path / "a") == want
+    assert published(root / "a") == want
     result = run_stage("pii", load_config(cfg), RunOptions(workers=1, force=True, resume=True))
     assert result.output.run_info["resumed_units"]["pii"] >= 1
-    assert published(tmp_path / "a") == want and leftovers(tmp_path / "a") == []
+    assert published(root / "a") == want and leftovers(root / "a") == []
 
 
 PAIRS = 10
