@@ -47,7 +47,8 @@ def _start(args: list[str], env: dict, log: Path) -> subprocess.Popen:
 
 
 def _stop(proc: subprocess.Popen) -> None:
-    for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 10)):
+    # a head node that has lost its worker took the whole 10 s to stop on SIGTERM (its temp dir goes anyway)
+    for sig, wait in ((signal.SIGTERM, 3), (signal.SIGKILL, 10)):
         try:
             os.killpg(proc.pid, sig)
         except ProcessLookupError:
