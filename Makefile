@@ -44,7 +44,7 @@ lock:            ## regenerate requirements.lock and requirements-nodeps.lock (A
 	    --python-version 3.11 --generate-hashes --custom-compile-command "make lock" -o $(LOCK_NODEPS) $(ARGS)
 
 golden: $(STAMP) ## rebuild the golden run and rewrite tests/golden/SHA256SUMS (after an intended output change)
-	$(PY) -m corpus.golden --update
+	$(PY) -m corpus.commands.golden --update
 
 demo: $(STAMP)   ## run every stage on configs/demo.toml, audit it, print a summary
 	$(RUN) run $(STAGE_ARGS)

@@ -25,9 +25,9 @@ import time
 from pathlib import Path
 
 from corpus.filters import lang as lang_id
-from corpus.ledger import load_ledger
-from corpus.retrieve import verify
-from corpus.sources import read_documents
+from corpus.config.ledger import load_ledger
+from corpus.store.retrieve import verify
+from corpus.formats.sources import read_documents
 
 REPO = Path(__file__).resolve().parents[1]
 PREFIX = "lingua-"

@@ -1,4 +1,4 @@
-"""Microseconds per get_batch: corpus.loader's TokenStream vs a nanoGPT-style np.memmap get_batch.
+"""Microseconds per get_batch: corpus.tokens.loader's TokenStream vs a nanoGPT-style np.memmap get_batch.
 
 Both read the same single .bin with the same offsets (same torch.Generator seed), so the figures differ
 only in how windows are gathered and converted to int64. nanoGPT's version (train.py) reopens the
@@ -26,9 +26,9 @@ from typing import Callable
 import numpy as np
 import torch
 
-from corpus.atomic import sha256_file
-from corpus.loader import TokenStream, get_batch, read_manifest
-from corpus.tokens.megatron import MegatronWriter, manifest_file_entry
+from corpus.store.atomic import sha256_file
+from corpus.tokens.loader import TokenStream, get_batch, read_manifest
+from corpus.formats.megatron import MegatronWriter, manifest_file_entry
 
 SHAPES = [(8, 256), (32, 1024)]  # (B, T)
 EOS = 0

@@ -34,11 +34,11 @@ import pyarrow.parquet as pq
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
-from corpus.atomic import dump_json  # noqa: E402
+from corpus.store.atomic import dump_json  # noqa: E402
 from corpus.config import load_config  # noqa: E402
-from corpus.parts import write_table  # noqa: E402
-from corpus.pipeline import run_all  # noqa: E402
-from corpus.runner import RunOptions  # noqa: E402
+from corpus.formats.parts import write_table  # noqa: E402
+from corpus.commands.pipeline import run_all  # noqa: E402
+from corpus.engine.runner import RunOptions  # noqa: E402
 from corpus.stages import dedup as dedup_stage, run_stage, shard as shard_stage, tokenize as tok_stage  # noqa: E402
 
 LOG = "BENCH_PARTITIONS_LOG"

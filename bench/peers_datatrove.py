@@ -111,7 +111,7 @@ def _ours_lang_unit(unit: tuple[str, str]) -> list[str]:
 
 
 def ours_filter_block(block: str, files: list[Path], filters: dict, workers: int) -> tuple[float, list[str]]:
-    from corpus.executor import map_units
+    from corpus.engine.executor import map_units
 
     fn = _ours_gopher_unit if block == "gopher" else _ours_lang_unit
     units = [(str(f), json.dumps(filters)) for f in files]
@@ -258,7 +258,7 @@ def _ours_pii_unit(unit: tuple[str, str]) -> int:
 
 
 def ours_pii(files: list[Path], workers: int, work: Path) -> tuple[float, dict]:
-    from corpus.executor import map_units
+    from corpus.engine.executor import map_units
 
     out = work / "ours-pii"
     shutil.rmtree(out, ignore_errors=True)

@@ -67,7 +67,7 @@ import json, resource, sys, time
 t0 = time.perf_counter()
 out, argv = sys.argv[1], sys.argv[2:]
 sys.argv = ["corpus", *argv]
-from corpus.launch import main  # what the `corpus` command runs
+from corpus.commands.launch import main  # what the `corpus` command runs
 rc = 0
 try:
     main()
@@ -230,9 +230,9 @@ def _parquet_text(files: list[Path]) -> tuple[int, int]:
 def stage_inputs(config_path: Path) -> dict[str, dict]:
     """Documents and MB each stage reads, from the published artifacts (identical for every worker count)."""
     from corpus.config import load_config
-    from corpus.jsonl import read_zst_jsonl
-    from corpus.ledger import load_ledger
-    from corpus.raw import current_raw
+    from corpus.formats.jsonl import read_zst_jsonl
+    from corpus.config.ledger import load_ledger
+    from corpus.engine.raw import current_raw
     from corpus.stages.fetch import source_rows
 
     config = load_config(str(config_path))

@@ -51,7 +51,7 @@ REPO = BENCH.parent
 sys.path[:0] = [str(REPO / "python"), str(BENCH)]
 
 from corpus.config import dump_toml  # noqa: E402
-from corpus.sources import read_documents  # noqa: E402
+from corpus.formats.sources import read_documents  # noqa: E402
 from run_bench import PY, STAGE_CHILD, STAGES, measured  # noqa: E402
 from scale_read import write_permuted  # noqa: E402
 

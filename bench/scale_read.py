@@ -1,5 +1,5 @@
 """Peak memory and throughput of reading one large JSONL.zst source, and of fetching it, with the
-streaming reader (corpus.sources) and with the whole-file reader it replaced (tests/reference_sources.py,
+streaming reader (corpus.formats.sources) and with the whole-file reader it replaced (tests/reference_sources.py,
 a frozen copy of python/corpus/sources.py at main bb4f3f2).
 
 The source is built from real data, seeded: every JSONL record of the demo mirror (GSM8K, BoolQ, LAMBADA,
@@ -34,7 +34,7 @@ TEXT_SOURCES = ["tinystories-train-head", "wikitext2-test"]
 
 def sha256_file(path: Path) -> str:
     sys.path.insert(0, str(REPO / "python"))
-    from corpus.atomic import sha256_file as sha
+    from corpus.store.atomic import sha256_file as sha
     return sha(path)
 
 
@@ -46,7 +46,7 @@ def records(mirror: Path) -> list[bytes]:
     """Every real record as one JSONL line with a single "text" field."""
     rows, out = ledger(), []
     sys.path.insert(0, str(REPO / "python"))
-    from corpus.sources import read_documents
+    from corpus.formats.sources import read_documents
     for sid in JSONL_SOURCES + TEXT_SOURCES:
         row = rows[sid]
         for _, text in read_documents(mirror / row["sha256"], row):
@@ -147,7 +147,7 @@ def main() -> None:
         paths = (str(REPO / "python"), str(REPO / "tests"))
         results = {"source": {"path": str(src), **built}, "read": {}, "fetch": {}}
         for impl in args.impl:
-            r = run(READ, str(src), "corpus.sources" if impl == "new" else "reference_sources", *paths, json.dumps(row))
+            r = run(READ, str(src), "corpus.formats.sources" if impl == "new" else "reference_sources", *paths, json.dumps(row))
             r["mb_per_s_json"] = built.get("json_bytes", 0) / 1e6 / r["seconds"] if "json_bytes" in built else None
             r["mb_per_s_file"] = src.stat().st_size / 1e6 / r["seconds"]
             if "json_bytes" in built:

@@ -17,7 +17,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from corpus.loader import SequentialEvalDataset, TokenStream, make_train_loader
+from corpus.tokens.loader import SequentialEvalDataset, TokenStream, make_train_loader
 
 
 class Block(nn.Module):

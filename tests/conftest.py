@@ -64,11 +64,11 @@ def tinystories() -> tuple[str, ...]:
 
 def arrow_mb_reading(path: Path, columns: list[str] | None = None) -> float:
     """The most Arrow memory (MB) held while a Parquet file is read a row at a time, as corpus reads it
-    (page by page, corpus.parts' read buffer): what a reader must hold, a page per column."""
+    (page by page, corpus.formats.parts' read buffer): what a reader must hold, a page per column."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from corpus import parts
+    from corpus.formats import parts
 
     peak = 0
     f = pq.ParquetFile(path, buffer_size=parts.READ_BUFFER, pre_buffer=parts.PRE_BUFFER)
@@ -97,7 +97,7 @@ def write_ledger(path: Path, rows) -> Path:
 def run_corpus(*args, env=None, cwd=None, check=False) -> subprocess.CompletedProcess:
     """Run the CLI in a subprocess, exactly as a user would."""
     full_env = dict(os.environ, **(env or {}))
-    proc = subprocess.run([sys.executable, "-m", "corpus.launch", *map(str, args)], capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, "-m", "corpus.commands.launch", *map(str, args)], capture_output=True, text=True,
                           env=full_env, cwd=cwd or REPO)
     if check and proc.returncode != 0:
         raise AssertionError(f"corpus {' '.join(map(str, args))} failed ({proc.returncode}):\n{proc.stderr}")
@@ -138,6 +138,6 @@ def golden_run(tmp_path_factory, mirror) -> Path:
     """The golden run (tests/golden/golden.toml: `corpus run` + every export) built once in a fresh workspace;
     returns its artifacts root. test_golden.py compares it with tests/golden/SHA256SUMS, test_readers.py reads it
     with the trainers' own libraries."""
-    from corpus.golden import build
+    from corpus.commands.golden import build
 
     return build(tmp_path_factory.mktemp("golden"))

@@ -29,7 +29,7 @@ from typing import IO, Iterable, Iterator
 import zstandard
 
 from corpus.errors import CorpusError
-from corpus.retrieve import url_path
+from corpus.store.retrieve import url_path
 
 COMPRESSIONS = (".gz", ".bz2", ".xz", ".zst")
 ARCHIVES = (".zip", ".tar", ".tgz")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from corpus.cli import cli
+from corpus.commands.cli import cli
 from corpus.filters.registry import build_params, registry, schema_filter_tables
 from corpus.stages import NAMES, STAGES, columns
 from conftest import REPO
@@ -86,7 +86,7 @@ def test_parquet_is_read_without_dataset_scans(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from corpus.parts import read_parquet
+    from corpus.formats.parts import read_parquet
 
     calls = [(p, n) for p in PACKAGE.rglob("*.py") for n in ast.walk(ast.parse(p.read_text()))
              if isinstance(n, ast.Attribute) and n.attr == "read_table" and getattr(n.value, "id", "") == "pq"]

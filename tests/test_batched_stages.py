@@ -15,9 +15,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-import corpus.parts as parts
+import corpus.formats.parts as parts
 from corpus.errors import CorpusError
-from corpus.parts import PartReader, PartWriter, write_table
+from corpus.formats.parts import PartReader, PartWriter, write_table
 from conftest import arrow_mb_reading, tinystories
 
 

@@ -16,11 +16,11 @@ import pyarrow.ipc as ipc
 import pyarrow.parquet as pq
 import pytest
 
-import corpus.parts as parts
+import corpus.formats.parts as parts
 import corpus.stages.shard as shard
 import corpus.stages.tokenize as tokenize
 from corpus.errors import CorpusError
-from corpus.executor import map_units, pool_session
+from corpus.engine.executor import map_units, pool_session
 from conftest import arrow_mb_reading, tinystories
 
 
@@ -219,7 +219,7 @@ def test_pool_session_starts_warms_and_reuses_its_workers(tmp_path):
 
 POOL_THREADS = r"""
 import json, os, sys
-from corpus.executor import map_units
+from corpus.engine.executor import map_units
 
 
 def env(name):
@@ -259,7 +259,7 @@ def test_arrow_allocates_through_the_system_allocator_unless_the_user_chose(pres
     env = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
     if preset:
         env["ARROW_DEFAULT_MEMORY_POOL"] = preset
-    out = subprocess.run([sys.executable, "-c", "import corpus.cli, pyarrow as pa; print(pa.default_memory_pool().backend_name)"],
+    out = subprocess.run([sys.executable, "-c", "import corpus.commands.cli, pyarrow as pa; print(pa.default_memory_pool().backend_name)"],
                          env=env, capture_output=True, text=True, check=True, timeout=120).stdout.strip()
     assert out == want
 
@@ -273,7 +273,7 @@ def die_on_three(x):
 
 
 def test_a_worker_killed_from_outside_is_one_error_line_not_a_traceback():
-    from corpus.executor import WORKER_DIED
+    from corpus.engine.executor import WORKER_DIED
 
     with pytest.raises(CorpusError) as err:
         map_units(die_on_three, range(6), workers=2)
@@ -296,7 +296,7 @@ def test_a_worker_killed_from_outside_is_one_error_line_not_a_traceback():
     (["--help"], None),
 ])
 def test_the_launcher_starts_the_forkserver_only_for_a_stage_with_a_pool(tmp_path, argv, want):
-    from corpus.launch import planned_pool
+    from corpus.commands.launch import planned_pool
 
     cfg = tmp_path / "c.toml"
     cfg.write_text("[run]\nworkers = 5\n")
@@ -305,9 +305,9 @@ def test_the_launcher_starts_the_forkserver_only_for_a_stage_with_a_pool(tmp_pat
 
 def test_the_launchers_defaults_are_the_configs():
     import corpus.config
-    import corpus.launch
-    from corpus.schemas import load_schema
+    import corpus.commands.launch
+    from corpus.config.schemas import load_schema
 
-    assert corpus.launch.DEFAULT_CONFIG == corpus.config.DEFAULT_CONFIG
+    assert corpus.commands.launch.DEFAULT_CONFIG == corpus.config.DEFAULT_CONFIG
     run = load_schema("corpus-config.schema.json")["properties"]["run"]["properties"]
-    assert corpus.launch.DEFAULT_WORKERS == run["workers"]["default"]
+    assert corpus.commands.launch.DEFAULT_WORKERS == run["workers"]["default"]

@@ -15,7 +15,7 @@ import pytest
 from corpus.config import load_config
 from corpus.dedup.minhash import shingles
 from corpus.errors import CorpusError
-from corpus.pipeline import run_all
+from corpus.commands.pipeline import run_all
 from corpus.stages import run_stage
 from conftest import ledger_rows, mirror_file, run_corpus, write_config, write_ledger
 

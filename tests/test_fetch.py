@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from corpus.config import load_config
-from corpus.jsonl import read_zst_jsonl
-from corpus.raw import current_raw
+from corpus.formats.jsonl import read_zst_jsonl
+from corpus.engine.raw import current_raw
 from corpus.stages import run_stage
 from conftest import LEDGER, error_line, ledger_rows, mirror_file, run_corpus, write_config
 

@@ -169,6 +169,6 @@ def test_eval_source_as_corpus_refused(tmp_path, stories):
 def test_real_ledger_is_valid():
     rows = ledger_rows()
     assert len(rows) == len(LEDGER.read_text().splitlines())
-    from corpus.ledger import load_ledger
+    from corpus.config.ledger import load_ledger
     assert list(load_ledger(LEDGER)) == list(rows)
     assert json.dumps  # the ledger is JSON Lines, one object per line

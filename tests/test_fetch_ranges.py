@@ -1,4 +1,4 @@
-"""Fetch in ranges (corpus.sources.plan_ranges, one Map unit per range): the raw documents, their order,
+"""Fetch in ranges (corpus.formats.sources.plan_ranges, one Map unit per range): the raw documents, their order,
 their locators and the ids normalize gives them are the same whatever `[fetch].unit_bytes`, on real data
 of every splittable kind (line text, paragraph text, JSONL, zip members, Parquet row groups); a source
 that is one range keeps exactly the raw parts of a whole-file read; a document over max_doc_bytes is
@@ -15,11 +15,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from corpus.config import load_config
-from corpus.jsonl import read_zst_jsonl
-from corpus.parts import read_table
-from corpus.raw import current_raw
-from corpus.runner import RunOptions
-from corpus.sources import plan_ranges, read_documents
+from corpus.formats.jsonl import read_zst_jsonl
+from corpus.formats.parts import read_table
+from corpus.engine.raw import current_raw
+from corpus.engine.runner import RunOptions
+from corpus.formats.sources import plan_ranges, read_documents
 from corpus.stages import run_stage
 from conftest import error_line, ledger_rows, mirror_file, run_corpus, write_config, write_ledger
 
@@ -91,7 +91,7 @@ def test_ranges_give_the_same_documents_and_ids(ledger, runs):
 
 def test_one_range_keeps_the_parts_of_a_whole_read(ledger, runs, tmp_path):
     """unit_bytes at or above the file: the raw parts are those of the single writer fetch used before."""
-    from corpus.jsonl import ZstJsonlWriter
+    from corpus.formats.jsonl import ZstJsonlWriter
 
     _, path, _ = ledger
     row = ledger_rows()["minhash-articles-1000"]

@@ -86,7 +86,7 @@ def test_rejects_command_shows_rules(filtered):
 
 
 def test_rejects_command_for_dedup(tmp_path, mirror):
-    from corpus.pipeline import run_all
+    from corpus.commands.pipeline import run_all
 
     cfg = write_config(tmp_path / "c.toml", ledger=LEDGER, sources=["minhash-articles-100", "gsm8k-train"],
                        artifacts=tmp_path / "a", decontam={"evals": ["gsm8k-test"]})

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import zstandard
 
-from corpus.atomic import dump_json
-from corpus.golden import REPO, SUMS, diff, format_sums, parse_sums, published_hashes
+from corpus.store.atomic import dump_json
+from corpus.commands.golden import REPO, SUMS, diff, format_sums, parse_sums, published_hashes
 
 
 def test_fresh_build_matches_the_golden_hashes(golden_run):

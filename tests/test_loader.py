@@ -1,4 +1,4 @@
-"""corpus.loader on small token directories built here with MegatronWriter and a hand-written manifest."""
+"""corpus.tokens.loader on small token directories built here with MegatronWriter and a hand-written manifest."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ import pytest
 import torch
 from torch.utils.data import DataLoader
 
-from corpus.atomic import sha256_file
+from corpus.store.atomic import sha256_file
 from corpus.errors import CorpusError
-from corpus.loader import (RandomWindowDataset, SequentialEvalDataset, TokenStream, TrainBatches,
+from corpus.tokens.loader import (RandomWindowDataset, SequentialEvalDataset, TokenStream, TrainBatches,
                            document_attention_mask, get_batch, make_train_loader, position_ids)
-from corpus.tokens.megatron import MegatronWriter, manifest_file_entry
+from corpus.formats.megatron import MegatronWriter, manifest_file_entry
 
 EOS = 0
 

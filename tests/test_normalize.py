@@ -11,7 +11,7 @@ import pytest
 from corpus.config import load_config
 from corpus.errors import CorpusError
 from corpus.stages import run_stage
-from corpus.textnorm import normalize_text
+from corpus.formats.textnorm import normalize_text
 from conftest import LEDGER, error_line, run_corpus, write_config
 
 SOURCES = ["tinystories-train-head", "wikitext2-test", "webtext", "genesis"]

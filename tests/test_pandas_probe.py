@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from corpus.executor import map_units
-from corpus.pandas_probe import pandas_loaded_after_an_array
+from corpus.engine.executor import map_units
+from corpus.engine.pandas_probe import pandas_loaded_after_an_array
 
 # pandas comes with the test extra (datasets needs it); without it there is nothing to skip. Not imported
 # here: the pool workers import this module to run its function
@@ -30,7 +30,7 @@ def test_without_it_pyarrow_imports_pandas_for_a_list():  # what the probe saves
 def test_arrays_from_lists_do_not_import_pandas_and_pandas_still_works():
     out = run_python(
         "import sys, pyarrow as pa\n"
-        "from corpus.pandas_probe import skip_pandas_probe\n"
+        "from corpus.engine.pandas_probe import skip_pandas_probe\n"
         "assert skip_pandas_probe()\n"
         "pa.array(['x']); pa.table({'a': [1, None]}); pa.record_batch([pa.array([1.5])], names=['f'])\n"
         "print('pandas' in sys.modules)\n"
@@ -54,7 +54,7 @@ def test_pool_workers_skip_the_probe():
 
 
 def test_nothing_to_do_once_pandas_is_loaded():
-    out = run_python("import pandas\nfrom corpus.pandas_probe import skip_pandas_probe\nprint(skip_pandas_probe())")
+    out = run_python("import pandas\nfrom corpus.engine.pandas_probe import skip_pandas_probe\nprint(skip_pandas_probe())")
     assert out == "False"
 
 
@@ -64,7 +64,7 @@ def test_ray_workers_skip_the_probe():
     # Ray worker imports corpus (not this module) to run it
     out = run_python(
         "import os; os.environ['RAY_USAGE_STATS_ENABLED'] = '0'\n"
-        "from corpus.executor import map_units\n"
-        "from corpus.pandas_probe import pandas_loaded_after_an_array\n"
+        "from corpus.engine.executor import map_units\n"
+        "from corpus.engine.pandas_probe import pandas_loaded_after_an_array\n"
         "print(map_units(pandas_loaded_after_an_array, [0, 1], workers=2, executor='ray'))\n")
     assert out.splitlines()[-1] == "[False, False]"

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from corpus.config import load_config
-from corpus.pipeline import run_all
-from corpus.runner import RunOptions
+from corpus.commands.pipeline import run_all
+from corpus.engine.runner import RunOptions
 from corpus.stages import run_stage
 from corpus.stages.shard import pick_splitters
 from corpus.tokens import plan
@@ -198,7 +198,7 @@ def test_dedup_identical_for_every_partition_count(dedup_base):
     (2_500_000, 1, 3),
 ])
 def test_automatic_partitions_give_every_worker_a_task_when_there_is_enough_data(tmp_path, n_docs, workers, want):
-    from corpus.partitioning import partitions
+    from corpus.engine.partitioning import partitions
 
     auto = load_config(write_config(tmp_path / "a.toml", ledger=LEDGER, sources=SOURCES, artifacts=tmp_path))
     assert partitions(auto, n_docs, workers=workers) == want

@@ -18,8 +18,8 @@ import pytest
 
 from corpus.config import load_config
 from corpus.errors import CorpusError
-from corpus.pipeline import run_all
-from corpus.runner import RunOptions
+from corpus.commands.pipeline import run_all
+from corpus.engine.runner import RunOptions
 from corpus.stages import run_stage
 from conftest import LEDGER, error_line, mirror_file, run_corpus, write_config
 
@@ -375,7 +375,7 @@ def test_export_formats(runs, tmp_path):
 def test_loader_reads_the_real_tokens(runs):
     import torch
 
-    from corpus.loader import TokenStream, get_batch
+    from corpus.tokens.loader import TokenStream, get_batch
 
     two, _, _ = runs
     stream = TokenStream.open(tokens_dir(two), "train", verify=True)

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from corpus.config import load_config
-from corpus.pipeline import run_all
+from corpus.commands.pipeline import run_all
 from conftest import LEDGER, run_corpus, write_config
 
 pytest.importorskip("ray")

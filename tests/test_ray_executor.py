@@ -8,7 +8,7 @@ import json
 import pytest
 
 from corpus.config import load_config
-from corpus.pipeline import run_all
+from corpus.commands.pipeline import run_all
 from conftest import LEDGER, write_config
 
 ray = pytest.importorskip("ray")

@@ -3,7 +3,7 @@
 Each reader is the library's public entry point, installed from requirements-test.lock: megatron-core's
 IndexedDataset, datatrove's DatatroveFileDataset, HF datasets, polars, transformers' AutoTokenizer, nanoGPT's
 meta.pkl as its train.py reads it, and mosaicml-streaming's StreamingDataset. Every comparison is against
-our own reader (corpus.tokens.megatron.MegatronIndex) or the manifests, so a regression in either shows."""
+our own reader (corpus.formats.megatron.MegatronIndex) or the manifests, so a regression in either shows."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from corpus.tokens.megatron import MegatronIndex
+from corpus.formats.megatron import MegatronIndex
 
 PLACEHOLDERS = ["<EMAIL>", "<PHONE>", "<CARD>", "<IP>", "<KEY>"]
 

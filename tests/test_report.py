@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from corpus.config import load_config
-from corpus.pipeline import run_all
+from corpus.commands.pipeline import run_all
 from corpus.report.build import build_report, report_path
 from corpus.report.filters import all_rules
 from corpus.report.sampling import Budget, choose_parts

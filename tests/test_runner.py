@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from corpus.config import load_config
-from corpus.pipeline import run_all
+from corpus.commands.pipeline import run_all
 from conftest import LEDGER, REPO, write_config
 
 SOURCES = ["tinystories-train-head", "wikitext2-test"]
@@ -25,7 +25,7 @@ def published(root: Path) -> dict[str, bytes]:
 
 
 def corpus_cli(*args, cwd: Path, env: dict | None = None, umask: int | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "corpus.cli", *map(str, args)], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "corpus.commands.cli", *map(str, args)], capture_output=True, text=True,
                           cwd=cwd, timeout=600, env={**os.environ, **(env or {})},
                           preexec_fn=(lambda: os.umask(umask)) if umask is not None else None)
 

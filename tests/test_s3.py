@@ -76,7 +76,7 @@ def _put(s3, rel: str, data: bytes, *, under: str = f"{BUCKET}/{PREFIX}") -> Non
 
 
 def _corpus(cfg: Path, *args, env: dict, check: bool = True) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, "-m", "corpus.cli", "-q", "--config", str(cfg), *map(str, args)],
+    proc = subprocess.run([sys.executable, "-m", "corpus.commands.cli", "-q", "--config", str(cfg), *map(str, args)],
                           capture_output=True, text=True, cwd=REPO, env={**os.environ, **env})
     if check:
         assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -145,7 +145,7 @@ def test_audit_and_loader_on_a_fresh_node(runs, server, monkeypatch, tmp_path):
     assert proc.stdout.rstrip().endswith(" 0 failed"), proc.stdout
     proc = _corpus(cfg, "why", f"{SOURCE}:5", env={**env, "CORPUS_LOCAL_DIR": str(tmp_path / "node2b")})
     assert "tokenize   kept" in proc.stdout, proc.stdout
-    from corpus.loader import TokenStream
+    from corpus.tokens.loader import TokenStream
 
     for k, v in {**server[0], "XDG_CACHE_HOME": str(tmp_path / "cache")}.items():
         monkeypatch.setenv(k, v)
@@ -175,7 +175,7 @@ def test_killed_publication_force_and_unlisted_objects(runs, server, monkeypatch
     for k, v in {**server[0], "XDG_CACHE_HOME": str(tmp_path / "cache")}.items():
         monkeypatch.setenv(k, v)
     from corpus.errors import CorpusError
-    from corpus.loader import TokenStream
+    from corpus.tokens.loader import TokenStream
 
     with pytest.raises(CorpusError, match="no published output"):
         TokenStream.open(f"{ROOT}/{tokens}", "train")
@@ -215,7 +215,7 @@ def test_one_writer_per_s3_root(runs, server, monkeypatch, tmp_path):
     for k, v in {**server[0], "CORPUS_LOCAL_DIR": str(tmp_path / "nodeA")}.items():
         monkeypatch.setenv(k, v)
     from corpus.config import load_config
-    from corpus.lock import writer_lock
+    from corpus.store.lock import writer_lock
 
     other = {**env, "CORPUS_LOCAL_DIR": str(tmp_path / "nodeB")}
     with writer_lock(load_config(cfg).artifacts):
@@ -237,7 +237,8 @@ def test_lease_is_renewed_and_a_lost_lease_stops_publication(server, monkeypatch
     env, s3 = server
     for k, v in {**env, "CORPUS_S3_LEASE_SECONDS": "1.5"}.items():
         monkeypatch.setenv(k, v)
-    from corpus import s3lease, storage
+    from corpus.store import lease as s3lease
+    from corpus.store import s3 as storage
     from corpus.errors import CorpusError
 
     storage.mount(tmp_path / "local", f"s3://{BUCKET}/lease-test")

@@ -1,4 +1,4 @@
-"""The packaged JSON Schemas are valid Draft 2020-12 schemas (corpus.schemas checks them only when
+"""The packaged JSON Schemas are valid Draft 2020-12 schemas (corpus.config.schemas checks them only when
 CORPUS_SCHEMAS points elsewhere), and a broken schema from elsewhere is refused."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sys
 import jsonschema
 import pytest
 
-from corpus.schemas import PACKAGED
+from corpus.config.schemas import PACKAGED
 
 SCHEMAS = sorted(PACKAGED.glob("*.schema.json"))
 
@@ -26,7 +26,7 @@ def test_packaged_schema_is_valid(path):
 
 def test_a_schema_from_elsewhere_is_checked(tmp_path):
     (tmp_path / "ledger-row.schema.json").write_text(json.dumps({"type": "no-such-type"}))
-    code = "from corpus.schemas import load_schema; load_schema('ledger-row.schema.json')"
+    code = "from corpus.config.schemas import load_schema; load_schema('ledger-row.schema.json')"
     proc = subprocess.run([sys.executable, "-c", code], env={"CORPUS_SCHEMAS": str(tmp_path), "PATH": ""},
                           capture_output=True, text=True)
     assert proc.returncode != 0 and "SchemaError" in proc.stderr

@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 import zstandard
 
-from corpus.sources import read_documents, split_text
+from corpus.formats.sources import read_documents, split_text
 from conftest import mirror_file
 
 

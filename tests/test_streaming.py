@@ -30,7 +30,7 @@ import zstandard
 import reference_sources as reference
 from conftest import LEDGER, error_line, ledger_rows, mirror_file, run_corpus, write_config, write_ledger
 from corpus.errors import CorpusError
-from corpus.sources import Range, ReadLimits, plan_ranges, read_documents
+from corpus.formats.sources import Range, ReadLimits, plan_ranges, read_documents
 
 RECORDED = json.loads((Path(__file__).parent / "data" / "ledger_read_sha256.json").read_text())
 WIKI_ARTICLES = r"(?m)^(?= = [^=].*(?<!\s\w) = \r?$)"
@@ -534,7 +534,7 @@ def test_utf8_bom_stripped(tmp_path, mirror, inaugural_members):
 
 
 def test_unknown_encoding_named_when_the_ledger_is_read(tmp_path, mirror):
-    from corpus.ledger import load_ledger
+    from corpus.config.ledger import load_ledger
     rows = [json.loads(line) for line in LEDGER.read_text().splitlines()[:3]]
     rows[2]["encoding"] = "utf-9"
     ledger = write_ledger(tmp_path / "LEDGER.jsonl", rows)
@@ -562,7 +562,7 @@ def test_fetch_config_defaults_are_the_reader_defaults(tmp_path):
 
 
 def test_raw_part_read_back_and_truncation(tmp_path, mirror):
-    from corpus.jsonl import ZstJsonlWriter, read_zst_jsonl
+    from corpus.formats.jsonl import ZstJsonlWriter, read_zst_jsonl
     docs = read(mirror_file("lee-background"), ledger_rows()["lee-background"])
     writer = ZstJsonlWriter(tmp_path, part_docs=10**6)
     for loc, text in docs:

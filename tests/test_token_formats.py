@@ -13,10 +13,10 @@ import jsonschema
 import numpy as np
 import pytest
 
-from corpus.schemas import load_schema
+from corpus.config.schemas import load_schema
 from corpus.tokens.exports import (read_datatrove, read_llmc_shard, read_nanogpt, write_datatrove,
                                    write_llmc_shard, write_nanogpt)
-from corpus.tokens.megatron import (MegatronIndex, MegatronWriter, check_range, choose_dtype,
+from corpus.formats.megatron import (MegatronIndex, MegatronWriter, check_range, choose_dtype,
                                     manifest_file_entry)
 
 RNG = np.random.default_rng(0)

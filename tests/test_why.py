@@ -13,7 +13,7 @@ import pytest
 
 from corpus.config import load_config
 from corpus.dedup.decontam import decontam_words
-from corpus.pipeline import run_all
+from corpus.commands.pipeline import run_all
 from conftest import error_line, ledger_rows, run_corpus, tinystories, write_config, write_ledger
 
 

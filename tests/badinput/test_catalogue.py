@@ -376,7 +376,7 @@ def test_artifact_case(case, reference, tmp_path):  # noqa: F811
 def test_empty_corpus_names_the_stage_that_emptied_it(reference, tmp_path):  # noqa: F811
     """Every document filtered out: shard refuses with one line naming stage 03 (never an empty dataset)."""
     from corpus.config import load_config
-    from corpus.runner import RunOptions
+    from corpus.engine.runner import RunOptions
     from corpus.stages import run_stage
     from faults.conftest import SOURCES, TABLES
 

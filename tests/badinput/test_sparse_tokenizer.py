@@ -9,7 +9,7 @@ import json
 import numpy as np
 
 from corpus.config import load_config
-from corpus.runner import RunOptions
+from corpus.engine.runner import RunOptions
 from corpus.stages import run_stage
 from conftest import LEDGER, write_config
 from faults.conftest import SOURCES, TABLES, clone

@@ -45,7 +45,7 @@ def build_reference(tmp_path_factory) -> Path:
     """An uninterrupted `corpus run` (2 workers); returns its workspace (c.toml, a/). The `reference`
     fixture (tests/conftest.py, so faults and badinput share one build per session) calls it."""
     from corpus.config import load_config
-    from corpus.pipeline import run_all
+    from corpus.commands.pipeline import run_all
 
     root = tmp_path_factory.mktemp("reference")
     run_all(load_config(make_config(root)), workers=2)
@@ -100,7 +100,7 @@ def leftovers(root: Path) -> list[str]:
 
 
 def corpus_proc(cfg: Path, *args, env: dict | None = None) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "corpus.cli", "-q", "--config", str(cfg), *map(str, args)],
+    return subprocess.Popen([sys.executable, "-m", "corpus.commands.cli", "-q", "--config", str(cfg), *map(str, args)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
                             env={**os.environ, **(env or {})}, start_new_session=True)
 

@@ -1,7 +1,7 @@
 """SIGKILL every stage at deterministic points and at seeded random times; recover with --resume or a
 plain rerun; every published byte must equal the uninterrupted reference run.
 
-Points (test-only environment hooks in corpus.runner, see docs/ARCHITECTURE.md):
+Points (test-only environment hooks in corpus.engine.runner, see docs/ARCHITECTURE.md):
   CORPUS_FAULT_AFTER=<phase>:<k>  right after the k-th unit of a map phase is checkpointed
   CORPUS_FAULT_TORN=<phase>:<k>   the k-th unit's first file left half-written, before its checkpoint
   CORPUS_FAULT_AT=<point>         in publication: manifest-written, old-aside, renamed (a directory of
@@ -21,7 +21,7 @@ import time
 import pytest
 
 from corpus.config import load_config
-from corpus.runner import RunOptions
+from corpus.engine.runner import RunOptions
 from corpus.stages import run_stage
 
 from .conftest import KILLS, clone, corpus_proc, leftovers, published, run_killed

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from corpus.config import load_config
-from corpus.pipeline import run_all
-from corpus.runner import RunOptions
+from corpus.commands.pipeline import run_all
+from corpus.engine.runner import RunOptions
 from corpus.stages import run_stage
 
 from conftest import run_corpus, write_config, LEDGER

@@ -10,13 +10,13 @@ import time
 
 import pytest
 
-from corpus import lock
+from corpus.store import lock
 from conftest import error_line, run_corpus
 from .conftest import clone
 
 HOLD = """
 import sys, time
-from corpus.lock import acquire
+from corpus.store.lock import acquire
 acquire(sys.argv[1], "corpus shard --force (test holder)")
 print("held", flush=True)
 time.sleep(60)
@@ -66,7 +66,7 @@ def test_lock_is_reentrant_in_one_process_and_exclusive_across_processes(tmp_pat
     lock.release(tmp_path)
     body = lock.holder(tmp_path)
     assert body["pid"] == __import__("os").getpid()
-    probe = [sys.executable, "-c", "import sys; from corpus.lock import acquire; acquire(sys.argv[1])", str(tmp_path)]
+    probe = [sys.executable, "-c", "import sys; from corpus.store.lock import acquire; acquire(sys.argv[1])", str(tmp_path)]
     other = subprocess.run(probe, capture_output=True, text=True)
     assert other.returncode != 0 and "held by pid" in other.stderr
     lock.release(tmp_path)

@@ -29,13 +29,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..atomic import disk_full, is_enospc, sha256_bytes, temp_beside
-from .components import both_ways, grouped
-from .minhash import EMPTY_BAND_KEY, _first_of_runs, candidate_pair_batches, confirmed_edges
-from .published import PublishedIndex, exact_matches
-from .rowindex import own_rows
-from .unionfind import cluster_roots, edges_across_clusters
-from .verify import PartedShingleSets, near_duplicate_clusters
+from corpus.store.atomic import disk_full, is_enospc, sha256_bytes, temp_beside
+from corpus.dedup.components import both_ways, grouped
+from corpus.dedup.minhash import EMPTY_BAND_KEY, _first_of_runs, candidate_pair_batches, confirmed_edges
+from corpus.dedup.published import PublishedIndex, exact_matches
+from corpus.dedup.rowindex import own_rows
+from corpus.dedup.unionfind import cluster_roots, edges_across_clusters
+from corpus.dedup.verify import PartedShingleSets, near_duplicate_clusters
 
 EXACT_REC = np.dtype([("sha", "u1", (32,)), ("row", "<i8"), ("local", "<i8")])
 BAND_REC = np.dtype([("key", "<u8"), ("row", "<i8"), ("local", "<i8")])
@@ -169,7 +169,7 @@ class BucketUnit:
 @functools.lru_cache(maxsize=4)
 def published_index(name: str, files: tuple[tuple[str, str], ...]) -> PublishedIndex:
     """A published version's index, read (verified) once per worker process."""
-    from ..checksums import read_verified
+    from corpus.store.checksums import read_verified
 
     return PublishedIndex.from_files(name, [read_verified(Path(p), sha) for p, sha in files])
 

@@ -51,7 +51,7 @@ def both_ways(u: np.ndarray, v: np.ndarray, p: int) -> tuple[np.ndarray, np.ndar
 
 def read_slices(files: Sequence[tuple[Path, Path]], r: int) -> np.ndarray:
     """Partition r's records from every (records file, offsets file), distinct, sorted by (u, v)."""
-    from .buckets import Grouped
+    from corpus.dedup.buckets import Grouped
 
     chunks = [c for c in (Grouped(main.with_name(main.name.removesuffix(".npy")))[r] for main, _ in files)
               if c is not None]

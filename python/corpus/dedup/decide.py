@@ -16,11 +16,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .buckets import published_index, slice_of
-from .components import labels_of
-from .published import near_matches
-from .rowindex import RowLookup
-from .verify import PartedShingleSets, ShingleSets, exact_overlaps
+from corpus.dedup.buckets import published_index, slice_of
+from corpus.dedup.components import labels_of
+from corpus.dedup.published import near_matches
+from corpus.dedup.rowindex import RowLookup
+from corpus.dedup.verify import PartedShingleSets, ShingleSets, exact_overlaps
 
 KEEP, DECONTAM, EXACT, NEAR = 0, 1, 2, 3  # decision codes: one byte per document
 REASON_NAMES = {DECONTAM: "decontam", EXACT: "exact", NEAR: "near"}

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .minhash import DEFAULT_BUCKET_WINDOW, EMPTY_BAND_KEY
-from .verify import ShingleSets, exact_overlaps
+from corpus.dedup.minhash import DEFAULT_BUCKET_WINDOW, EMPTY_BAND_KEY
+from corpus.dedup.verify import ShingleSets, exact_overlaps
 
 # The dedup parameters two versions must share for band keys and shingle sets to be comparable.
 COMPATIBLE = ("num_perm", "bands", "seed", "ngram_words")

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .buckets import save, save_grouped
-from .components import large_star, read_slices, small_star
-from .minhash import _first_of_runs
+from corpus.dedup.buckets import save, save_grouped
+from corpus.dedup.components import large_star, read_slices, small_star
+from corpus.dedup.minhash import _first_of_runs
 
 # Large-star/small-star needs O(log n) rounds in practice (Kiveris et al. prove O(log^2 n)); a run that
 # gets here has a bug, never a large input.

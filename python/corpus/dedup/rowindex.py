@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.ipc as ipc
 
-from ..partitioning import range_ids, work_entry
+from corpus.engine.partitioning import range_ids, work_entry
 
 
 @dataclass(frozen=True)

@@ -33,9 +33,9 @@ from typing import Callable, NamedTuple, Protocol, Sequence
 
 import numpy as np
 
-from .minhash import (DEFAULT_BUCKET_WINDOW, DEFAULT_NGRAM, MinHasher, ShingleHash, _batches_by_size,
+from corpus.dedup.minhash import (DEFAULT_BUCKET_WINDOW, DEFAULT_NGRAM, MinHasher, ShingleHash, _batches_by_size,
                       _TEXT_BATCH_CHARS, candidate_pair_batches, shingle_hashes)
-from .unionfind import cluster_roots, edges_across_clusters
+from corpus.dedup.unionfind import cluster_roots, edges_across_clusters
 
 SETS_SUFFIX = ".sets.npy"  # flat uint32: every document's sorted distinct shingle hashes, end to end
 OFFSETS_SUFFIX = ".setoffsets.npy"  # int64 (N + 1): document d's set is flat[offsets[d]:offsets[d + 1]]

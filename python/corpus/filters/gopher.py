@@ -58,7 +58,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .registry import FilterSpec, rule_function
+from corpus.filters.registry import FilterSpec, rule_function
 
 __all__ = [
     "BULLET_PREFIXES",

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from ..errors import CorpusError
-from .registry import FilterSpec
+from corpus.errors import CorpusError
+from corpus.filters.registry import FilterSpec
 
 UNDETERMINED = "und"
 

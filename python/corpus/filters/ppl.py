@@ -8,12 +8,12 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..atomic import sha256_bytes, write_bytes
-from ..checksums import read_verified
-from ..errors import CorpusError
-from ..ledger import load_ledger
-from .ngram_lm import NGramLM
-from .registry import FilterSpec
+from corpus.store.atomic import sha256_bytes, write_bytes
+from corpus.store.checksums import read_verified
+from corpus.errors import CorpusError
+from corpus.config.ledger import load_ledger
+from corpus.filters.ngram_lm import NGramLM
+from corpus.filters.registry import FilterSpec
 
 log = logging.getLogger(__name__)
 MODEL_FILE = "ppl-model.npz"
@@ -49,7 +49,7 @@ def identity(config) -> dict:
 
 def train_model(config, staging: Path) -> tuple[list[dict], dict]:
     """Train the model on the reference sources' raw documents (normalised as stage 02 does)."""
-    from ..raw import raw_texts
+    from corpus.engine.raw import raw_texts
 
     ppl = config["filters"]["ppl"]
     ledger = load_ledger(config.ledger_path)

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from ..errors import CorpusError
-from ..schemas import load_schema
+from corpus.errors import CorpusError
+from corpus.config.schemas import load_schema
 
 CONFIG_SCHEMA = "corpus-config.schema.json"
 

@@ -17,7 +17,7 @@ Modules, one job each:
   build      collect every section, render, write <artifacts>/reports/<dataset>/<version>/index.html
 """
 
-from ..stages import STAGE, STAGES as _STAGE_TABLE
+from corpus.stages import STAGE, STAGES as _STAGE_TABLE
 
 # The per-part stages the report walks, in pipeline order: (name, directory under stages/), from the table.
 STAGES: tuple[tuple[str, str], ...] = tuple((s.name, s.dirname) for s in _STAGE_TABLE if s.kind == "parts")

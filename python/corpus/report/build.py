@@ -8,22 +8,22 @@ from pathlib import Path
 # presidio (imported for the scrub of pre-PII snippets) announces its device and every recognizer at INFO
 logging.getLogger("presidio-analyzer").setLevel(logging.WARNING)
 
-from ..atomic import write_bytes  # noqa: E402
-from ..config import Config  # noqa: E402
-from ..ledger import load_ledger  # noqa: E402
-from ..layout import CORPUS_MANIFEST as MANIFEST  # noqa: E402
-from .dedup import collect_dedup  # noqa: E402
-from .filters import collect_filters  # noqa: E402
-from .funnel import collect_funnel  # noqa: E402
-from .licences import collect_licences  # noqa: E402
-from .pii import collect_pii  # noqa: E402
-from .reading import load_json_file  # noqa: E402
-from .render import render  # noqa: E402
-from .samples import collect_samples  # noqa: E402
-from .sampling import Budget  # noqa: E402
-from .shards import collect_shards  # noqa: E402
-from .text import Redactor  # noqa: E402
-from .tokens import collect_tokens  # noqa: E402
+from corpus.store.atomic import write_bytes  # noqa: E402
+from corpus.config import Config  # noqa: E402
+from corpus.config.ledger import load_ledger  # noqa: E402
+from corpus.config.layout import CORPUS_MANIFEST as MANIFEST  # noqa: E402
+from corpus.report.dedup import collect_dedup  # noqa: E402
+from corpus.report.filters import collect_filters  # noqa: E402
+from corpus.report.funnel import collect_funnel  # noqa: E402
+from corpus.report.licences import collect_licences  # noqa: E402
+from corpus.report.pii import collect_pii  # noqa: E402
+from corpus.report.reading import load_json_file  # noqa: E402
+from corpus.report.render import render  # noqa: E402
+from corpus.report.samples import collect_samples  # noqa: E402
+from corpus.report.sampling import Budget  # noqa: E402
+from corpus.report.shards import collect_shards  # noqa: E402
+from corpus.report.text import Redactor  # noqa: E402
+from corpus.report.tokens import collect_tokens  # noqa: E402
 
 log = logging.getLogger(__name__)
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..config import Config
-from . import dirname, side_prefix
-from .reading import parts_of, stage_manifest, within
-from .sampling import Budget
-from .scan import read_columns
-from .text import Redactor
+from corpus.config import Config
+from corpus.report import dirname, side_prefix
+from corpus.report.reading import parts_of, stage_manifest, within
+from corpus.report.sampling import Budget
+from corpus.report.scan import read_columns
+from corpus.report.text import Redactor
 
 DIRNAME = dirname("dedup")
 TOP_CLUSTERS = 6

@@ -11,16 +11,16 @@ import dataclasses
 import math
 
 
-from ..config import Config
-from ..filters import lang as lang_id
-from ..filters.gopher import gopher_quality, split_words
-from ..filters.repetition import gopher_repetition
-from ..filters.ppl import MODEL_FILE as PPL_MODEL, _load_lm
-from ..filters.registry import build_params, filter_order, registry
-from . import dirname, side_prefix
-from .reading import parts_of, stage_manifest, within
-from .sampling import Budget, choose_parts, sample_indices
-from .scan import read_columns
+from corpus.config import Config
+from corpus.filters import lang as lang_id
+from corpus.filters.gopher import gopher_quality, split_words
+from corpus.filters.repetition import gopher_repetition
+from corpus.filters.ppl import MODEL_FILE as PPL_MODEL, _load_lm
+from corpus.filters.registry import build_params, filter_order, registry
+from corpus.report import dirname, side_prefix
+from corpus.report.reading import parts_of, stage_manifest, within
+from corpus.report.sampling import Budget, choose_parts, sample_indices
+from corpus.report.scan import read_columns
 
 DIRNAME = dirname("filter")
 STOP_WORDS_CAP = 10**9   # kept documents' stop words: every occurrence is counted

@@ -5,14 +5,14 @@ stage wrote, measured in every part or, above the byte budget, in a seeded sampl
 
 from __future__ import annotations
 
-from ..config import Config
-from ..jsonl import read_zst_jsonl
-from ..ledger import load_ledger
-from ..raw import current_raw
-from . import STAGES, side_prefix
-from .reading import parts_of, stage_manifest
-from .sampling import Budget, choose_parts
-from .scan import scan_groups
+from corpus.config import Config
+from corpus.formats.jsonl import read_zst_jsonl
+from corpus.config.ledger import load_ledger
+from corpus.engine.raw import current_raw
+from corpus.report import STAGES, side_prefix
+from corpus.report.reading import parts_of, stage_manifest
+from corpus.report.sampling import Budget, choose_parts
+from corpus.report.scan import scan_groups
 
 DROP_PARTS = {"filter": (side_prefix("filter"), ["filter", "rule"]), "dedup": (side_prefix("dedup"), ["reason"])}
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
-from ..config import Config
-from ..ledger import load_ledger
+from corpus.config import Config
+from corpus.config.ledger import load_ledger
 
 _RESEARCH = re.compile(r"research|non-?commercial|(^|-)NC(-|$)|academic", re.IGNORECASE)
 _UNKNOWN = re.compile(r"^(|NOASSERTION|NONE|unknown|LicenseRef-unknown.*)$", re.IGNORECASE)

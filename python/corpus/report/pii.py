@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import re
 
-from ..config import Config
-from ..stages import STAGE
-from ..stages.pii import TYPES
-from . import dirname
-from .reading import parts_of, stage_manifest
-from .sampling import Budget, choose_parts, sample_indices
-from .scan import read_columns
+from corpus.config import Config
+from corpus.stages import STAGE
+from corpus.stages.pii import TYPES
+from corpus.report import dirname
+from corpus.report.reading import parts_of, stage_manifest
+from corpus.report.sampling import Budget, choose_parts, sample_indices
+from corpus.report.scan import read_columns
 
 _PLACEHOLDER = re.compile("<(" + "|".join(TYPES) + ")>")
 DIRNAME, INPUT_DIR = dirname("pii"), dirname(STAGE["pii"].reads)

@@ -8,12 +8,12 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..config import Config
-from ..errors import CorpusError
-from ..checksums import read_verified
-from ..layout import STAGE_FILE
-from ..parts import read_parquet, read_table
-from ..runner import published_stage
+from corpus.config import Config
+from corpus.errors import CorpusError
+from corpus.store.checksums import read_verified
+from corpus.config.layout import STAGE_FILE
+from corpus.formats.parts import read_parquet, read_table
+from corpus.engine.runner import published_stage
 
 
 def stage_manifest(config: Config, dirname: str) -> dict:

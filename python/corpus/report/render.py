@@ -5,10 +5,10 @@ from __future__ import annotations
 import html
 import statistics
 
-from . import plots
-from .filters import LOG_RULES
-from .licences import classify
-from .text import first_lines
+from corpus.report import plots
+from corpus.report.filters import LOG_RULES
+from corpus.report.licences import classify
+from corpus.report.text import first_lines
 
 CSS = """
 :root{--ink:#1a202c;--muted:#5a6678;--line:#e2e8f0;--bg:#f7f9fc;--card:#fff;--blue:#2b6cb0;--red:#c53030;

@@ -3,14 +3,14 @@ of rejected documents per filter rule with the measured value, and per dedup rea
 
 from __future__ import annotations
 
-from ..config import Config
-from ..filters.registry import filter_order
-from . import dirname, side_prefix
-from .reading import parts_of, stage_manifest
-from .sampling import Budget, choose_parts, sample_indices
-from .scan import read_columns
-from .shards import ShardTexts
-from .text import Redactor, first_lines
+from corpus.config import Config
+from corpus.filters.registry import filter_order
+from corpus.report import dirname, side_prefix
+from corpus.report.reading import parts_of, stage_manifest
+from corpus.report.sampling import Budget, choose_parts, sample_indices
+from corpus.report.scan import read_columns
+from corpus.report.shards import ShardTexts
+from corpus.report.text import Redactor, first_lines
 
 
 FILTER_DIR, DEDUP_DIR = dirname("filter"), dirname("dedup")

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from ..config import Config
-from ..errors import CorpusError
-from ..checksums import read_verified
-from ..parts import read_parquet
-from .reading import add_counts, group_counts, with_length
-from .sampling import PartChoice
+from corpus.config import Config
+from corpus.errors import CorpusError
+from corpus.store.checksums import read_verified
+from corpus.formats.parts import read_parquet
+from corpus.report.reading import add_counts, group_counts, with_length
+from corpus.report.sampling import PartChoice
 
 
 def read_columns(config: Config, dirname: str, part: dict, columns: list[str], verify: bool = True,

@@ -7,9 +7,9 @@ import functools
 
 import pyarrow as pa
 
-from ..config import Config
-from .reading import read_shard, within
-from .sampling import Budget
+from corpus.config import Config
+from corpus.report.reading import read_shard, within
+from corpus.report.sampling import Budget
 
 SMALL = ["id", "source_id", "license_spdx", "lang", "n_chars", "minhash_cluster", "pii_redactions", "split"]
 

@@ -4,7 +4,7 @@ corpus itself would have redacted."""
 
 from __future__ import annotations
 
-from ..config import Config
+from corpus.config import Config
 
 SCRUB_MARGIN = 400   # characters scrubbed beyond what is shown, so no PII span is cut by the truncation
 
@@ -34,8 +34,8 @@ class Redactor:
         return len(self._texts) - 1
 
     def run(self) -> None:
-        from ..pii.scrub import scrub_batch
-        from ..stages.pii import pii_params
+        from corpus.pii.scrub import scrub_batch
+        from corpus.stages.pii import pii_params
 
         self._done = [t for t, _ in scrub_batch(self._texts, pii_params(self.config["pii"]))] if self._texts else []
 

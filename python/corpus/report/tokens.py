@@ -11,15 +11,15 @@ import json
 
 import numpy as np
 
-from ..atomic import sha256_file
-from ..config import Config
-from ..errors import CorpusError
-from ..layout import TOKENS_MANIFEST as MANIFEST, tokens_root
-from ..stages.tokenize import SPLITS
-from ..tokens.plan import replay_order
-from ..tokens.megatron import MegatronIndex
-from .sampling import Budget, sample_indices
-from .shards import ShardTexts
+from corpus.store.atomic import sha256_file
+from corpus.config import Config
+from corpus.errors import CorpusError
+from corpus.config.layout import TOKENS_MANIFEST as MANIFEST, tokens_root
+from corpus.stages.tokenize import SPLITS
+from corpus.tokens.plan import replay_order
+from corpus.formats.megatron import MegatronIndex
+from corpus.report.sampling import Budget, sample_indices
+from corpus.report.shards import ShardTexts
 
 CHECKED_DOCS = 4
 

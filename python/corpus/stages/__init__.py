@@ -21,8 +21,8 @@ from types import ModuleType
 import click
 import pyarrow as pa
 
-from ..config import Config
-from ..runner import RunOptions, StageResult, run_jobs
+from corpus.config import Config
+from corpus.engine.runner import RunOptions, StageResult, run_jobs
 
 BASE_COLUMNS = {"id": pa.string(), "text": pa.string(), "source_id": pa.string(), "url": pa.string(),
                 "license_spdx": pa.string()}
@@ -76,7 +76,7 @@ class Stage:
 
 
 def _filter_annotations() -> dict:
-    from ..filters.registry import annotation_columns
+    from corpus.filters.registry import annotation_columns
 
     return annotation_columns()
 
@@ -136,13 +136,13 @@ def part_stages() -> tuple[Stage, ...]:
 
 def run_stage(name: str, config: Config, opts: RunOptions | None = None, **kw) -> StageResult:
     """Plan and run one stage (`kw` builds the RunOptions when `opts` is not given)."""
-    from ..executor import pool_session, warm_import
-    from ..lock import writer_lock
+    from corpus.engine.executor import pool_session, warm_import
+    from corpus.store.lock import writer_lock
 
     opts = opts or RunOptions(**kw)
     module = STAGE[name].module()
     warm = module.warm(config) if hasattr(module, "warm") else warm_import(module.__name__)
-    with writer_lock(config.artifacts):  # one writer per artifacts root (corpus.lock); re-entrant
+    with writer_lock(config.artifacts):  # one writer per artifacts root (corpus.store.lock); re-entrant
         # the workers start (imports, models) while plan() reads and verifies the inputs
         with pool_session(opts.workers, warm, config["run"]["executor"]):
             return run_jobs(name, config, opts, module.plan(config, opts))

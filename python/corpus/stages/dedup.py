@@ -17,24 +17,24 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from ..atomic import sha256_bytes, write_bytes
-from ..checksums import read_verified
-from ..config import Config
-from ..dedup.buckets import BucketUnit, KeysUnit, bucket_keys, exact_bucket, near_bucket, save
-from ..dedup.decide import KEEP, REASON_NAMES, PartInputs, part_decisions
-from ..dedup.rounds import MAX_ROUNDS, RoundUnit, large_star_round, small_star_round
-from ..dedup.rowindex import RangeUnit, rank_range
-from ..dedup.decontam import EvalIndex, index_from_bytes, index_to_bytes
-from ..dedup.published import COMPATIBLE, index_bytes
-from ..dedup.minhash import MinHasher, band_keys
-from ..dedup.verify import ShingleSets, signatures_and_sets
-from ..errors import CorpusError
-from ..ledger import load_ledger, select
-from ..partitioning import SAMPLES_PER_PARTITION, SampleUnit, partitions, pick_splitters, sample_part
-from ..parts import read_table, validate_columns, write_table
-from ..raw import raw_texts
-from ..runner import Job, Map, PhaseContext, RunOptions, Step, published_stage
-from . import STAGE, input_columns
+from corpus.store.atomic import sha256_bytes, write_bytes
+from corpus.store.checksums import read_verified
+from corpus.config import Config
+from corpus.dedup.buckets import BucketUnit, KeysUnit, bucket_keys, exact_bucket, near_bucket, save
+from corpus.dedup.decide import KEEP, REASON_NAMES, PartInputs, part_decisions
+from corpus.dedup.rounds import MAX_ROUNDS, RoundUnit, large_star_round, small_star_round
+from corpus.dedup.rowindex import RangeUnit, rank_range
+from corpus.dedup.decontam import EvalIndex, index_from_bytes, index_to_bytes
+from corpus.dedup.published import COMPATIBLE, index_bytes
+from corpus.dedup.minhash import MinHasher, band_keys
+from corpus.dedup.verify import ShingleSets, signatures_and_sets
+from corpus.errors import CorpusError
+from corpus.config.ledger import load_ledger, select
+from corpus.engine.partitioning import SAMPLES_PER_PARTITION, SampleUnit, partitions, pick_splitters, sample_part
+from corpus.formats.parts import read_table, validate_columns, write_table
+from corpus.engine.raw import raw_texts
+from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step, published_stage
+from corpus.stages import STAGE, input_columns
 
 log = logging.getLogger(__name__)
 ME = STAGE["dedup"]

@@ -14,15 +14,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
-from ..atomic import sha256_file
-from ..config import Config
-from ..errors import CorpusError
-from ..jsonl import ZstJsonlWriter
-from ..ledger import load_ledger, select
-from ..raw import dated_dirs, fetch_identity
-from ..retrieve import locate
-from ..runner import Job, Map, PhaseContext, RunOptions, Step
-from ..sources import Range, ReadLimits, plan_ranges, read_documents
+from corpus.store.atomic import sha256_file
+from corpus.config import Config
+from corpus.errors import CorpusError
+from corpus.formats.jsonl import ZstJsonlWriter
+from corpus.config.ledger import load_ledger, select
+from corpus.engine.raw import dated_dirs, fetch_identity
+from corpus.store.retrieve import locate
+from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step
+from corpus.formats.sources import Range, ReadLimits, plan_ranges, read_documents
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class LocateUnit:
 
 def locate_source(u: LocateUnit) -> dict:
     """Find (download if need be) and verify the source file, and cut it into fetch units
-    (corpus.sources.plan_ranges: they depend on the file and `unit_bytes` only)."""
+    (corpus.formats.sources.plan_ranges: they depend on the file and `unit_bytes` only)."""
     path, how = locate(u.row, mirror=u.mirror, downloads=u.downloads, timeout=u.fetch["timeout_s"])
     ranges = plan_ranges(path, u.row, u.fetch["unit_bytes"])
     return {"key": u.key, "parts": [], "found_by": how, "source_path": str(path),

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from ..config import Config
-from ..filters.registry import chain_for, filter_order, registry
-from ..parts import PartReader, PartWriter, schema_of, validate_columns
-from ..runner import Job, Map, PhaseContext, RunOptions, Step, published_stage
-from . import STAGE, columns, input_columns
+from corpus.config import Config
+from corpus.filters.registry import chain_for, filter_order, registry
+from corpus.formats.parts import PartReader, PartWriter, schema_of, validate_columns
+from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step, published_stage
+from corpus.stages import STAGE, columns, input_columns
 
 ME = STAGE["filter"]
 OUT_COLUMNS = columns("filter")

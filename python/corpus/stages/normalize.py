@@ -1,4 +1,4 @@
-"""Stage 02 normalize: raw parts → Parquet parts with stable ids and normalised text (corpus.textnorm).
+"""Stage 02 normalize: raw parts → Parquet parts with stable ids and normalised text (corpus.formats.textnorm).
 
 `id = <source_id>:<k>`, k the document's position in its source's raw parts read in path order; the
 offset of each part is known from the raw manifest, so ids never depend on the worker count."""
@@ -14,16 +14,16 @@ from typing import Iterator
 import pyarrow as pa
 import zstandard
 
-from ..checksums import VerifiedReader
-from ..config import Config
-from ..layout import STAGE_FILE
-from ..errors import CorpusError
-from ..ledger import load_ledger, select
-from ..parts import BATCH_ROWS, PartWriter, schema_of
-from ..raw import current_raw
-from ..runner import Job, Map, PhaseContext, RunOptions, input_ref
-from ..textnorm import normalize_text
-from . import STAGE, columns
+from corpus.store.checksums import VerifiedReader
+from corpus.config import Config
+from corpus.config.layout import STAGE_FILE
+from corpus.errors import CorpusError
+from corpus.config.ledger import load_ledger, select
+from corpus.formats.parts import BATCH_ROWS, PartWriter, schema_of
+from corpus.engine.raw import current_raw
+from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, input_ref
+from corpus.formats.textnorm import normalize_text
+from corpus.stages import STAGE, columns
 
 ME = STAGE["normalize"]
 OUT_COLUMNS = columns("normalize")

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from ..config import Config
-from ..parts import PartReader, PartWriter, validate_columns
-from ..pii.scrub import PiiParams, detectors, scrub_batch
-from ..runner import Job, Map, PhaseContext, RunOptions, published_stage
-from . import STAGE, columns, input_columns
+from corpus.config import Config
+from corpus.formats.parts import PartReader, PartWriter, validate_columns
+from corpus.pii.scrub import PiiParams, detectors, scrub_batch
+from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, published_stage
+from corpus.stages import STAGE, columns, input_columns
 
 ME = STAGE["pii"]
 IN_COLUMNS = input_columns("pii")

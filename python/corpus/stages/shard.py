@@ -24,21 +24,21 @@ import pyarrow.compute as pc
 import pyarrow.ipc as ipc
 import pyarrow.parquet as pq
 
-from .. import __version__
-from ..versions import output_packages
-from ..atomic import canonical_json, dump_json, naming_enospc, sha256_bytes, sha256_file, write_bytes
-from ..config import Config
-from ..errors import CorpusError
-from ..layout import CORPUS_MANIFEST, CORPUS_SCHEMA
-from ..ledger import load_ledger
-from ..memory import release_freed_memory
-from .. import parts as parts_io
-from ..parts import read_table, validate_columns
-from ..partitioning import SAMPLES_PER_PARTITION, SampleUnit, partitions, pick_splitters, sample_part
-from ..partitioning import range_ids, work_entry
-from ..runner import Job, Map, PhaseContext, RunOptions, Step, published_stage, read_stage_manifest
-from ..schemas import validate
-from . import STAGE, input_columns, part_stages
+from corpus import __version__
+from corpus.engine.versions import output_packages
+from corpus.store.atomic import canonical_json, dump_json, naming_enospc, sha256_bytes, sha256_file, write_bytes
+from corpus.config import Config
+from corpus.errors import CorpusError
+from corpus.config.layout import CORPUS_MANIFEST, CORPUS_SCHEMA
+from corpus.config.ledger import load_ledger
+from corpus.engine.memory import release_freed_memory
+from corpus.formats import parts as parts_io
+from corpus.formats.parts import read_table, validate_columns
+from corpus.engine.partitioning import SAMPLES_PER_PARTITION, SampleUnit, partitions, pick_splitters, sample_part
+from corpus.engine.partitioning import range_ids, work_entry
+from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step, published_stage, read_stage_manifest
+from corpus.config.schemas import validate
+from corpus.stages import STAGE, input_columns, part_stages
 
 log = logging.getLogger(__name__)
 ME = STAGE["shard"]
@@ -451,7 +451,7 @@ def build_manifest(config: Config, shards: list[dict], sources: dict, stage_coun
         "ledger_ref": ledger_ref(config),
         "config_sha256": config.sha256,
         "corpus_version": __version__,
-        "packages": output_packages(),  # the library versions that decide these bytes (corpus.versions)
+        "packages": output_packages(),  # the library versions that decide these bytes (corpus.engine.versions)
     }
 
 

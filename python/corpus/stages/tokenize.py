@@ -31,21 +31,21 @@ from typing import Iterator
 import numpy as np
 import pyarrow.compute as pc
 
-from .. import storage
-from ..atomic import atomic_open, dump_json, sha256_bytes, write_bytes
-from ..config import Config
-from ..errors import CorpusError
-from ..memory import release_freed_memory
-from ..layout import CORPUS_MANIFEST, CORPUS_SCHEMA, TOKENIZER_FILE, TOKENS_MANIFEST, TOKENS_SCHEMA, tokens_root
-from ..parts import PartReader
-from ..runner import WORK_DIR as WORK, Job, Map, PhaseContext, RunOptions, Step, published_stage
-from ..schemas import validate
-from ..versions import output_packages
-from ..tokens import hf
-from ..tokens.megatron import MegatronWriter, check_range, choose_dtype, manifest_file_entry
-from ..partitioning import partitions
-from ..tokens.plan import BUCKETS, Cumulative, bucket_ranges, budget_end, buckets_of, cut_parts, shuffle_buckets
-from . import STAGE
+from corpus.store import s3 as storage
+from corpus.store.atomic import atomic_open, dump_json, sha256_bytes, write_bytes
+from corpus.config import Config
+from corpus.errors import CorpusError
+from corpus.engine.memory import release_freed_memory
+from corpus.config.layout import CORPUS_MANIFEST, CORPUS_SCHEMA, TOKENIZER_FILE, TOKENS_MANIFEST, TOKENS_SCHEMA, tokens_root
+from corpus.formats.parts import PartReader
+from corpus.engine.runner import WORK_DIR as WORK, Job, Map, PhaseContext, RunOptions, Step, published_stage
+from corpus.config.schemas import validate
+from corpus.engine.versions import output_packages
+from corpus.tokens import hf
+from corpus.formats.megatron import MegatronWriter, check_range, choose_dtype, manifest_file_entry
+from corpus.engine.partitioning import partitions
+from corpus.tokens.plan import BUCKETS, Cumulative, bucket_ranges, budget_end, buckets_of, cut_parts, shuffle_buckets
+from corpus.stages import STAGE
 
 log = logging.getLogger(__name__)
 ME = STAGE["tokenize"]

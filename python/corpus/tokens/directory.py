@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..checksums import verify_file
-from ..config import Config
-from ..errors import CorpusError
-from ..layout import TOKENS_MANIFEST, TOKENS_SCHEMA, tokens_root
-from ..schemas import load_json, validate
+from corpus.store.checksums import verify_file
+from corpus.config import Config
+from corpus.errors import CorpusError
+from corpus.config.layout import TOKENS_MANIFEST, TOKENS_SCHEMA, tokens_root
+from corpus.config.schemas import load_json, validate
 
 
 def find_tokens_dir(config: Config, tokens_dir: str | None = None) -> Path:

@@ -22,8 +22,8 @@ from typing import Iterable
 
 import numpy as np
 
-from ..atomic import atomic_open
-from .megatron import check_range, choose_dtype, memmap_tokens, storage_dtype
+from corpus.store.atomic import atomic_open
+from corpus.formats.megatron import check_range, choose_dtype, memmap_tokens, storage_dtype
 
 LLMC_HEADER_INTS = 256
 LLMC_HEADER_BYTES = LLMC_HEADER_INTS * 4

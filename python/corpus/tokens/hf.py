@@ -20,7 +20,7 @@ import os
 from pathlib import Path
 from typing import Iterable
 
-from ..atomic import dump_json, sha256_bytes, write_bytes
+from corpus.store.atomic import dump_json, sha256_bytes, write_bytes
 
 CONFIG_FILE = "tokenizer_config.json"
 SPECIAL_MAP_FILE = "special_tokens_map.json"

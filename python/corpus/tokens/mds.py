@@ -34,8 +34,8 @@ from typing import Iterable
 
 import numpy as np
 
-from ..atomic import publish_dir
-from .megatron import check_range, storage_dtype
+from corpus.store.atomic import publish_dir
+from corpus.formats.megatron import check_range, storage_dtype
 
 SIZE_LIMIT = 1 << 26  # bytes per shard (MDSWriter's default)
 COLUMN = "tokens"

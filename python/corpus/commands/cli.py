@@ -1,0 +1,375 @@
+"""The `corpus` command: one subcommand per stage, plus ledger tools. Errors are one line and exit non-zero."""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+
+import click
+
+from corpus import __version__
+from corpus.config import Config, load_config
+from corpus.errors import CorpusError
+from corpus.stages import NAMES, STAGES
+
+SIDE_STAGES = tuple(s.name for s in STAGES if s.side is not None)
+
+log = logging.getLogger("corpus")
+_LOADED: list = []   # the config this command loaded (main() names its artifacts root on a full disk)
+
+
+def _setup_logging(verbose: int, quiet: bool) -> None:
+    level = logging.WARNING if quiet else (logging.DEBUG if verbose else logging.INFO)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)-7s %(message)s", "%H:%M:%S"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+
+
+class Ctx:
+    def __init__(self, config_path: str | None, artifacts: str | None):
+        self.config_path, self.artifacts = config_path, artifacts
+        self._config: Config | None = None
+
+    @property
+    def config(self) -> Config:
+        if self._config is None:
+            self._config = load_config(self.config_path, artifacts=self.artifacts)
+            _LOADED.append(self._config)
+        return self._config
+
+    def published_view(self) -> list[str]:
+        """For an s3 root: bring every published output to the local dir (verified) before a command that
+        reads the whole tree; returns the objects no manifest lists (ignored). A local root: nothing."""
+        from corpus.store.s3 import materialise_root
+
+        return materialise_root(self.config.artifacts) if self.config.remote else []
+
+    def workers(self, workers: int | None) -> int:
+        return workers if workers is not None else self.config["run"]["workers"]
+
+
+pass_ctx = click.make_pass_decorator(Ctx)
+workers_option = click.option("--workers", "-j", type=click.IntRange(min=1), default=None,
+                              help="Worker processes (default [run].workers). Never changes output bytes.")
+force_option = click.option("--force", is_flag=True, help="Rebuild even if the output is already published.")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--config", "config_path", envvar="CORPUS_CONFIG", default=None, metavar="PATH",
+              help="Corpus config (TOML). Env CORPUS_CONFIG; default configs/demo.toml.")
+@click.option("--artifacts", envvar="CORPUS_ARTIFACTS", default=None, metavar="DIR|s3://BUCKET/PREFIX",
+              help="Artifacts root. Env CORPUS_ARTIFACTS; else [paths].artifacts; else /artifacts.")
+@click.option("-v", "--verbose", count=True, help="More log output (debug).")
+@click.option("-q", "--quiet", is_flag=True, help="Only warnings and errors.")
+@click.version_option(__version__, prog_name="corpus")
+@click.pass_context
+def cli(ctx: click.Context, config_path, artifacts, verbose, quiet):
+    """Prepare LLM pretraining data: fetch → normalize → filter → dedup → pii → shard → tokenize.
+
+    Every stage reads the previous stage's published output, checks it against its manifest and
+    checksums, and publishes its own output atomically with a _STAGE.json manifest."""
+    _setup_logging(verbose, quiet)
+    ctx.obj = Ctx(config_path, artifacts)
+
+
+# ---------------------------------------------------------------- the stages (from the stage table)
+
+resume_option = click.option("--resume", is_flag=True,
+                             help="Continue an interrupted run: keep finished units whose checksums verify.")
+
+
+class StageCommand(click.Command):
+    """A stage's command: its help is the stage module's docstring, read only when asked for (importing
+    a stage module can take seconds: presidio, fastText)."""
+
+    def __init__(self, stage, **kw):
+        self.stage = stage
+        super().__init__(stage.name, short_help=f"stage {STAGE_NUMBER[stage.name]:02d}: {stage.summary}", **kw)
+
+    def format_help_text(self, ctx, formatter):
+        doc = self.stage.module().__doc__ or f"Stage {STAGE_NUMBER[self.stage.name]:02d}: {self.stage.summary}."
+        with formatter.indentation():
+            for para in doc.strip().split("\n\n"):
+                formatter.write_paragraph()
+                formatter.write_text(" ".join(para.split()))
+
+
+def _print_result(stage, result, wall: float) -> None:
+    if result.current:
+        click.echo(f"{stage.name}: current (config and inputs unchanged, checksums verified); use --force to rebuild")
+    if stage.kind == "parts":
+        m = result.manifest
+        c = m["counts"]
+        mb = sum(p["bytes"] for p in m["parts"]) / 1e6
+        extra = ", ".join(f"{k} {v}" for k, v in c.items() if isinstance(v, int) and k not in ("docs_in", "docs_out"))
+        wall = 0.0 if result.current else wall
+        click.echo(f"{stage.name}: {c['docs_in']} docs in, {c['docs_out']} out" + (f" ({extra})" if extra else "")
+                   + f"; {len(m['parts'])} parts, {mb:.2f} MB; {wall:.2f}s"
+                   + (f", {c['docs_in'] / wall:,.0f} docs/s" if wall > 0 else ""))
+    for line in stage.report_of(result):
+        click.echo(line)
+    if stage.kind in ("shards", "tokens"):
+        click.echo(f"  {wall:.2f}s")
+
+
+def _add_stage_command(stage) -> None:
+    def callback(workers, force, resume, **extra):
+        from corpus.engine.runner import RunOptions
+        from corpus.stages import run_stage
+
+        c = click.get_current_context().find_object(Ctx)
+        t0 = time.monotonic()
+        result = run_stage(stage.name, c.config, RunOptions(workers=c.workers(workers), force=force, resume=resume,
+                                                            extra=extra))
+        _print_result(stage, result, time.monotonic() - t0)
+
+    for option in (workers_option, force_option, resume_option, *stage.options):
+        callback = option(callback)
+    cli.add_command(StageCommand(stage, callback=callback, params=getattr(callback, "__click_params__", [])))
+
+
+STAGE_NUMBER = {s.name: i for i, s in enumerate(STAGES, 1)}
+for _stage in STAGES:
+    _add_stage_command(_stage)
+
+
+@cli.command()
+@click.option("--stage", type=click.Choice(list(SIDE_STAGES)), default=SIDE_STAGES[0], show_default=True,
+              help="filter: stage 03 rejects; dedup: stage 04 drops (decontam, exact, near).")
+@click.option("--filter", "filter_name", default=None, help="Only this filter (lang, gopher, repetition, ppl).")
+@click.option("--rule", default=None, help="Only this rule (e.g. min_words) or dedup reason (e.g. near).")
+@click.option("--source", default=None, help="Only documents of this source_id.")
+@click.option("-n", "--per-rule", type=click.IntRange(min=1), default=3, show_default=True,
+              help="Documents shown per rule (spread evenly over the rule's rejects in id order).")
+@click.option("--width", type=click.IntRange(min=20), default=160, show_default=True, help="Characters of text shown.")
+@pass_ctx
+def rejects(c: Ctx, stage, filter_name, rule, source, per_rule, width):
+    """Show why documents were dropped: counts and a sample per filter rule (stage 03) or per dedup
+    reason (stage 04, with the kept twin or the eval set and n-gram)."""
+    from corpus.commands.rejects import sample_rejects
+
+    c.published_view()
+    for (f, r), n, sample in sample_rejects(c.config, stage=stage, filter_name=filter_name, rule=rule,
+                                            source=source, per_rule=per_rule):
+        click.echo(f"{f}.{r}: {n} documents")
+        for row in sample:
+            text = " ".join(row["text"].split())
+            text = text if len(text) <= width else text[: width - 1] + "…"
+            if stage == "dedup":
+                why = (f"duplicate_of={row['duplicate_of']}" if row["duplicate_of"] else
+                       f"eval={row['eval_source']} ngram=\"{row['matched_ngram']}\"")
+                click.echo(f"  {row['id']:<32} {why}\n      {text}")
+            else:
+                click.echo(f"  {row['id']:<32} value={row['value']:<10.4g} {text}")
+
+
+@cli.command()
+@click.argument("doc_id", metavar="ID")
+@click.option("--json", "as_json", is_flag=True, help="One JSON array of steps (for scripts).")
+@pass_ctx
+def why(c: Ctx, doc_id, as_json):
+    """One document's path through every stage: its raw part and line, what each filter measured and
+    which rule dropped it (value, threshold), its duplicate (kept id, exact Jaccard, shared shingles) or
+    the eval set and n-gram it shares, the PII placeholders inserted, its shard, row and split, and its
+    token part and offset. Read from the manifests and parts only."""
+    import json
+
+    from corpus.commands.why import describe, trace
+
+    c.published_view()
+    steps = trace(c.config, doc_id)
+    if as_json:
+        click.echo(json.dumps(steps, indent=2, ensure_ascii=False))
+    else:
+        click.echo(f"{doc_id}:")
+        for line in describe(steps):
+            click.echo(f"  {line}")
+
+
+@cli.command()
+@click.option("--format", "fmt", type=click.Choice(["nanogpt", "llmc", "datatrove", "mds"]), required=True)
+@click.option("--tokens", "tokens_dir", default=None, metavar="DIR",
+              help="Token streams to export (default: the only one of the dataset).")
+@click.option("--out", default=None, metavar="DIR", help="Output directory (default <tokens>/export-<format>).")
+@pass_ctx
+def export(c: Ctx, fmt, tokens_dir, out):
+    """Write the token streams as nanoGPT train.bin/val.bin (+ meta.pkl), llm.c shards, datatrove .ds files or
+    MosaicML Streaming (MDS) datasets."""
+    from corpus.commands.export import run_export
+    from corpus.store.lock import writer_lock
+
+    with writer_lock(c.config.artifacts):
+        c.published_view()
+        written = run_export(c.config, fmt, tokens_dir=tokens_dir, out=out)
+    for path in written:
+        click.echo(str(path))
+
+
+# ---------------------------------------------------------------- run, audit
+
+@cli.command()
+@workers_option
+@click.option("--through", type=click.Choice(list(NAMES)), default=NAMES[-1], show_default=True,
+              help="Last stage to run.")
+@resume_option
+@pass_ctx
+def run(c: Ctx, workers, through, resume):
+    """Every stage in order, skipping stages that are complete and current (config and inputs
+    unchanged, checksums verified), recomputing a stale stage and every stage after it."""
+    from corpus.commands.pipeline import run_all
+
+    t0 = time.monotonic()
+    rows = run_all(c.config, workers=c.workers(workers), through=through, resume=resume)
+    click.echo(f"{'stage':<10} {'status':<11} {'seconds':>8}  summary")
+    for stage, status, seconds, summary in rows:
+        click.echo(f"{stage:<10} {status:<11} {seconds:>8.2f}  {summary}")
+    click.echo(f"all stages through {through} in {time.monotonic() - t0:.1f}s; artifacts under {c.config.artifacts}")
+
+
+@cli.command()
+@pass_ctx
+def audit(c: Ctx):
+    """Validate every manifest against its schema, recompute every sha256, check that document counts
+    add up across stages and that every shard's licences are in the ledger. Non-zero exit on any problem."""
+    from corpus.commands.audit import Check, audit as run_audit
+
+    unlisted = c.published_view()
+    checks = run_audit(c.config)
+    if unlisted:  # a killed publication's leftovers: no reader uses them, a rerun deletes them
+        checks.append(Check(True, "object store", c.config.remote, f"{len(unlisted)} object{'s' if len(unlisted) > 1 else ''} no manifest lists "
+                            f"(ignored), e.g. {unlisted[0]}", warn=True))
+    for ch in checks:
+        click.echo(f"{'WARN' if ch.warn else 'OK' if ch.ok else 'FAIL':<5} {ch.what:<30} {ch.detail}")
+    failed = [ch for ch in checks if not ch.ok]
+    click.echo(f"{len(checks)} checks, {len(failed)} failed")
+    if failed:
+        raise CorpusError(failed[0].detail if failed[0].path in failed[0].detail else f"{failed[0].path}: {failed[0].detail}")
+
+
+@cli.command()
+@pass_ctx
+def report(c: Ctx):
+    """Summarise the dataset: documents per stage, per source (kept, train/val, licence), what was dropped.
+
+    Also writes <artifacts>/reports/<dataset>/<version>/index.html: one self-contained page (funnel, licences,
+    filter distributions, dedup, PII, tokens, samples), deterministic for a given dataset."""
+    import json
+
+    from corpus.config.layout import CORPUS_MANIFEST
+
+    c.published_view()
+    path = c.config.dataset_dir / CORPUS_MANIFEST
+    if not path.is_file():
+        raise CorpusError(f"{path}: no corpus manifest (run `corpus run` first)")
+    m = json.loads(path.read_text())
+    click.echo(f"{m['dataset']} {m['version']}: {m['n_docs']} documents in {m['n_shards']} shards "
+               f"(train {m['splits']['train']}, val {m['splits']['val']}); config {m['config_sha256'][:12]}")
+    stages = [s.name for s in STAGES if s.name in m["docs_per_stage"]]
+    click.echo("documents through the stages: " + ", ".join(
+        f"{s} {m['docs_per_stage'][s]['in']}→{m['docs_per_stage'][s]['out']}" for s in stages))
+    click.echo(f"{'source':<28} {'licence':<26} {'docs':>7} {'train':>7} {'val':>5}")
+    for s in m["sources"]:
+        click.echo(f"{s['source_id']:<28} {s['license_spdx']:<26} {s['docs']:>7} {s['train']:>7} {s['val']:>5}")
+    click.echo("dropped by filter: " + ", ".join(f"{k} {n}" for k, n in m["filters"].items()))
+    d = m["dedup"]
+    click.echo(f"dedup: exact {d['exact_dropped']}, near {d['near_dropped']} (Jaccard ≥ {d['jaccard_threshold']}, "
+               f"{d['num_perm']} perms, {d['bands']} bands), decontaminated {d['decontaminated']} "
+               + str(d.get("decontaminated_by_eval", {})))
+    click.echo("pii placeholders: " + ", ".join(f"{k} {m['pii'][k]}" for k in ("emails", "phones", "cards", "ips", "keys")))
+    from corpus.report.build import build_report
+
+    click.echo(f"html report: {build_report(c.config)}")
+
+
+# ---------------------------------------------------------------- ledger
+
+@cli.group()
+def ledger():
+    """Inspect and extend the data ledger (corpus/LEDGER.jsonl)."""
+
+
+@ledger.command("add")
+@click.argument("url")
+@click.option("--source-id", required=True, help="Unique id, ^[a-z0-9][a-z0-9_.-]*$.")
+@click.option("--license", "license_spdx", required=True, help="SPDX id or LicenseRef-….")
+@click.option("--role", type=click.Choice(["corpus", "eval"]), default="corpus", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "jsonl", "json", "parquet"]), default="text",
+              show_default=True)
+@click.option("--split", type=click.Choice(["file", "line", "paragraph", "delimiter", "regex"]), default=None,
+              help="For text: how to cut documents (default file).")
+@click.option("--delimiter", default=None, help="For --split delimiter.")
+@click.option("--pattern", default=None, help="For --split regex.")
+@click.option("--members", multiple=True, help="For archives: glob of member paths (repeatable).")
+@click.option("--text-field", "text_fields", multiple=True, help="For jsonl/json/parquet (repeatable; name[] for a list).")
+@click.option("--encoding", default=None, help="Text encoding (default utf-8).")
+@click.option("--sha256", "sha256", default=None, help="Expected sha256: also finds the file in the mirror.")
+@click.option("--notes", default=None)
+@click.option("--no-check", is_flag=True, help="Do not read the file to count its documents.")
+@pass_ctx
+def ledger_add(c: Ctx, url, source_id, license_spdx, role, fmt, split, delimiter, pattern, members, text_fields,
+               encoding, sha256, notes, no_check):
+    """Hash URL (downloading it, or finding it in the mirror by --sha256), validate and append a row."""
+    from corpus.commands.ledger import add_source
+    from corpus.store.lock import writer_lock
+
+    with writer_lock(c.config.artifacts):  # it writes the download cache and changes what fetch reads
+        row, docs = add_source(c.config, url, source_id=source_id, license_spdx=license_spdx, role=role, fmt=fmt,
+                               split=split, delimiter=delimiter, pattern=pattern, members=members,
+                               text_fields=list(text_fields), encoding=encoding, sha256=sha256, notes=notes,
+                               check=not no_check)
+    click.echo(f"added '{row['source_id']}' to {c.config.ledger_path}: sha256 {row['sha256']}, "
+               f"{row['bytes']} bytes" + (f", {docs} documents" if docs is not None else ""))
+
+
+@ledger.command("verify")
+@pass_ctx
+def ledger_verify(c: Ctx):
+    """Check every row: schema, unique ids, and the sha256/size of every file that is on this machine
+    (mirror, download cache or local path). Never downloads."""
+    from corpus.commands.ledger import verify_ledger
+
+    results = verify_ledger(c.config)
+    bad = 0
+    for sid, status, detail in results:
+        bad += status == "FAIL"
+        click.echo(f"{sid:<28} {status:<6} {detail}")
+    click.echo(f"{len(results)} rows, {bad} failed")
+    if bad:
+        raise CorpusError(f"{c.config.ledger_path}: {bad} row(s) failed verification")
+
+
+def _artifacts_root():
+    return _LOADED[-1].artifacts if _LOADED else None
+
+
+def main() -> None:
+    from corpus.engine.pandas_probe import skip_pandas_probe
+
+    skip_pandas_probe()  # this process never hands pyarrow a pandas object (see corpus.engine.pandas_probe)
+    try:
+        rc = cli.main(standalone_mode=False)
+    except (click.exceptions.Abort, KeyboardInterrupt):  # Ctrl-C (click turns it into Abort): one line
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    except click.ClickException as e:
+        e.show()
+        sys.exit(e.exit_code)
+    except CorpusError as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(e.exit_code)
+    except OSError as e:  # a full disk that no writer named: name the artifacts root and what is free there
+        from corpus.store.atomic import disk_full, is_enospc
+
+        if not is_enospc(e):
+            raise
+        root = _artifacts_root()
+        click.echo(f"error: {disk_full(root or e.filename or '.', 'an output')}", err=True)
+        sys.exit(1)
+    sys.exit(rc if isinstance(rc, int) else 0)
+
+
+if __name__ == "__main__":
+    main()

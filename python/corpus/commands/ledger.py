@@ -1,0 +1,69 @@
+"""`corpus ledger add` and `corpus ledger verify`: the ledger operations that touch files."""
+
+from __future__ import annotations
+
+
+from corpus.store.atomic import sha256_file
+from corpus.config import Config
+from corpus.errors import CorpusError
+from corpus.config.ledger import append_row, check_row, load_ledger, today
+from corpus.store.retrieve import download, local_path, url_kind, verify
+from corpus.formats.sources import read_documents
+
+
+def add_source(config: Config, url: str, *, source_id: str, license_spdx: str, role: str, fmt: str,
+               split=None, delimiter=None, pattern=None, members=None, text_fields=(), encoding=None,
+               sha256=None, notes=None, check=True) -> tuple[dict, int | None]:
+    kind = url_kind(url)
+    ledger_path = config.ledger_path
+    if ledger_path.exists() and source_id in load_ledger(ledger_path):
+        raise CorpusError(f"{ledger_path}: duplicate source_id '{source_id}'")
+    mirror = config.mirror
+    if sha256 and mirror is not None and (mirror / sha256).is_file():
+        path = mirror / sha256
+    elif kind in ("path", "file"):
+        path = local_path(url)
+        if not path.is_file():
+            raise CorpusError(f"{url}: file not found")
+    else:
+        path, _, _ = download(url, config.downloads_dir, timeout=config["fetch"]["timeout_s"])
+    digest, size = sha256_file(path), path.stat().st_size
+    if sha256 and digest != sha256:
+        raise CorpusError(f"{url}: sha256 mismatch: expected {sha256}, got {digest}")
+    row = {"source_id": source_id, "role": role, "url": url, "sha256": digest, "bytes": size,
+           "license_spdx": license_spdx, "format": fmt}
+    if members is not None and not isinstance(members, str):
+        members = (members[0] if len(members) == 1 else list(members)) or None
+    optional = {"members": members, "text_fields": list(text_fields) or None, "split": split,
+                "delimiter": delimiter, "pattern": pattern, "encoding": encoding, "notes": notes}
+    row.update({k: v for k, v in optional.items() if v is not None})
+    row["added"] = today()
+    check_row(row, f"{ledger_path}: new row '{source_id}'")
+    docs = None
+    if check:  # read it once now, so a wrong format or encoding fails here and not in fetch
+        docs = sum(1 for _, text in read_documents(path, row) if text.strip())
+    append_row(ledger_path, row)
+    return row, docs
+
+
+def verify_ledger(config: Config) -> list[tuple[str, str, str]]:
+    """(source_id, OK|FAIL|SKIP, detail) per row. Files not on this machine are skipped, not downloaded."""
+    ledger = load_ledger(config.ledger_path)  # schema, JSON and duplicate ids: raises on the first problem
+    out = []
+    for sid, row in ledger.items():
+        candidates = []
+        if config.mirror is not None:
+            candidates.append(config.mirror / row["sha256"])
+        candidates.append(config.downloads_dir / row["sha256"])
+        if url_kind(row["url"]) in ("path", "file"):
+            candidates.append(local_path(row["url"]))
+        found = next((p for p in candidates if p.is_file()), None)
+        if found is None:
+            out.append((sid, "SKIP", "not on this machine (fetch downloads and verifies it)"))
+            continue
+        try:
+            verify(found, row["sha256"], row["bytes"], what=f"source '{sid}'")
+            out.append((sid, "OK", str(found)))
+        except CorpusError as e:
+            out.append((sid, "FAIL", str(e)))
+    return out

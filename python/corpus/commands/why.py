@@ -1,0 +1,225 @@
+"""`corpus why <id>`: one document's path through every stage, read from the manifests and parts only.
+
+For each stage in the stage table: where the document is (raw part and line, its locator), what the
+filters measured and which rule dropped it (value and threshold), its duplicate (the kept id, the exact
+Jaccard and the shared shingles) or the eval set and n-gram it shares, the PII placeholders inserted,
+its shard, row and split, and where its tokens are (part, document and token offset) in every token
+directory. Every part read is checked against its manifest's sha256. Read-only: no lock, no writes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from corpus.config import Config
+from corpus.errors import CorpusError
+from corpus.formats.jsonl import read_zst_jsonl
+from corpus.config.layout import CORPUS_MANIFEST, STAGE_FILE, TOKENS_MANIFEST, tokens_root
+from corpus.config.ledger import load_ledger
+from corpus.formats.parts import read_parquet, read_table
+from corpus.engine.raw import current_raw
+from corpus.engine.runner import read_stage_manifest
+from corpus.stages import STAGE
+from corpus.formats.megatron import MegatronIndex
+from corpus.tokens.plan import replay_order
+
+PLACEHOLDERS = ("<EMAIL>", "<PHONE>", "<CARD>", "<IP>", "<KEY>")
+
+
+def _find_row(directory: Path, manifest: dict, doc_id: str, prefix: str = "part-") -> tuple[str, int, dict] | None:
+    """(part name, row, the row's columns) of `doc_id` among a stage's parts named `prefix`...; row-group
+    statistics prune what is read, and a part that may hold it is read whole and checked by sha256."""
+    for part in manifest["parts"]:
+        if not (part["name"].startswith(prefix) and part["name"].endswith(".parquet")):
+            continue
+        path = directory / part["name"]
+        meta = pq.ParquetFile(path).metadata
+        col = meta.schema.names.index("id")
+        maybe = False
+        for g in range(meta.num_row_groups):
+            stats = meta.row_group(g).column(col).statistics
+            if stats is None or not stats.has_min_max or stats.min <= doc_id <= stats.max:
+                maybe = True
+                break
+        if not maybe:
+            continue
+        table = read_table(path, part["sha256"])
+        hit = pc.index(table.column("id"), pa.scalar(doc_id)).as_py()
+        if hit >= 0:
+            row = {k: v[0] for k, v in table.slice(hit, 1).to_pydict().items()}
+            return part["name"], hit, row
+    return None
+
+
+def _thresholds(filters_cfg: dict) -> dict[str, object]:
+    """'<filter>.<rule>' -> its threshold, from the filter stage's recorded parameters."""
+    from corpus.report.filters import gopher_rules, repetition_rules
+
+    out: dict[str, object] = {"lang.keep": list(filters_cfg["lang"]["keep"]),
+                              "lang.min_score": filters_cfg["lang"]["min_score"],
+                              "ppl.threshold": filters_cfg["ppl"]["threshold"]}
+    for rule in gopher_rules(filters_cfg["gopher"]) + repetition_rules(filters_cfg["repetition"]):
+        out[rule.key] = rule.threshold
+    return out
+
+
+def _raw_step(config: Config, row: dict, k: int) -> dict:
+    directory, manifest = current_raw(config, row)
+    start = 0
+    for part in manifest["parts"]:
+        if k < start + part["rows"]:  # current_raw has verified every part's sha256 already
+            for line, rec in enumerate(read_zst_jsonl(directory / part["name"]), 1):
+                if line == k - start + 1:
+                    return {"stage": "fetch", "status": "read", "raw_part": str(directory.relative_to(config.artifacts) / part["name"]),
+                            "raw_line": line, "locator": rec["url"], "fetched_at": rec["fetched_at"],
+                            "license_spdx": rec["license_spdx"], "chars": len(rec["text"])}
+        start += part["rows"]
+    raise CorpusError(f"'{row['source_id']}:{k}': the source has {start} documents (ids run from 0 to {start - 1})")
+
+
+def _kept_or_side(found: tuple[Path, dict], stage: str, doc_id: str):
+    """(the kept row, None) or (None, the row of the stage's side output that says why it was dropped)."""
+    kept = _find_row(*found, doc_id)
+    if kept is not None:
+        return kept, None
+    side = _find_row(*found, doc_id, prefix=STAGE[stage].side.dirname + "/")
+    if side is None:
+        raise CorpusError(f"{found[0] / STAGE_FILE}: '{doc_id}' is neither kept nor dropped (run `corpus audit`)")
+    return None, side
+
+
+def _stage_dir(config: Config, name: str) -> tuple[Path, dict] | None:
+    d = STAGE[name].path(config)
+    m = read_stage_manifest(d)
+    return (d, m) if m is not None else None
+
+
+def trace(config: Config, doc_id: str) -> list[dict]:
+    """The document's steps, one dict per stage it reached (the last one says where it stopped)."""
+    source_id, _, k = doc_id.rpartition(":")
+    ledger = load_ledger(config.ledger_path)
+    if not k.isdigit() or source_id not in config["dataset"]["sources"]:
+        raise CorpusError(f"unknown document id '{doc_id}': ids are <source_id>:<k> with a source of "
+                          f"dataset {config.dataset}/{config.version} ({', '.join(config['dataset']['sources'])})")
+    steps = [_raw_step(config, ledger[source_id], int(k))]
+
+    found = _stage_dir(config, "normalize")
+    if found is None:
+        return steps + [{"stage": "normalize", "status": "not run"}]
+    hit = _find_row(*found, doc_id)
+    if hit is None:
+        return steps + [{"stage": "normalize", "status": "dropped", "reason": "empty after normalisation"}]
+    steps.append({"stage": "normalize", "status": "kept", "part": hit[0], "row": hit[1], "chars": len(hit[2]["text"])})
+
+    found = _stage_dir(config, "filter")
+    if found is None:
+        return steps + [{"stage": "filter", "status": "not run"}]
+    kept, side = _kept_or_side(found, "filter", doc_id)
+    if kept is None:
+        r = side[2]
+        return steps + [{"stage": "filter", "status": "dropped", "filter": r["filter"], "rule": r["rule"],
+                         "value": r["value"], "part": side[0], "row": side[1],
+                         "threshold": _thresholds(found[1]["params"]["filters"]).get(f"{r['filter']}.{r['rule']}")}]
+    steps.append({"stage": "filter", "status": "kept", "lang": kept[2]["lang"], "lang_score": kept[2]["lang_score"],
+                  "part": kept[0], "row": kept[1]})
+
+    found = _stage_dir(config, "dedup")
+    if found is None:
+        return steps + [{"stage": "dedup", "status": "not run"}]
+    kept, side = _kept_or_side(found, "dedup", doc_id)
+    if kept is None:
+        r = side[2]
+        step = {"stage": "dedup", "status": "dropped", "reason": r["reason"], "part": side[0], "row": side[1]}
+        if r["reason"] == "decontam":
+            step.update(eval_source=r["eval_source"], matched_ngram=r["matched_ngram"])
+        else:
+            step.update(duplicate_of=r["duplicate_of"], jaccard=r.get("jaccard"), shared_shingles=r.get("shared_shingles"))
+        return steps + [step]
+    steps.append({"stage": "dedup", "status": "kept", "minhash_cluster": kept[2]["minhash_cluster"],
+                  "part": kept[0], "row": kept[1]})
+
+    found = _stage_dir(config, "pii")
+    if found is None:
+        return steps + [{"stage": "pii", "status": "not run"}]
+    hit = _find_row(*found, doc_id)
+    text = hit[2]["text"]
+    steps.append({"stage": "pii", "status": "kept", "pii_redactions": hit[2]["pii_redactions"],
+                  "placeholders": {p: text.count(p) for p in PLACEHOLDERS if p in text}, "part": hit[0], "row": hit[1]})
+
+    corpus_path = config.dataset_dir / CORPUS_MANIFEST
+    if not corpus_path.is_file():
+        return steps + [{"stage": "shard", "status": "not run"}]
+    corpus = json.loads(corpus_path.read_text())
+    shard = _find_row(config.dataset_dir, {"parts": corpus["shards"]}, doc_id, prefix="shard-")
+    if shard is None:
+        raise CorpusError(f"{corpus_path}: '{doc_id}' came out of stage 05 but is in no shard (run `corpus audit`)")
+    name, row, cols = shard
+    steps.append({"stage": "shard", "status": "kept", "shard": name, "row": row, "split": cols["split"],
+                  "n_chars": cols["n_chars"], "minhash_cluster": cols["minhash_cluster"]})
+    steps += _token_steps(config, corpus, name, row, cols["split"], cols["text"])
+    return steps
+
+
+def _token_steps(config: Config, corpus: dict, shard: str, row: int, split: str, text: str) -> list[dict]:
+    """Where the document's tokens are in each token directory made from these shards: its position in
+    the split's seeded order (replayed from the manifest's seed), its part, its document
+    index in that part and its first token's offset — checked by encoding the text again."""
+    from tokenizers import Tokenizer
+
+    root = tokens_root(config)
+    corpus_sha = hashlib.sha256((config.dataset_dir / CORPUS_MANIFEST).read_bytes()).hexdigest()
+    out = []
+    # the document's index among its split's documents in shard order (the encode order), and how many
+    # documents of the split each shard holds (what the seeded order is drawn from)
+    before, per_shard = 0, []
+    for s in corpus["shards"]:
+        t = read_parquet(config.dataset_dir / s["name"], columns=["split"]).column("split")
+        per_shard.append(int(pc.sum(pc.equal(t, split)).as_py() or 0))
+        if s["name"] == shard:
+            before = sum(per_shard[:-1]) + int(pc.sum(pc.equal(t.slice(0, row), split)).as_py() or 0)
+    for d in sorted(root.glob("*")) if root.is_dir() else []:
+        mpath = d / TOKENS_MANIFEST
+        if not mpath.is_file():
+            continue
+        m = json.loads(mpath.read_text())
+        if m["corpus_manifest_sha256"] != corpus_sha:
+            continue  # made from other shards (stale): `corpus audit` flags it
+        info = m["splits"][split]
+        # the written documents are a prefix of the seeded order (the budgets cut it, never reorder it)
+        where = np.flatnonzero(replay_order(m["seed"], split, per_shard)[: info["docs"]] == before)
+        if not len(where):
+            out.append({"stage": "tokenize", "status": "outside the budget", "tokens_dir": str(d.relative_to(config.artifacts))})
+            continue
+        pos, first = int(where[0]), 0
+        for f in info["files"]:
+            if pos < first + f["docs"]:
+                index = MegatronIndex(d / f["bin"].removesuffix(".bin"))
+                doc = pos - first
+                tok = Tokenizer.from_file(str(d / m["tokenizer"]["file"]))
+                ids = tok.encode(text, add_special_tokens=False).ids + [m["tokenizer"]["eos_id"]]
+                if not np.array_equal(index.document(doc), ids):
+                    raise CorpusError(f"{d / f['bin']}: document {doc} does not hold this document's tokens "
+                                      f"(run `corpus audit`)")
+                out.append({"stage": "tokenize", "status": "kept", "tokens_dir": str(d.relative_to(config.artifacts)),
+                            "part": f["bin"], "document": doc,
+                            "token_offset": int(index.pointers[doc]) // np.dtype(m["tokenizer"]["dtype"]).itemsize,
+                            "tokens": int(index.lengths[doc]), "verified": True})
+                break
+            first += f["docs"]
+    return out
+
+
+def describe(steps: list[dict]) -> list[str]:
+    """The steps as lines for people."""
+    lines = []
+    for s in steps:
+        fields = ", ".join(f"{k} {v!r}" if isinstance(v, str) else f"{k} {v}"
+                           for k, v in s.items() if k not in ("stage", "status"))
+        lines.append(f"{s['stage']:<10} {s['status']:<10} {fields}")
+    return lines

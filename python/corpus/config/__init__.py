@@ -1,0 +1,127 @@
+"""The corpus config: TOML, validated against schemas/corpus-config.schema.json, defaults filled in."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from corpus.store import s3 as storage
+from corpus.store.atomic import canonical_json
+from corpus.errors import CorpusError
+from corpus.config.schemas import load_schema, validate, with_defaults
+
+DEFAULT_CONFIG = "configs/demo.toml"
+DEFAULT_ARTIFACTS = "/artifacts"
+SCHEMA = "corpus-config.schema.json"
+# Tables that say where and how to run, not what to compute: they never change config_sha256.
+UNHASHED_TABLES = ("paths", "run")
+
+
+@dataclass(frozen=True)
+class Config:
+    path: Path
+    data: dict[str, Any]                      # validated, defaults filled in
+    artifacts: Path                           # a local directory (for an s3 root: its node-local copy)
+    overrides: dict[str, Any] = field(default_factory=dict)
+    remote: str | None = None                 # the s3://bucket/prefix root `artifacts` is mounted on (storage.py)
+
+    def __getitem__(self, key: str) -> Any:
+        return self.data[key]
+
+    @property
+    def sha256(self) -> str:
+        return config_sha256(self.data)
+
+    @property
+    def dataset(self) -> str:
+        return self.data["dataset"]["name"]
+
+    @property
+    def version(self) -> str:
+        return self.data["dataset"]["version"]
+
+    @property
+    def ledger_path(self) -> Path:
+        return Path(self.data["paths"]["ledger"])
+
+    @property
+    def mirror(self) -> Path | None:
+        m = os.environ.get("CORPUS_MIRROR") or self.data["paths"].get("mirror", "")
+        return Path(m) if m else None
+
+    @property
+    def dataset_dir(self) -> Path:
+        """corpus/<dataset>/<version> under the artifacts root."""
+        return self.artifacts / "corpus" / self.dataset / self.version
+
+    def stage_dir(self, stage: str) -> Path:
+        return self.dataset_dir / "stages" / stage
+
+    @property
+    def raw_dir(self) -> Path:
+        return self.artifacts / "corpus" / "raw"
+
+    @property
+    def downloads_dir(self) -> Path:
+        return self.artifacts / "corpus" / "downloads"
+
+
+def config_sha256(data: dict[str, Any]) -> str:
+    hashed = {k: v for k, v in data.items() if k not in UNHASHED_TABLES}
+    return hashlib.sha256(canonical_json(hashed).encode("utf-8")).hexdigest()
+
+
+def load_config(path: str | os.PathLike | None = None, *, artifacts: str | None = None) -> Config:
+    """Read, validate and complete a config. Artifacts root: argument > CORPUS_ARTIFACTS > [paths].artifacts > /artifacts."""
+    path = Path(path or os.environ.get("CORPUS_CONFIG") or DEFAULT_CONFIG)
+    try:
+        with open(path, "rb") as f:
+            raw = tomllib.load(f)
+    except FileNotFoundError:
+        raise CorpusError(f"{path}: config file not found") from None
+    except tomllib.TOMLDecodeError as e:
+        raise CorpusError(f"{path}: invalid TOML: {e}") from None
+    validate(raw, SCHEMA, what=str(path))
+    data = with_defaults(raw, load_schema(SCHEMA))
+    root = artifacts or os.environ.get("CORPUS_ARTIFACTS") or data["paths"].get("artifacts") or DEFAULT_ARTIFACTS
+    if storage.is_remote(root):  # stages work in a node-local copy; storage.py moves objects to and from it
+        local = storage.local_dir_for(root, data["paths"].get("local_dir") or None)
+        storage.mount(local, root)
+        return Config(path=path, data=data, artifacts=local, remote=root.rstrip("/"))
+    return Config(path=path, data=data, artifacts=Path(root))
+
+
+def toml_value(v: Any) -> str:
+    """A TOML literal for the value types a config holds (bool, number, string, list)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)  # a JSON string is a valid TOML basic string
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(toml_value(x) for x in v) + "]"
+    raise TypeError(f"cannot write {type(v).__name__} to TOML")
+
+
+def dump_toml(data: dict) -> str:
+    """A config as TOML text: nested dicts become [tables] (e.g. [filters.lang])."""
+    lines: list[str] = []
+
+    def table(prefix: str, d: dict) -> None:
+        scalars = {k: v for k, v in d.items() if not isinstance(v, dict)}
+        if scalars or not prefix:
+            if prefix:
+                lines.append(f"\n[{prefix}]")
+            lines.extend(f"{k} = {toml_value(v)}" for k, v in scalars.items())
+        for k, v in d.items():
+            if isinstance(v, dict):
+                table(f"{prefix}.{k}" if prefix else k, v)
+
+    table("", data)
+    return "\n".join(lines).lstrip("\n") + "\n"

@@ -1,0 +1,101 @@
+"""The data ledger: one JSON object per source, validated row by row (schemas/ledger-row.schema.json)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+from pathlib import Path
+from typing import Iterable
+
+from corpus.errors import CorpusError
+from corpus.config.schemas import validate
+
+SCHEMA = "ledger-row.schema.json"
+FIELD_ORDER = ("source_id", "role", "url", "sha256", "bytes", "license_spdx", "format", "members",
+               "text_fields", "split", "delimiter", "pattern", "encoding", "added", "notes")
+
+
+def check_row(row: object, where: str) -> dict:
+    if not isinstance(row, dict):
+        raise CorpusError(f"{where}: a ledger row must be a JSON object")
+    validate(row, SCHEMA, what=where)
+    if row.get("split") == "regex":
+        import re
+        try:
+            re.compile(row["pattern"])
+        except re.error as e:
+            raise CorpusError(f"{where}: pattern: invalid regex: {e}") from None
+    if "encoding" in row:
+        import codecs
+        try:
+            info = codecs.lookup(row["encoding"])
+        except LookupError:
+            raise CorpusError(f"{where}: source '{row.get('source_id')}': unknown encoding "
+                              f"'{row['encoding']}'") from None
+        if not getattr(info, "_is_text_encoding", True) or info.incrementaldecoder is None:  # 'rot13', 'base64'...
+            raise CorpusError(f"{where}: source '{row.get('source_id')}': '{row['encoding']}' is not a "
+                              f"text encoding") from None
+    return row
+
+
+def load_ledger(path: str | os.PathLike) -> dict[str, dict]:
+    """Rows by source_id, in file order. Errors name the file and line."""
+    path = Path(path)
+    rows: dict[str, dict] = {}
+    try:
+        f = open(path, encoding="utf-8")
+    except FileNotFoundError:
+        raise CorpusError(f"{path}: ledger not found") from None
+    with f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            where = f"{path}:{n}"
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise CorpusError(f"{where}: invalid JSON: {e.msg} (column {e.colno})") from None
+            check_row(row, where)
+            if row["source_id"] in rows:
+                raise CorpusError(f"{where}: duplicate source_id '{row['source_id']}'")
+            rows[row["source_id"]] = row
+    return rows
+
+
+def select(ledger: dict[str, dict], source_ids: Iterable[str], role: str, *, what: str) -> list[dict]:
+    """The ledger rows for `source_ids`, each checked to exist and to have `role`."""
+    out = []
+    for sid in source_ids:
+        row = ledger.get(sid)
+        if row is None:
+            raise CorpusError(f"{what}: source '{sid}' is not in the ledger")
+        if row["role"] != role:
+            raise CorpusError(f"{what}: source '{sid}' has role '{row['role']}', expected '{role}'")
+        out.append(row)
+    return out
+
+
+def ordered(row: dict) -> dict:
+    """A row with its keys in the documented order (how `ledger add` writes it)."""
+    return {k: row[k] for k in FIELD_ORDER if k in row} | {k: v for k, v in row.items() if k not in FIELD_ORDER}
+
+
+def append_row(path: str | os.PathLike, row: dict) -> None:
+    """Validate `row` against the ledger it joins, then append it as one line (fsynced)."""
+    path = Path(path)
+    ledger = load_ledger(path) if path.exists() else {}
+    check_row(row, f"{path}: new row")
+    if row["source_id"] in ledger:
+        raise CorpusError(f"{path}: duplicate source_id '{row['source_id']}'")
+    line = json.dumps(ordered(row), ensure_ascii=False) + "\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    needs_newline = path.exists() and path.stat().st_size > 0 and not path.read_bytes().endswith(b"\n")
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(("\n" if needs_newline else "") + line)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def today() -> str:
+    return dt.date.today().isoformat()

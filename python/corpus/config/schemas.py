@@ -1,0 +1,96 @@
+"""Load the JSON Schemas in schemas/ and turn a validation failure into one readable line."""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from corpus.errors import CorpusError
+
+PACKAGED = Path(__file__).resolve().parents[3] / "schemas"
+SCHEMA_DIR = Path(os.environ.get("CORPUS_SCHEMAS", PACKAGED))
+
+
+@functools.cache
+def load_schema(name: str) -> dict:
+    path = SCHEMA_DIR / name
+    with open(path, encoding="utf-8") as f:
+        schema = json.load(f)
+    # the packaged schemas are checked against the metaschema by the tests (tests/test_schemas.py), not
+    # on every command: that check cost 0.12 s of every run's serial start; schemas from elsewhere are
+    if SCHEMA_DIR.resolve() != PACKAGED:
+        jsonschema.Draft202012Validator.check_schema(schema)
+    return schema
+
+
+@functools.cache
+def _validator(name: str) -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(load_schema(name))
+
+
+def _where(path) -> str:
+    parts = []
+    for p in path:
+        parts.append(f"[{p}]" if isinstance(p, int) else (("." if parts else "") + str(p)))
+    return "".join(parts) or "(top level)"
+
+
+def describe(error: jsonschema.ValidationError) -> str:
+    """`key.sub: what is wrong`, naming unknown keys by their full path."""
+    where = list(error.absolute_path)
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        allowed = set(error.schema.get("properties", {}))
+        unknown = sorted(k for k in error.instance if k not in allowed)
+        if unknown:
+            return f"unknown key '{_where(where + [unknown[0]])}'" + (
+                f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else "")
+    if error.validator == "required":
+        return f"{_where(where)}: {error.message}"
+    return f"{_where(where)}: {error.message}"
+
+
+def validate(instance: Any, schema_name: str, *, what: str) -> None:
+    """Raise CorpusError('<what>: <first problem>') if `instance` does not match the schema."""
+    errors = sorted(_validator(schema_name).iter_errors(instance), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    if errors:
+        best = jsonschema.exceptions.best_match(errors)
+        raise CorpusError(f"{what}: {describe(best)} (schema {schema_name})")
+
+
+def with_defaults(instance: dict, schema: dict) -> dict:
+    """A copy of `instance` with every missing property that has a schema default filled in, recursively."""
+    out = copy.deepcopy(instance)
+    _fill(out, schema)
+    return out
+
+
+def _fill(obj: Any, schema: dict) -> None:
+    if not isinstance(obj, dict):
+        return
+    for key, sub in schema.get("properties", {}).items():
+        if key not in obj and "default" in sub:
+            obj[key] = copy.deepcopy(sub["default"])
+        if key in obj:
+            _fill(obj[key], sub)
+
+
+def load_json(path, schema_name: str | None = None, *, missing: str = "not found") -> Any:
+    """A JSON file, optionally schema-checked; every failure is one line naming the file (and line)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except FileNotFoundError:
+        raise CorpusError(f"{path}: {missing}") from None
+    except json.JSONDecodeError as e:
+        raise CorpusError(f"{path}:{e.lineno}: invalid JSON: {e.msg}") from None
+    except UnicodeDecodeError as e:
+        raise CorpusError(f"{path}: invalid UTF-8: {e.reason}") from None
+    if schema_name is not None:
+        validate(data, schema_name, what=str(path))
+    return data

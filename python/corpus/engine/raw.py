@@ -1,0 +1,68 @@
+"""Published raw sources (stage 01's output): which directory is current for a ledger row, and the one
+function that reads a source's raw documents back (for normalize, the perplexity reference and the
+decontamination index)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+from corpus.store import s3 as storage
+from corpus.config import Config
+from corpus.errors import CorpusError
+from corpus.formats.jsonl import read_zst_jsonl
+from corpus.engine.runner import find_current, identity_of, read_stage_manifest, verify_parts
+from corpus.formats.textnorm import normalize_text
+
+# Ledger fields that decide what the raw documents are; a change to any of them means fetching again.
+READ_FIELDS = ("url", "sha256", "bytes", "license_spdx", "format", "members", "text_fields", "split",
+               "delimiter", "pattern", "encoding")
+
+
+def fetch_params(row: dict, fetch: dict) -> dict:
+    return {"source_id": row["source_id"], "part_docs": fetch["part_docs"], "part_bytes": fetch["part_bytes"],
+            "unit_bytes": fetch["unit_bytes"], "ledger_row": {k: row[k] for k in READ_FIELDS if k in row}}
+
+
+def fetch_identity(row: dict, fetch: dict) -> dict:
+    """What a raw output records and is matched by: its ledger facts, part sizes and fetch unit size
+    (a range's parts end with it). No config hash: raw sources are shared by every dataset."""
+    return {"config_sha256": None, "params": fetch_params(row, fetch),
+            "inputs": [{"path": row["url"], "sha256": row["sha256"]}]}
+
+
+def dated_dirs(config: Config, source_id: str) -> list[Path]:
+    """corpus/raw/<source_id>/<yyyymmdd>/ directories, newest first."""
+    d = config.raw_dir / source_id
+    if storage.remote_of(d) is not None:  # an s3 root: the store's "directories", not the local copy's
+        names = storage.subdirs(d)
+    else:
+        names = [p.name for p in d.iterdir() if p.is_dir()] if d.is_dir() else []
+    return sorted((d / n for n in names if n.isdigit()), reverse=True)
+
+
+def current_raw(config: Config, row: dict, *, verify: bool = True) -> tuple[Path, dict]:
+    """The published raw directory that matches the ledger row now, and its manifest (parts verified).
+    verify=False checks the parts' sizes only, for a reader that checks each part's sha256 and rows as it
+    streams it (normalize, in its workers: the driver then neither hashes nor decompresses every part
+    before the first unit starts)."""
+    candidates, identity = dated_dirs(config, row["source_id"]), fetch_identity(row, config["fetch"])
+    if verify:
+        found = find_current(candidates, identity)
+    else:
+        found = next(((d, m) for d in candidates if (m := read_stage_manifest(d)) is not None
+                      and identity_of(m) == identity), None)
+        if found is not None:
+            verify_parts(*found, sha=False)
+    if found is None:
+        raise CorpusError(f"source '{row['source_id']}': no current raw output under "
+                          f"{config.raw_dir / row['source_id']} (run `corpus fetch`)")
+    return found
+
+
+def raw_texts(config: Config, row: dict) -> Iterator[str]:
+    """A source's raw documents in id order, normalised as stage 02 normalises the corpus."""
+    directory, manifest = current_raw(config, row)
+    for part in manifest["parts"]:
+        for rec in read_zst_jsonl(directory / part["name"]):
+            yield normalize_text(rec["text"], **config["normalize"])

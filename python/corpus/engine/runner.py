@@ -1,0 +1,537 @@
+"""The one runner every stage goes through: plan → decide "current" → phases in a staging dir → publish.
+
+A stage module's `plan(config, opts)` returns one `Job` per output it publishes (one for most stages,
+one per source for fetch). A job is a list of phases run in `<final>.incomplete/`:
+
+- `Map`: independent units on the executor (local pool or Ray); each finished unit is checkpointed at
+  once in `_progress/<phase>/<key>.json` with the sha256 of every file it wrote, so `--resume` reuses
+  every finished unit of every phase after a kill (the files are verified first);
+- `Step`: a global step in this process (train a model, sort ids, plan a shuffle) that hands state to
+  later phases and may write published files.
+
+When every phase has run, the runner writes `_STAGE.json` (identity, parts, counts) and `_RUN.json`
+(timings, host: what varies) and publishes. A published output is *current* when its `_STAGE.json`
+records the same identity (config_sha256, params, inputs) and every part it lists still has its
+sha256: then nothing runs. See docs/ARCHITECTURE.md."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import platform
+import shutil
+import signal
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from corpus import __version__
+from corpus.store import s3 as storage
+from corpus.store.atomic import disk_full, fsync_dir, is_enospc, publish_dir, sha256_file, write_json
+from corpus.store.checksums import verify_entry
+from corpus.config import Config
+from corpus.errors import CorpusError, StaleError
+from corpus.engine.executor import map_units
+from corpus.config.layout import RUN_FILE, STAGE_FILE, STAGE_SCHEMA
+from corpus.engine.recount import verify_counts
+from corpus.config.schemas import load_json, validate
+
+log = logging.getLogger(__name__)
+PROGRESS_DIR = "_progress"
+WORK_DIR = "_work"
+IDENTITY_FILE = "identity.json"
+EXTRA_FILE = "extra.json"
+# Test-only fault hook: "<phase>:<k>" SIGKILLs this process right after the k-th unit of that phase
+# is checkpointed (tests/faults use it to kill at deterministic points).
+FAULT_ENV = "CORPUS_FAULT_AFTER"
+# Test-only: "<point>" or "<stage>:<point>" SIGKILLs this process at a publication point: manifest-written
+# (the staging dir complete with its _STAGE.json), old-aside (the old output renamed aside, the new one not
+# yet in place), renamed (the new one in place, the old one not yet deleted); in a shared directory
+# old-manifest-removed, moved-1 (one file moved in), moved-all (every file in, the manifest not yet);
+# and "<stage>:between" in `corpus run`, after that stage and before the next.
+FAULT_AT_ENV = "CORPUS_FAULT_AT"
+# Test-only: "<phase>:<k>" makes the k-th unit to run of that phase leave its first file half-written
+# (what a kill during a part write leaves) and SIGKILLs the run before the unit is checkpointed.
+FAULT_TORN_ENV = "CORPUS_FAULT_TORN"
+
+
+@dataclass
+class RunOptions:
+    workers: int = 1
+    force: bool = False              # rebuild even if a published output exists
+    resume: bool = False             # keep verified checkpoints of an interrupted run
+    replace_stale: bool = False      # `corpus run`: rebuild a stale output instead of refusing
+    extra: dict = field(default_factory=dict)  # stage-specific options (fetch --source, tokenize budgets)
+
+
+@dataclass(frozen=True)
+class Map:
+    """Units run on the executor; `units(ctx)` builds them (each has a `.key`), `fn(unit)` returns
+    {"key", "parts": [published files], "work": [scratch files], "counts": {...}, ...}."""
+    name: str
+    units: Callable[["PhaseContext"], Sequence[Any]]
+    fn: Callable[[Any], dict]
+    unit: str = "parts"              # the progress bar's noun
+    in_process: bool = False         # disk-bound byte moving: no pool to start
+
+
+@dataclass(frozen=True)
+class Step:
+    """A global step in this process: `fn(ctx)` reads earlier results, sets ctx.state for later phases,
+    and adds any file it publishes with ctx.add_part(). It may append phases to ctx.job.phases (a loop
+    of rounds until convergence); they run after it, and on --resume it appends them again."""
+    name: str
+    fn: Callable[["PhaseContext"], None]
+
+
+@dataclass
+class Job:
+    key: str                               # the stage name, or the source id for fetch
+    final: Path                            # where the output is published
+    identity: dict                         # {config_sha256, params, inputs}: decides "current"
+    phases: list
+    extra: dict = field(default_factory=dict)        # further _STAGE.json fields (fetch: fetched_at, source)
+    candidates: list[Path] | None = None   # published outputs that may already be current (default: final)
+    shared_dir: bool = False               # final also holds other outputs: publish files, manifest last
+    owned: tuple[str, ...] = ()            # with shared_dir: globs of the files this stage owns in final
+    dataset: str | None = None
+    version: str | None = None
+
+
+@dataclass
+class Output:
+    key: str
+    path: Path
+    manifest: dict                         # its _STAGE.json
+    status: str                            # "current" | "computed" | "recomputed"
+    run_info: dict = field(default_factory=dict)
+
+
+@dataclass
+class StageResult:
+    stage: str
+    outputs: list[Output]
+    seconds: float = 0.0
+
+    @property
+    def current(self) -> bool:
+        return all(o.status == "current" for o in self.outputs)
+
+    @property
+    def status(self) -> str:
+        statuses = {o.status for o in self.outputs}
+        return "recomputed" if "recomputed" in statuses else "computed" if "computed" in statuses else "current"
+
+    @property
+    def output(self) -> Output:
+        if len(self.outputs) != 1:
+            raise ValueError(f"{self.stage} published {len(self.outputs)} outputs")
+        return self.outputs[0]
+
+    @property
+    def manifest(self) -> dict:
+        return self.output.manifest
+
+    @property
+    def path(self) -> Path:
+        return self.output.path
+
+
+class PhaseContext:
+    """What the phases of one job share: the staging dir, results of earlier phases, state, parts."""
+
+    def __init__(self, config: Config, opts: RunOptions, job: Job, staging: Path):
+        self.config, self.opts, self.job, self.staging = config, opts, job, staging
+        self.work = staging / WORK_DIR
+        self.state: dict[str, Any] = {}
+        self.results: dict[str, list[dict]] = {}   # map phase → results in unit order
+        self.parts: list[dict] = []                # published files in phase and unit order
+        self.counts: dict | None = None            # set by a step to override the summed unit counts
+        self.run_info: dict[str, Any] = {}         # extra _RUN.json facts
+        self.reused: dict[str, int] = {}
+
+    def add_part(self, entry: dict) -> None:
+        self.parts.append(entry)
+
+    def summed_counts(self) -> dict:
+        total: dict = {}
+        for results in self.results.values():
+            for r in results:
+                add_counts(total, r.get("counts", {}))
+        return total
+
+
+def add_counts(total: dict, add: dict) -> None:
+    for k, v in add.items():
+        if isinstance(v, dict):
+            add_counts(total.setdefault(k, {}), v)
+        else:
+            total[k] = total.get(k, 0) + v
+
+
+# ---------------------------------------------------------------- manifests and "current"
+
+def read_stage_manifest(directory: Path) -> dict | None:
+    storage.refresh_stage(directory)  # an s3 root: the store's manifest is the only one that counts
+    path = directory / STAGE_FILE
+    return load_json(path, STAGE_SCHEMA) if path.is_file() else None
+
+
+def identity_of(manifest: dict) -> dict:
+    return {k: manifest.get(k) for k in ("config_sha256", "params", "inputs")}
+
+
+def verify_parts(directory: Path, manifest: dict, *, sha: bool = True) -> None:
+    if not sha and storage.check_sizes(directory, manifest["parts"], listed_in=STAGE_FILE):
+        return  # an s3 root: every size from one listing of the output's prefix
+    for part in manifest["parts"]:
+        verify_entry(directory, part, sha=sha, listed_in=STAGE_FILE)
+
+
+def find_current(candidates: Sequence[Path], identity: dict) -> tuple[Path, dict] | None:
+    """The first published output among `candidates` made with `identity`, its parts verified (a damaged
+    one is an error naming the file, never a silent rebuild); None if there is none."""
+    for d in candidates:
+        manifest = read_stage_manifest(d)
+        if manifest is None or identity_of(manifest) != identity:
+            continue
+        remote = storage.remote_of(d) is not None  # on s3: sizes only; every reader hashes what it reads
+        try:
+            verify_parts(d, manifest, sha=not remote)
+            if not remote:
+                verify_counts(d, manifest)  # recorded rows and counts are what the parts hold
+        except CorpusError as e:
+            raise CorpusError(f"{e} (use --force to rebuild it)") from None
+        return d, manifest
+    return None
+
+
+def is_published(job: Job) -> bool:
+    on_store = storage.stage_exists(job.final)
+    if on_store is not None:  # an s3 root: a stage exists when its _STAGE.json does, nothing else counts
+        return on_store
+    if (job.final / STAGE_FILE).is_file():
+        return True
+    if job.shared_dir:  # an output written before stage manifests existed in this directory
+        return any(any(job.final.glob(g)) for g in job.owned)
+    return job.final.exists()
+
+
+def input_ref(config: Config, directory: Path, name: str = STAGE_FILE) -> dict:
+    """{path relative to the artifacts root, sha256} of a manifest a stage reads."""
+    path = directory / name
+    return {"path": str(path.relative_to(config.artifacts)), "sha256": sha256_file(path)}
+
+
+def published_stage(config: Config, directory: Path, stage: str, *, verify: bool | str = "size") -> tuple[dict, dict]:
+    """The manifest of a published earlier stage (schema checked; parts present with their size — each
+    part's sha256 is checked by whoever reads it) and the {path, sha256} to record as an input."""
+    manifest = read_stage_manifest(directory)
+    if manifest is None:
+        raise CorpusError(f"{directory}: no published {stage} output (run `corpus {stage}` first)")
+    if verify:
+        verify_parts(directory, manifest, sha=verify is True)
+        if storage.remote_of(directory) is None:  # on s3 counting rows would download every part here
+            verify_counts(directory, manifest)  # an edited count never flows into a later manifest
+    return manifest, input_ref(config, directory)
+
+
+# ---------------------------------------------------------------- checkpoints
+
+def _checkpoint_path(staging: Path, phase: str, key: str) -> Path:
+    return staging / PROGRESS_DIR / phase / (key.replace("/", "__") + ".json")
+
+
+def _verified_checkpoint(staging: Path, phase: str, key: str) -> dict | None:
+    """A unit's record, if every file it lists still has its recorded size and sha256."""
+    path = _checkpoint_path(staging, phase, key)
+    if not path.is_file():
+        return None
+    try:
+        record = json.loads(path.read_text())
+        for entry in record.get("parts", []) + record.get("work", []):
+            verify_entry(staging, entry)
+    except (CorpusError, json.JSONDecodeError, KeyError) as e:
+        log.warning("resume: unit %s of %s does not verify (%s); redoing it", key, phase, e)
+        return None
+    return record
+
+
+def _fault_point(env: str = FAULT_ENV) -> tuple[str, int] | None:
+    spec = os.environ.get(env, "")
+    if not spec:
+        return None
+    phase, _, k = spec.rpartition(":")
+    return phase, int(k)
+
+
+@dataclass(frozen=True)
+class _Tagged:
+    """A unit with the job it belongs to, so the units of several jobs share one pool."""
+    job: int
+    fn: Callable[[Any], dict]
+    unit: Any
+    staging: Path | None = None
+    torn_pid: int = 0          # FAULT_TORN_ENV: tear this unit's first file, then kill this pid
+    mounts: dict = field(default_factory=dict)   # storage's s3 mount table, for a worker process
+
+    @property
+    def key(self) -> str:
+        return self.unit.key
+
+
+def _run_tagged(t: _Tagged) -> tuple[int, dict]:
+    storage.install(t.mounts)
+    res = t.fn(t.unit)
+    if t.torn_pid:  # test-only: the state a kill during this unit's part write leaves behind
+        files = res.get("parts", []) + res.get("work", [])
+        if files:
+            path = t.staging / files[0]["name"]
+            os.truncate(path, path.stat().st_size // 2)
+        os.kill(t.torn_pid, signal.SIGKILL)
+        os.kill(os.getpid(), signal.SIGKILL)
+    return t.job, res
+
+
+def _run_map(index: int, ctxs: list[PhaseContext], opts: RunOptions, executor: str, desc: str) -> None:
+    """Map phase `index` over the units of every job; each finished unit is checkpointed as it arrives."""
+    phase = ctxs[0].job.phases[index]
+    fault = _fault_point()
+    torn = _fault_point(FAULT_TORN_ENV)
+    done: list[dict[str, dict]] = [{} for _ in ctxs]
+    todo: list[_Tagged] = []
+    order: list[list[str]] = []
+    for j, ctx in enumerate(ctxs):
+        units = list(ctx.job.phases[index].units(ctx))
+        order.append([u.key for u in units])
+        if len(set(order[-1])) != len(units):
+            raise AssertionError(f"{desc}: duplicate unit keys in phase {phase.name}")
+        (ctx.staging / PROGRESS_DIR / phase.name).mkdir(parents=True, exist_ok=True)
+        for u in units:
+            rec = _verified_checkpoint(ctx.staging, phase.name, u.key) if opts.resume else None
+            if rec is not None:
+                done[j][u.key] = rec
+            else:
+                tear = torn is not None and torn == (phase.name, len(todo) + 1)
+                todo.append(_Tagged(j, ctx.job.phases[index].fn, u, ctx.staging, os.getpid() if tear else 0,
+                                    storage.mounts()))
+        ctx.reused[phase.name] = len(done[j])
+    reused = sum(len(d) for d in done)
+    if reused:
+        log.info("resume: %s: %d of %d units already done and verified", desc, reused, reused + len(todo))
+    finished = 0
+
+    def on_result(tagged_result: tuple[int, dict]) -> None:
+        nonlocal finished
+        j, res = tagged_result
+        write_json(_checkpoint_path(ctxs[j].staging, phase.name, res["key"]), res)
+        done[j][res["key"]] = res
+        finished += 1
+        if fault is not None and fault == (phase.name, finished):
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    workers, where = (1, "local") if phase.in_process else (opts.workers, executor)
+    map_units(_run_tagged, todo, workers=workers, executor=where, desc=desc, unit=phase.unit, on_result=on_result)
+    for j, ctx in enumerate(ctxs):
+        ctx.results[phase.name] = [done[j][k] for k in order[j]]  # unit order, never completion order
+        for r in ctx.results[phase.name]:
+            ctx.parts.extend(r.get("parts", []))
+
+
+# ---------------------------------------------------------------- staging and publishing
+
+def staging_dir(job: Job, stage: str) -> Path:
+    if job.shared_dir:
+        return job.final / f".{stage}.incomplete"
+    return job.final.with_name(job.final.name + ".incomplete")
+
+
+def _open_staging(job: Job, stage: str, resume: bool) -> Path:
+    staging = staging_dir(job, stage)
+    ident = staging / PROGRESS_DIR / IDENTITY_FILE
+    extra = staging / PROGRESS_DIR / EXTRA_FILE
+    if staging.exists() and resume and ident.is_file():
+        if json.loads(ident.read_text()) != job.identity:
+            raise CorpusError(f"{staging}: was started with another config, parameters or inputs; "
+                              f"run again without --resume")
+        if extra.is_file():  # the interrupted run's extra facts (fetch: fetched_at, in its reused parts)
+            job.extra = json.loads(extra.read_text())
+    elif staging.exists():
+        shutil.rmtree(staging)
+    (staging / PROGRESS_DIR).mkdir(parents=True, exist_ok=True)
+    (staging / WORK_DIR).mkdir(exist_ok=True)
+    write_json(ident, job.identity)
+    write_json(extra, job.extra)
+    return staging
+
+
+def _manifest(stage: str, job: Job, ctx: PhaseContext) -> dict:
+    manifest = {"stage": stage, "corpus_version": __version__, "dataset": job.dataset, "version": job.version,
+                **job.identity, "parts": ctx.parts,
+                "counts": ctx.counts if ctx.counts is not None else ctx.summed_counts()}
+    manifest.update(job.extra)
+    return manifest
+
+
+def _fault_at(point: str, stage: str | None = None) -> None:
+    """Test-only: SIGKILL this process at a named publication point (FAULT_AT_ENV = point or stage:point)."""
+    spec = os.environ.get(FAULT_AT_ENV, "")
+    if spec and spec in (point, f"{stage}:{point}"):
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _old_of(job: Job) -> Path:
+    return job.final.with_name(job.final.name + ".old")
+
+
+def _publish(job: Job, staging: Path, manifest: dict, run_info: dict, stage: str) -> None:
+    """Write the manifests into the staging dir, then publish. The staging dir's _STAGE.json is the
+    marker that publication has begun: from then on the staging dir holds everything to finish it, and
+    a run killed at any later point is finished by the next run of the same job (`_recover`)."""
+    validate(manifest, STAGE_SCHEMA, what=str(job.final / STAGE_FILE))
+    write_json(staging / RUN_FILE, run_info)
+    write_json(staging / STAGE_FILE, manifest)
+    _fault_at("manifest-written", stage)
+    _finish_publish(job, staging, manifest, stage)
+
+
+def _finish_publish(job: Job, staging: Path, manifest: dict, stage: str) -> None:
+    """Idempotent: finishes a publication whatever point an earlier attempt reached."""
+    for scratch in (PROGRESS_DIR, WORK_DIR):  # checkpoints and spill files never get published
+        if (staging / scratch).exists():
+            shutil.rmtree(staging / scratch)
+    if not job.shared_dir:
+        publish_dir(staging, job.final, replace=job.final.exists(), hook=lambda point: _fault_at(point, stage))
+        if _old_of(job).exists():  # an earlier attempt was killed between its two renames
+            shutil.rmtree(_old_of(job))
+        storage.publish_stage(job.final, manifest, hook=lambda point: _fault_at(point, stage))
+        return
+    # A directory shared with other outputs: the old stage manifest goes first and the new one comes
+    # last, so a stage manifest on disk always describes the files beside it (the object-store rule).
+    (job.final / STAGE_FILE).unlink(missing_ok=True)
+    _fault_at("old-manifest-removed", stage)
+    listed = {p["name"] for p in manifest["parts"]}
+    for pattern in job.owned:
+        for old in job.final.glob(pattern):
+            if old.name not in listed:
+                old.unlink()
+    for i, part in enumerate(manifest["parts"]):
+        dest = job.final / part["name"]
+        if (staging / part["name"]).exists():
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(staging / part["name"], dest)
+        else:  # moved in by an attempt that was killed: it must still be the file the manifest lists
+            verify_entry(job.final, part, listed_in=str(staging / STAGE_FILE))
+        if i == 0:
+            _fault_at("moved-1", stage)
+    _fault_at("moved-all", stage)
+    os.replace(staging / RUN_FILE, job.final / RUN_FILE)
+    os.replace(staging / STAGE_FILE, job.final / STAGE_FILE)
+    fsync_dir(job.final)
+    shutil.rmtree(staging)
+    storage.publish_stage(job.final, manifest, owned=job.owned, hook=lambda point: _fault_at(point, stage))
+
+
+def _recover(job: Job, stage: str) -> dict | None:
+    """Finish what a killed run left half-done. A staging dir with a _STAGE.json of this job's identity
+    is a finished output whose publication was interrupted: its publication is completed (the bytes are
+    those this run would write). An output renamed aside (`<final>.old`) with nothing in its place is put
+    back. Anything else in the staging dir is left to --resume (or discarded by a plain run)."""
+    staging, old = staging_dir(job, stage), _old_of(job)
+    marker = staging / STAGE_FILE
+    manifest = None
+    if marker.is_file():
+        try:
+            manifest = load_json(marker, STAGE_SCHEMA)
+        except CorpusError as e:
+            log.warning("%s: %s; not finishing that publication", stage, e)
+    if manifest is not None and identity_of(manifest) == job.identity:
+        try:
+            for part in manifest["parts"]:
+                src = staging if (staging / part["name"]).exists() or not job.shared_dir else job.final
+                verify_entry(src, part, listed_in=str(marker))
+        except CorpusError as e:
+            log.warning("%s: an interrupted publication of %s does not verify (%s); redoing it", stage, job.final, e)
+        else:
+            log.warning("%s: finishing the publication of %s that an interrupted run had begun", stage, job.final)
+            _finish_publish(job, staging, manifest, stage)
+            return manifest
+    if not job.shared_dir and old.exists():
+        if job.final.exists():
+            shutil.rmtree(old)
+        else:
+            log.warning("%s: putting back %s, renamed aside by an interrupted publication", stage, job.final)
+            os.replace(old, job.final)
+    return _finish_upload(job, stage)
+
+
+def _finish_upload(job: Job, stage: str) -> dict | None:
+    """An s3 root: a local output of this job's identity whose upload was killed before its _STAGE.json
+    reached the store (and nothing else was published there since) is uploaded again, after its parts
+    verify; it holds the bytes this run would compute."""
+    if storage.remote_of(job.final) is None or storage.stage_exists(job.final):
+        return None
+    marker = job.final / STAGE_FILE
+    try:
+        manifest = load_json(marker, STAGE_SCHEMA) if marker.is_file() else None
+        if manifest is None or identity_of(manifest) != job.identity:
+            return None
+        verify_parts(job.final, manifest)
+    except CorpusError as e:
+        log.warning("%s: the local copy of %s does not verify (%s); rebuilding it", stage, job.final, e)
+        return None
+    log.warning("%s: finishing the upload of %s that an interrupted run had begun", stage, job.final)
+    storage.publish_stage(job.final, manifest, owned=job.owned if job.shared_dir else None,
+                          hook=lambda point: _fault_at(point, stage))
+    return manifest
+
+
+def run_jobs(stage: str, config: Config, opts: RunOptions, jobs: list[Job]) -> StageResult:
+    """Run a stage's jobs: current ones are returned as they are; the others run phase by phase (the
+    units of every job share one executor) and are published."""
+    t0 = time.monotonic()
+    outputs: dict[str, Output] = {}
+    pending: list[tuple[Job, str]] = []
+    for job in jobs:
+        recovered = _recover(job, stage)
+        if recovered is not None:  # a killed run's finished output, now published: even --force is done
+            outputs[job.key] = Output(job.key, job.final, recovered, "recomputed")
+            continue
+        found = None if opts.force else find_current(job.candidates or [job.final], job.identity)
+        if found is not None:
+            log.info("%s: %s is current and verified; nothing to do", stage, found[0])
+            outputs[job.key] = Output(job.key, found[0], found[1], "current")
+            continue
+        published = is_published(job)
+        if published and not (opts.force or opts.replace_stale):
+            raise StaleError(f"{job.final}: published {stage} output is stale (config, parameters or inputs "
+                             f"changed); use --force to rebuild it")
+        pending.append((job, "recomputed" if published else "computed"))
+    if pending:
+        names = [[p.name for p in job.phases] for job, _ in pending]
+        if any(n != names[0] for n in names):
+            raise AssertionError(f"{stage}: jobs with different phases")
+        ctxs = [PhaseContext(config, opts, job, _open_staging(job, stage, opts.resume)) for job, _ in pending]
+        executor = config["run"]["executor"]
+        # A step may append phases to its job (dedup's component rounds): enumerate sees them.
+        for i, phase in enumerate(pending[0][0].phases):
+            desc = stage if len(pending[0][0].phases) == 1 else f"{stage}: {phase.name}"
+            try:
+                if isinstance(phase, Map):
+                    _run_map(i, ctxs, opts, executor, desc)
+                else:
+                    for ctx in ctxs:
+                        ctx.job.phases[i].fn(ctx)
+            except OSError as e:  # a writer that did not name the file: name the staging dir and phase
+                if is_enospc(e) and not isinstance(e, CorpusError):
+                    raise disk_full(ctxs[0].staging, f"in phase {phase.name} of {stage}") from None
+                raise
+        for (job, status), ctx in zip(pending, ctxs):
+            manifest = _manifest(stage, job, ctx)
+            run_info = {"seconds": round(time.monotonic() - t0, 3), "workers": opts.workers, "executor": executor,
+                        "host": platform.node(), "resumed_units": ctx.reused, **ctx.run_info}
+            _publish(job, ctx.staging, manifest, run_info, stage)
+            outputs[job.key] = Output(job.key, job.final, manifest, status, run_info)
+    return StageResult(stage, [outputs[job.key] for job in jobs], time.monotonic() - t0)

@@ -1,0 +1,146 @@
+"""Find a ledger source's bytes: the mirror, the download cache, a local path, or an HTTP(S) or S3 download.
+
+Every path handed back has been checked against the ledger's size and sha256. Only the URL schemes
+of the ledger schema are accepted; redirects may not leave http(s). An `s3://bucket/key` URL is read
+through pyarrow.fs with the endpoint and credentials of the AWS environment variables (storage.py)."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import shutil
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+from corpus import __version__
+from corpus.store import s3 as storage
+from corpus.store.atomic import CHUNK, temp_beside
+from corpus.store.checksums import verify_file
+from corpus.errors import CorpusError
+
+log = logging.getLogger(__name__)
+SCHEMES = ("https", "http", "file", "s3")
+
+
+def url_kind(url: str) -> str:
+    """'https', 'http', 'file', 's3' or 'path'; anything else is refused."""
+    scheme = urllib.parse.urlsplit(url).scheme.lower()
+    if scheme == "":
+        return "path"
+    if scheme in SCHEMES:
+        return scheme
+    raise CorpusError(f"{url}: unsupported URL scheme '{scheme}' (allowed: https, http, file, s3, or a path)")
+
+
+def local_path(url: str) -> Path:
+    kind = url_kind(url)
+    if kind == "path":
+        return Path(url)
+    if kind == "file":
+        parts = urllib.parse.urlsplit(url)
+        if parts.netloc not in ("", "localhost"):
+            raise CorpusError(f"{url}: file:// URLs must name a local path")
+        return Path(urllib.parse.unquote(parts.path))
+    raise ValueError(url)
+
+
+def url_path(url: str) -> str:
+    """The path part of a URL (or the path itself): what its extensions are read from."""
+    kind = url_kind(url)
+    return str(local_path(url)) if kind in ("path", "file") else urllib.parse.urlsplit(url).path
+
+
+def verify(path: Path, sha256: str, size: int, *, what: str) -> None:
+    """A source file against its ledger row (`what` names the source in the error)."""
+    verify_file(path, sha256, size, what=f"{what}: ")
+
+
+class _HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        if urllib.parse.urlsplit(newurl).scheme.lower() not in ("http", "https"):
+            raise CorpusError(f"{req.full_url}: redirect to a refused URL scheme: {newurl}")
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+def download(url: str, dest_dir: Path, *, timeout: float) -> tuple[Path, str, int]:
+    """Stream `url` into dest_dir/<sha256> (atomically); returns (path, sha256, bytes)."""
+    kind = url_kind(url)
+    if kind == "s3":
+        return _download_s3(url, dest_dir)
+    if kind not in ("http", "https"):
+        raise ValueError(url)
+    dest_dir.mkdir(parents=True, exist_ok=True)
+    opener = urllib.request.build_opener(_HttpOnlyRedirects)
+    req = urllib.request.Request(url, headers={"User-Agent": f"corpus/{__version__}"})
+    fd, tmp = temp_beside(dest_dir / "download")
+    h, n = hashlib.sha256(), 0
+    try:
+        with os.fdopen(fd, "wb") as out, opener.open(req, timeout=timeout) as resp:
+            while chunk := resp.read(CHUNK):
+                h.update(chunk)
+                n += len(chunk)
+                out.write(chunk)
+            out.flush()
+            os.fsync(out.fileno())
+        digest = h.hexdigest()
+        final = dest_dir / digest
+        os.replace(tmp, final)
+        return final, digest, n
+    except (urllib.error.URLError, OSError, TimeoutError) as e:
+        reason = getattr(e, "reason", e)
+        raise CorpusError(f"{url}: download failed: {reason}") from None
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _download_s3(url: str, dest_dir: Path) -> tuple[Path, str, int]:
+    parts = urllib.parse.urlsplit(url)
+    if not parts.netloc or not parts.path.strip("/"):
+        raise CorpusError(f"{url}: an s3 URL names a bucket and a key (s3://bucket/key)")
+    obj = storage.Remote(dest_dir, f"{parts.netloc}/{parts.path.lstrip('/')}", {**storage._env_endpoint()})
+    dest_dir.mkdir(parents=True, exist_ok=True)
+    fd, tmp = temp_beside(dest_dir / "download")  # a name in the cache dir; the object streams into it
+    os.close(fd)
+    try:
+        digest, n = storage.download(obj, Path(tmp))  # errors name the URL: "<url>: download failed: ..."
+        final = dest_dir / digest
+        os.replace(tmp, final)
+        return final, digest, n
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def locate(row: dict, *, mirror: Path | None, downloads: Path, timeout: float) -> tuple[Path, str]:
+    """A verified local copy of the row's file, and how it was found (mirror/cache/local/downloaded)."""
+    sha, size, url = row["sha256"], row["bytes"], row["url"]
+    what = f"source '{row['source_id']}' ({url})"
+    kind = url_kind(url)
+    if mirror is not None and (mirror / sha).is_file():
+        verify(mirror / sha, sha, size, what=what)
+        return mirror / sha, "mirror"
+    cached = downloads / sha
+    if cached.is_file():
+        try:
+            verify(cached, sha, size, what=what)
+            return cached, "cache"
+        except CorpusError as e:  # a damaged cache entry is replaced, never used
+            log.warning("%s; downloading again", e)
+            cached.unlink()
+    if kind in ("path", "file"):
+        path = local_path(url)
+        if not path.is_file():
+            raise CorpusError(f"{what}: file not found: {path}")
+        verify(path, sha, size, what=what)
+        return path, "local"
+    path, digest, n = download(url, downloads, timeout=timeout)
+    if n != size or digest != sha:
+        bad = path.with_name(path.name + ".rejected")
+        shutil.move(path, bad)
+        raise CorpusError(f"{what}: downloaded file does not match the ledger: expected sha256 {sha} "
+                          f"({size} bytes), got {digest} ({n} bytes); kept as {bad}")
+    return path, "downloaded"
