@@ -42,7 +42,7 @@ def test_arrays_from_lists_do_not_import_pandas_and_pandas_still_works():
 def test_the_command_skips_the_probe():
     out = run_python(
         "import sys, pyarrow as pa\n"
-        "from corpus import cli\n"
+        "from corpus.commands import cli\n"
         "sys.argv = ['corpus', '--help']\n"
         "try:\n    cli.main()\nexcept SystemExit:\n    pass\n"
         "pa.array(['x']); print('pandas' in sys.modules)\n")
