@@ -17,7 +17,7 @@ LOCK    := requirements.lock
 LOCK_NODEPS := requirements-nodeps.lock
 UV_VERSION := 0.13.9
 
-.PHONY: setup lock golden demo all test bench bench-scale fetch normalize filter rejects dedup pii shards tokens export why audit report ledger-verify clean help
+.PHONY: setup lock golden docs demo all test bench bench-scale fetch normalize filter rejects dedup pii shards tokens export why audit report ledger-verify clean help
 
 help:            ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 16
@@ -45,6 +45,9 @@ lock:            ## regenerate requirements.lock and requirements-nodeps.lock (A
 
 golden: $(STAMP) ## rebuild the golden run and rewrite tests/golden/SHA256SUMS (after an intended output change)
 	$(PY) -m corpus.commands.golden --update
+
+docs: $(STAMP)   ## regenerate docs/configuration.md from schemas/corpus-config.schema.json
+	$(PY) -m corpus.commands.docs --write
 
 demo: $(STAMP)   ## run every stage on configs/demo.toml, audit it, print a summary
 	$(RUN) run $(STAGE_ARGS)
