@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 import os
 import re
@@ -141,3 +142,53 @@ def golden_run(tmp_path_factory, mirror) -> Path:
     from corpus.commands.golden import build
 
     return build(tmp_path_factory.mktemp("golden"))
+
+
+# ---------------------------------------------------------------- test tiers (markers: pyproject.toml)
+
+# Fixtures that make a test slow or need a service, by the file under tests/ that defines them (names recur:
+# test_ngram_lm.py's cheap `reference` is not this file's). Every test that uses one, directly or through
+# another fixture, gets the marker; `make test-fast` deselects slow, cluster, s3 and browser tests.
+FIXTURE_MARKS = {
+    # builds a real-data pipeline: stages, `corpus run`, the golden build
+    "slow": {
+        "conftest.py": {"reference", "golden_run"},       # the fault-injection reference run; the golden run
+        "test_fetch.py": {"fetched"},                     # fetch, 2 workers
+        "test_normalize.py": {"fetched"},                 # fetch, 2 workers
+        "test_fetch_ranges.py": {"runs"},                 # fetch at four unit sizes
+        "test_filter_stage.py": {"filtered"},             # fetch, normalize, filter
+        "test_partitions.py": {"base", "dedup_base"},     # run_all through pii; v1 and v2 through dedup
+        "test_pipeline.py": {"runs"},                     # two whole `run_all`s
+        "test_report.py": {"run"},                        # a whole `run_all`
+        "test_s3.py": {"runs"},                           # every stage against the S3 server
+        "test_why.py": {"workspace"},                     # a whole `run_all`
+        "badinput/test_catalogue.py": {"fetched_good"},   # `corpus fetch` in a subprocess
+    },
+    "s3": {"test_s3.py": {"server"}},                     # moto's ThreadedMotoServer
+    "cluster": {"test_ray_cluster.py": {"cluster"}},      # `ray start --head` + a worker node
+}
+TESTS_DIR = Path(__file__).resolve().parent
+
+
+def _defined_in(fixturedef) -> str | None:
+    """The file under tests/ that defines a fixture (relative, posix), or None (a plugin's fixture)."""
+    code = getattr(inspect.unwrap(fixturedef.func), "__code__", None)
+    try:
+        return Path(code.co_filename).resolve().relative_to(TESTS_DIR).as_posix() if code else None
+    except ValueError:
+        return None
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark every test whose fixture closure (item.fixturenames: transitive) holds a FIXTURE_MARKS fixture,
+    as pytest resolves the name for that test (its closest definition)."""
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        if info is None:
+            continue
+        for name in item.fixturenames:
+            defs = info.name2fixturedefs.get(name)
+            where = _defined_in(defs[-1]) if defs else None
+            for mark, fixtures in FIXTURE_MARKS.items():
+                if name in fixtures.get(where, ()):
+                    item.add_marker(getattr(pytest.mark, mark))

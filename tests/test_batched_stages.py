@@ -109,6 +109,7 @@ def test_missing_part_is_named(tmp_path):
         PartReader(tmp_path / "nope.parquet", "0" * 64)
 
 
+@pytest.mark.slow  # fetch, then normalize, filter, dedup and pii three times
 def test_stages_same_parts_whatever_the_batch_size(tmp_path, monkeypatch, mirror):
     """normalize, filter and pii on real sources with batches of 1, 13 and 1024 documents."""
     from conftest import LEDGER, write_config

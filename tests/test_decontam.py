@@ -39,6 +39,7 @@ def test_words_are_lowercased_without_punctuation():
     assert brute_force_words("She paid $2.50 (each)!  Don't") == decontam_words("She paid $2.50 (each)!  Don't")
 
 
+@pytest.mark.slow  # ~1.8 s
 def test_gsm8k_train_flagged_equals_brute_force(gsm8k):
     train, test = gsm8k
     index = EvalIndex()

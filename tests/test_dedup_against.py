@@ -19,6 +19,7 @@ from corpus.commands.pipeline import run_all
 from corpus.stages import run_stage
 from conftest import ledger_rows, mirror_file, run_corpus, write_config, write_ledger
 
+pytestmark = pytest.mark.slow  # each test runs the pipeline through dedup on real data
 THRESHOLD = 0.8
 
 

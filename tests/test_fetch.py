@@ -152,6 +152,7 @@ def test_workers_do_not_change_documents(fetched, tmp_path):
         assert strip(raw_docs(one, s)) == strip(raw_docs(config, s))
 
 
+@pytest.mark.slow  # two `corpus fetch` runs
 def test_cli_fetch_twice_reports_current(tmp_path, mirror):
     cfg = write_config(tmp_path / "c.toml", ledger=LEDGER, sources=["inaugural"], artifacts=tmp_path / "a")
     first = run_corpus("--config", cfg, "fetch", env={"CORPUS_MIRROR": str(mirror)}, check=True)

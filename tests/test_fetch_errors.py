@@ -139,6 +139,7 @@ def test_unsupported_url_scheme(tmp_path, stories):
     assert "unsupported URL scheme 'ftp'" in line
 
 
+@pytest.mark.slow  # a real fetch, then a failing one
 def test_earlier_published_output_untouched(tmp_path, stories):
     good = local_row(stories, "good", split="paragraph")
     ledger = write_ledger(tmp_path / "LEDGER.jsonl", [good])

@@ -119,6 +119,7 @@ def mirror_or_path(row: dict) -> Path:
     return Path(row["url"]) if row["url"].startswith("/") else mirror_file(row["source_id"])
 
 
+@pytest.mark.slow  # two `corpus fetch` runs, 2 workers
 def test_document_over_max_doc_bytes_refused_through_fetch(tmp_path, mirror):
     lines = mirror_file("gsm8k-test").read_text().splitlines()[:200]
     big = json.dumps({"question": "x " * 1500, "answer": "y"})  # about 3 KB: over a 2 KiB limit

@@ -85,6 +85,7 @@ def test_rejects_command_shows_rules(filtered):
     assert "gopher.min_words:" in out and "webtext:" in out and "value=" in out
 
 
+@pytest.mark.slow  # run_all through dedup
 def test_rejects_command_for_dedup(tmp_path, mirror):
     from corpus.commands.pipeline import run_all
 

@@ -41,6 +41,7 @@ def server(tmp_path):
     httpd.shutdown()
 
 
+@pytest.mark.slow  # `ledger add`, then two fetches
 def test_ledger_add_then_fetch_downloads_once(tmp_path, server, mirror, monkeypatch):
     monkeypatch.delenv("CORPUS_MIRROR")
     root, base, handler = server
@@ -99,6 +100,7 @@ def test_download_timeout(tmp_path, server):
     assert time.monotonic() - t0 < 10
 
 
+@pytest.mark.slow  # several CLI runs
 def test_ledger_add_from_mirror_and_refusals(tmp_path, mirror):
     ledger = tmp_path / "L.jsonl"
     cfg = write_config(tmp_path / "c.toml", ledger=ledger, sources=["x"], artifacts=tmp_path / "art")
@@ -159,6 +161,7 @@ def test_config_sha256_ignores_paths_run_and_explicit_defaults(tmp_path):
     assert len(ca.sha256) == 64
 
 
+@pytest.mark.slow  # ~2 s of CLI runs
 def test_config_errors_name_file_and_key(tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text('[paths]\nledger = "L.jsonl"\n[dataset]\nsources = ["a"]\n[fetch]\npart_docs = 0\n')
@@ -171,6 +174,7 @@ def test_config_errors_name_file_and_key(tmp_path):
     assert "config file not found" in error_line(run_corpus("--config", tmp_path / "none.toml", "fetch"))
 
 
+@pytest.mark.slow  # 16 CLI processes
 def test_every_command_has_help():
     commands = ["fetch", "normalize", "filter", "rejects", "dedup", "pii", "shard", "tokenize", "export", "run",
                 "audit", "report", "ledger"]

@@ -58,6 +58,7 @@ def test_nothing_to_do_once_pandas_is_loaded():
     assert out == "False"
 
 
+@pytest.mark.cluster  # starts Ray in a fresh driver
 def test_ray_workers_skip_the_probe():
     pytest.importorskip("ray")
     # a fresh driver process, so that Ray starts and stops with it; the unit is a corpus function, so a

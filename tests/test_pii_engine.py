@@ -46,6 +46,7 @@ def real_docs() -> list[str]:
     return labelled + enterprise + gsm + code + stories + CONTACTS
 
 
+@pytest.mark.slow  # ~1.6 s
 def test_direct_path_equals_analyzer_engine(real_docs: list[str]) -> None:
     """No spaCy pass and no context scoring at threshold 0.4: the same spans as AnalyzerEngine."""
     assert PARAMS.score_threshold <= DIRECT_MAX_THRESHOLD
@@ -86,6 +87,7 @@ def test_pii_glued_to_cjk_letters(text: str, placeholder: str) -> None:
     assert scrub(text, PARAMS)[0] == placeholder
 
 
+@pytest.mark.slow  # ~3.5 s
 def test_importing_the_scrub_loads_neither_torch_nor_transformers() -> None:
     code = ("import sys; import corpus.pii.scrub as s; s.scrub('a@b.co', s.PiiParams()); "
             "print('torch' in sys.modules, 'transformers' in sys.modules); import torch; print(torch.__name__)")

@@ -144,6 +144,7 @@ def decontam_words(text: str) -> list[str]:
     return re.sub(r"[^\w\s]|_", "", text.lower()).split()
 
 
+@pytest.mark.slow  # run_all through dedup
 def test_decontamination_equals_brute_force_on_gsm8k(tmp_path, mirror):
     cfg = load_config(write_config(tmp_path / "g.toml", ledger=LEDGER, sources=["gsm8k-train"],
                                    artifacts=tmp_path / "g", decontam={"evals": ["gsm8k-test"]},

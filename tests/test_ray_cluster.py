@@ -22,6 +22,7 @@ from corpus.config import load_config
 from corpus.commands.pipeline import run_all
 from conftest import LEDGER, run_corpus, write_config
 
+pytestmark = [pytest.mark.cluster, pytest.mark.slow]  # a two-node Ray cluster, `corpus run`
 pytest.importorskip("ray")
 RAY = str(Path(sys.executable).with_name("ray"))
 SOURCES = ["tinystories-train-head", "wikitext2-test"]

@@ -11,6 +11,7 @@ from corpus.config import load_config
 from corpus.commands.pipeline import run_all
 from conftest import LEDGER, write_config
 
+pytestmark = [pytest.mark.cluster, pytest.mark.slow]  # starts Ray; run_all through dedup twice
 ray = pytest.importorskip("ray")
 
 

@@ -64,6 +64,7 @@ def report_cli(config_path: Path, *options) -> tuple[subprocess.CompletedProcess
     return proc, Path(line[0].removeprefix("html report: "))
 
 
+@pytest.mark.browser
 def test_report_renders_in_chromium_offline_with_the_manifest_funnel(run, rendered, tmp_path):
     config_path, config = run
     chromium = chromium_or_skip()

@@ -11,10 +11,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from corpus.config import load_config
 from corpus.commands.pipeline import run_all
 from conftest import LEDGER, REPO, write_config
 
+pytestmark = pytest.mark.slow  # each test runs the pipeline on real data (tests/test_runner_toy.py: the fast one)
 SOURCES = ["tinystories-train-head", "wikitext2-test"]
 
 
