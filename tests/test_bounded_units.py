@@ -272,6 +272,7 @@ def die_on_three(x):
     return x
 
 
+@pytest.mark.slow  # ~3 s: a pool whose worker is killed
 def test_a_worker_killed_from_outside_is_one_error_line_not_a_traceback():
     from corpus.engine.executor import WORKER_DIED
 
