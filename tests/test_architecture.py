@@ -98,3 +98,81 @@ def test_parquet_is_read_without_dataset_scans(tmp_path):
                              (["x"], [("filter", "!=", "lang"), ("id", "in", ["a", "b"])])]:
         got = read_parquet(path, columns=columns, filters=filters)
         assert got.to_pydict() == pq.read_table(path, columns=columns, filters=filters).to_pydict(), (columns, filters)
+
+
+# The layers, lowest first: a module may import its own layer and those below it, never one above.
+LAYERS = [
+    {"corpus", "corpus.errors", "corpus.faults"},
+    {"corpus.store"},
+    {"corpus.config"},
+    {"corpus.formats", "corpus.tokens"},
+    {"corpus.engine"},
+    {"corpus.filters", "corpus.dedup", "corpus.pii"},
+    {"corpus.stages"},
+    {"corpus.report"},
+    {"corpus.commands"},
+]
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(REPO / "python").with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _layer(module: str) -> int:
+    """The layer of a corpus module: its package (corpus.<package>), or the base for top-level modules."""
+    parts = module.split(".")
+    top = ".".join(parts[:2]) if len(parts) > 1 else "corpus"
+    for i, layer in enumerate(LAYERS):
+        if top in layer:
+            return i
+    raise AssertionError(f"{module}: not in any layer of LAYERS (add its package there)")
+
+
+def _corpus_graph() -> dict[str, set[str]]:
+    """module -> the corpus modules it imports (at module level or inside functions), resolved to modules."""
+    modules = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    graph = {}
+    for name, path in modules.items():
+        deps = set()
+        for imp in _imports(path):
+            while imp and imp not in modules:  # `from corpus.x import name`: the module is corpus.x
+                imp = imp.rpartition(".")[0]
+            if imp.startswith("corpus") and imp != name:
+                deps.add(imp)
+        graph[name] = deps
+    return graph
+
+
+def test_every_package_is_a_layer_with_a_docstring():
+    for init in sorted(PACKAGE.glob("*/__init__.py")):
+        _layer(_module_name(init))
+        assert ast.get_docstring(ast.parse(init.read_text())), f"{init}: a one-paragraph docstring says what the layer is for"
+    assert sorted(p.name for p in PACKAGE.glob("*.py")) == ["__init__.py", "errors.py", "faults.py"]  # everything else is in a layer
+
+
+def test_no_module_imports_a_layer_above_its_own():
+    upward = [f"{m} (layer {_layer(m)}) imports {d} (layer {_layer(d)})"
+              for m, deps in sorted(_corpus_graph().items()) for d in sorted(deps)
+              if _layer(d) > _layer(m) and not d == "corpus"]
+    assert not upward, "\n".join(upward)
+
+
+def test_no_import_cycles_between_modules():
+    graph = _corpus_graph()
+    seen: dict[str, int] = {}   # 1: on the current path, 2: done
+
+    def visit(m: str, path: list[str]) -> None:
+        seen[m] = 1
+        for d in sorted(graph[m]):
+            if d in ("corpus",) or d.rpartition(".")[0] == m or m.startswith(d + "."):
+                continue  # a package's __init__ and its own submodules
+            if seen.get(d) == 1:
+                raise AssertionError("import cycle: " + " -> ".join(path[path.index(d):] + [d]))
+            if d not in seen:
+                visit(d, path + [d])
+        seen[m] = 2
+
+    for m in sorted(graph):
+        if m not in seen:
+            visit(m, [m])

@@ -252,7 +252,7 @@ def test_pool_workers_get_their_share_of_the_cores_for_library_thread_pools(tmp_
 
 @pytest.mark.parametrize("preset,want", [(None, "system"), ("mimalloc", "mimalloc")])
 def test_arrow_allocates_through_the_system_allocator_unless_the_user_chose(preset, want):
-    """mimalloc kept the memory a stage had freed; glibc's is handed back (corpus/__init__.py)."""
+    """mimalloc kept the memory a stage had freed; glibc's is handed back (engine.memory.prefer_system_allocator)."""
     import subprocess
     import sys
 
@@ -262,6 +262,18 @@ def test_arrow_allocates_through_the_system_allocator_unless_the_user_chose(pres
     out = subprocess.run([sys.executable, "-c", "import corpus.commands.cli, pyarrow as pa; print(pa.default_memory_pool().backend_name)"],
                          env=env, capture_output=True, text=True, check=True, timeout=120).stdout.strip()
     assert out == want
+
+
+def test_importing_the_loader_leaves_arrows_allocator_alone():
+    """A trainer that imports corpus.tokens.loader keeps the process's own choice (the command sets it)."""
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
+    code = "import os, corpus.tokens.loader; print(os.environ.get('ARROW_DEFAULT_MEMORY_POOL', 'unset'))"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True,
+                         timeout=120).stdout.strip()
+    assert out == "unset"
 
 
 def die_on_three(x):

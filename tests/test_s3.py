@@ -159,6 +159,29 @@ def test_audit_and_loader_on_a_fresh_node(runs, server, monkeypatch, tmp_path):
         assert np.array_equal(batch, local.windows(np.array([0, len(local) // 2]), 64))
 
 
+def test_audit_reads_the_store_not_an_older_local_copy(runs, server, tmp_path):
+    """An object overwritten in the bucket (same size, two bytes changed) fails audit on a node whose local
+    dir still holds the original bytes; the original put back, audit passes again."""
+    root, env, cfg = runs
+    _, s3 = server
+    node = {**env, "CORPUS_LOCAL_DIR": str(tmp_path / "node")}
+    assert _corpus(cfg, "audit", env=node).stdout.rstrip().endswith(" 0 failed")  # the local copies are made
+    rel = "corpus/t/v1/stages/03-filter/part-00000.parquet"
+    original = _get(s3, rel)
+    tampered = bytearray(original)
+    tampered[len(tampered) // 2] ^= 0xFF
+    tampered[len(tampered) // 3] ^= 0xFF
+    _put(s3, rel, bytes(tampered))
+    try:
+        proc = _corpus(cfg, "audit", env=node, check=False)
+        assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+        line = proc.stderr.strip().splitlines()[-1]
+        assert line.startswith(f"error: {ROOT}/{rel}: sha256 mismatch"), line
+    finally:
+        _put(s3, rel, original)
+    assert _corpus(cfg, "audit", env=node).stdout.rstrip().endswith(" 0 failed")
+
+
 def test_killed_publication_force_and_unlisted_objects(runs, server, monkeypatch, tmp_path):
     root, env, cfg = runs
     _, s3 = server
@@ -237,22 +260,24 @@ def test_lease_is_renewed_and_a_lost_lease_stops_publication(server, monkeypatch
     env, s3 = server
     for k, v in {**env, "CORPUS_S3_LEASE_SECONDS": "1.5"}.items():
         monkeypatch.setenv(k, v)
-    from corpus.store import lease as s3lease
-    from corpus.store import s3 as storage
     from corpus.errors import CorpusError
+    from corpus.store import lock, publish
+    from corpus.store.root import mount
 
-    storage.mount(tmp_path / "local", f"s3://{BUCKET}/lease-test")
-    lease = s3lease.acquire(tmp_path / "local", {"pid": os.getpid(), "host": "h", "command": "t", "since": "now"})
+    local = tmp_path / "local"
+    mount(local, f"s3://{BUCKET}/lease-test")
+    lock.acquire(local, "t")  # the local flock and the store's lease
+    lease = lock.lease(local)
     first = lease.etag
     try:
         import time
 
         time.sleep(1.2)  # renewed every third of its 1.5 s lifetime
         assert lease.etag != first and lease.lost is None
-        s3lease.check_for(f"{BUCKET}/lease-test/corpus/raw")
+        lock.check_writer(local / "corpus" / "raw")
         _put(s3, ".corpus.lock", b"{}", under=f"{BUCKET}/lease-test")  # another writer took it over
         with pytest.raises(CorpusError, match="lost the writer lease"):
-            storage.publish_stage(tmp_path / "local" / "corpus" / "raw", {"parts": []})
+            publish.push(local / "corpus" / "raw", {"parts": []})  # the publisher checks the writer
     finally:
-        lease.release()
+        lock.release(local)
     assert ".corpus.lock" in _objects(s3, f"{BUCKET}/lease-test")  # not ours any more: left alone

@@ -15,3 +15,7 @@ class UsageError(CorpusError):
 
 class StaleError(CorpusError):
     """A published output no longer matches its config or inputs: rebuild it with --force (or `corpus run`)."""
+
+
+class LockedError(CorpusError):
+    """Another writer holds the artifacts root (its local lock, or an s3 root's lease)."""

@@ -28,7 +28,8 @@ from corpus.config.ledger import load_ledger
 from corpus.engine.raw import current_raw
 from corpus.engine.recount import idx_tokens, part_rows, unlisted, verify_counts
 from corpus.formats.parts import read_parquet
-from corpus.engine.runner import read_stage_manifest, verify_parts as verify_stage_parts
+from corpus.engine.runner import read_stage_manifest
+from corpus.store.root import verify_entries
 from corpus.config.schemas import load_json
 from corpus.stages import part_stages
 from corpus.tokens.directory import verify_tokens_dir
@@ -53,7 +54,8 @@ def load_manifest(directory: Path, *, verify_parts: bool) -> dict:
     if manifest is None:
         raise CorpusError(f"{directory / STAGE_FILE}: stage manifest not found (has the stage run?)")
     if verify_parts:
-        verify_stage_parts(directory, manifest)
+        # the published view (cli's published_view(fresh=True)): every part is a local file checked here
+        verify_entries(directory, manifest["parts"], sha=True)
         verify_counts(directory, manifest)
     return manifest
 

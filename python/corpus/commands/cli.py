@@ -8,10 +8,15 @@ import time
 
 import click
 
-from corpus import __version__
+from corpus.engine.memory import prefer_system_allocator
+
+prefer_system_allocator()  # before anything allocates through Arrow
+
+from corpus import __version__  # noqa: E402
 from corpus.config import Config, load_config
 from corpus.errors import CorpusError
 from corpus.stages import NAMES, STAGES
+from corpus.store.root import store_of
 
 SIDE_STAGES = tuple(s.name for s in STAGES if s.side is not None)
 
@@ -40,12 +45,10 @@ class Ctx:
             _LOADED.append(self._config)
         return self._config
 
-    def published_view(self) -> list[str]:
+    def published_view(self, *, fresh: bool = False) -> list[str]:
         """For an s3 root: bring every published output to the local dir (verified) before a command that
         reads the whole tree; returns the objects no manifest lists (ignored). A local root: nothing."""
-        from corpus.store.s3 import materialise_root
-
-        return materialise_root(self.config.artifacts) if self.config.remote else []
+        return store_of(self.config.artifacts).published_view(self.config.artifacts, fresh=fresh)
 
     def workers(self, workers: int | None) -> int:
         return workers if workers is not None else self.config["run"]["workers"]
@@ -236,7 +239,7 @@ def audit(c: Ctx):
     add up across stages and that every shard's licences are in the ledger. Non-zero exit on any problem."""
     from corpus.commands.audit import Check, audit as run_audit
 
-    unlisted = c.published_view()
+    unlisted = c.published_view(fresh=True)  # the store's bytes themselves, never an older local copy
     checks = run_audit(c.config)
     if unlisted:  # a killed publication's leftovers: no reader uses them, a rerun deletes them
         checks.append(Check(True, "object store", c.config.remote, f"{len(unlisted)} object{'s' if len(unlisted) > 1 else ''} no manifest lists "

@@ -81,6 +81,7 @@ def prestart(argv: list[str]) -> None:
 
 
 def main() -> None:
+    os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")  # engine.memory.prefer_system_allocator's twin
     prestart(sys.argv[1:])
     from corpus.commands.cli import main as cli_main
 

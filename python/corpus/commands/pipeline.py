@@ -8,7 +8,8 @@ import logging
 
 from corpus.config import Config
 from corpus.store.lock import writer_lock
-from corpus.engine.runner import RunOptions, _fault_at
+from corpus import faults
+from corpus.engine.runner import RunOptions
 from corpus.stages import NAMES, STAGE, run_stage
 
 log = logging.getLogger(__name__)
@@ -24,5 +25,5 @@ def run_all(config: Config, *, workers: int, through: str = NAMES[-1],
             result = run_stage(name, config, RunOptions(workers=workers, replace_stale=True, resume=resume))
             out.append((name, result.status, result.seconds, STAGE[name].summary_of(result)))
             log.info("%s: %s", name, result.status)
-            _fault_at("between", name)  # test-only: a kill after this stage, before the next one starts
+            faults.kill_at("between", name)  # test-only: a kill after this stage, before the next one starts
     return out

@@ -104,7 +104,10 @@ def trace(config: Config, doc_id: str) -> list[dict]:
     """The document's steps, one dict per stage it reached (the last one says where it stopped)."""
     source_id, _, k = doc_id.rpartition(":")
     ledger = load_ledger(config.ledger_path)
-    if not k.isdigit() or source_id not in config["dataset"]["sources"]:
+    # ids are written f"{source_id}:{k}" with k in ASCII digits and no leading zero: `src:05` or `src:١`
+    # (str.isdigit accepts other scripts' digits) name no document
+    if not (k == "0" or (k[:1] in "123456789" and k.isascii() and k.isdigit())) \
+            or source_id not in config["dataset"]["sources"]:
         raise CorpusError(f"unknown document id '{doc_id}': ids are <source_id>:<k> with a source of "
                           f"dataset {config.dataset}/{config.version} ({', '.join(config['dataset']['sources'])})")
     steps = [_raw_step(config, ledger[source_id], int(k))]

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from corpus.store import s3 as storage
+from corpus.store import root as store_root
+from corpus.store.s3 import is_remote
 from corpus.store.atomic import canonical_json
 from corpus.errors import CorpusError
 from corpus.config.schemas import load_schema, validate, with_defaults
@@ -28,7 +29,7 @@ class Config:
     data: dict[str, Any]                      # validated, defaults filled in
     artifacts: Path                           # a local directory (for an s3 root: its node-local copy)
     overrides: dict[str, Any] = field(default_factory=dict)
-    remote: str | None = None                 # the s3://bucket/prefix root `artifacts` is mounted on (storage.py)
+    remote: str | None = None                 # the s3://bucket/prefix root `artifacts` is mounted on (store/root.py)
 
     def __getitem__(self, key: str) -> Any:
         return self.data[key]
@@ -81,17 +82,28 @@ def load_config(path: str | os.PathLike | None = None, *, artifacts: str | None 
     path = Path(path or os.environ.get("CORPUS_CONFIG") or DEFAULT_CONFIG)
     try:
         with open(path, "rb") as f:
-            raw = tomllib.load(f)
+            data_bytes = f.read()
     except FileNotFoundError:
         raise CorpusError(f"{path}: config file not found") from None
+    except IsADirectoryError:
+        raise CorpusError(f"{path}: is a directory, not a config file (pass the .toml file)") from None
+    except OSError as e:
+        raise CorpusError(f"{path}: cannot read the config: {e.strerror}") from None
+    try:
+        text = data_bytes.decode("utf-8")
+    except UnicodeDecodeError as e:
+        bom = " (it starts with a UTF-16 byte-order mark)" if data_bytes[:2] in (b"\xff\xfe", b"\xfe\xff") else ""
+        raise CorpusError(f"{path}: not UTF-8 at byte {e.start}{bom}; TOML files are UTF-8: save it as UTF-8") from None
+    try:
+        raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise CorpusError(f"{path}: invalid TOML: {e}") from None
     validate(raw, SCHEMA, what=str(path))
     data = with_defaults(raw, load_schema(SCHEMA))
     root = artifacts or os.environ.get("CORPUS_ARTIFACTS") or data["paths"].get("artifacts") or DEFAULT_ARTIFACTS
-    if storage.is_remote(root):  # stages work in a node-local copy; storage.py moves objects to and from it
-        local = storage.local_dir_for(root, data["paths"].get("local_dir") or None)
-        storage.mount(local, root)
+    if is_remote(root):  # stages work in a node-local copy; store/root.py moves objects to and from it
+        local = store_root.local_dir_for(root, data["paths"].get("local_dir") or None)
+        store_root.mount(local, root)
         return Config(path=path, data=data, artifacts=local, remote=root.rstrip("/"))
     return Config(path=path, data=data, artifacts=Path(root))
 

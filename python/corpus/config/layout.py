@@ -15,8 +15,7 @@ from pathlib import Path
 
 from corpus.config import Config
 
-STAGE_FILE = "_STAGE.json"
-RUN_FILE = "_RUN.json"
+from corpus.store.root import RUN_FILE, STAGE_FILE  # noqa: E402  (defined where the store needs them)
 STAGE_SCHEMA = "stage-manifest.schema.json"
 CORPUS_MANIFEST = "_MANIFEST.json"
 CORPUS_SCHEMA = "corpus-manifest.schema.json"

@@ -44,22 +44,29 @@ def load_ledger(path: str | os.PathLike) -> dict[str, dict]:
     path = Path(path)
     rows: dict[str, dict] = {}
     try:
-        f = open(path, encoding="utf-8")
+        data = path.read_bytes()
     except FileNotFoundError:
         raise CorpusError(f"{path}: ledger not found") from None
-    with f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            where = f"{path}:{n}"
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise CorpusError(f"{where}: invalid JSON: {e.msg} (column {e.colno})") from None
-            check_row(row, where)
-            if row["source_id"] in rows:
-                raise CorpusError(f"{where}: duplicate source_id '{row['source_id']}'")
-            rows[row["source_id"]] = row
+    except IsADirectoryError:
+        raise CorpusError(f"{path}: is a directory, not a ledger file (a JSON Lines file, one row per source)") from None
+    except OSError as e:
+        raise CorpusError(f"{path}: cannot read the ledger: {e.strerror}") from None
+    for n, raw in enumerate(data.splitlines(), 1):
+        where = f"{path}:{n}"
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise CorpusError(f"{where}: not UTF-8 at column {e.start + 1}; the ledger is UTF-8 JSON Lines") from None
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise CorpusError(f"{where}: invalid JSON: {e.msg} (column {e.colno})") from None
+        check_row(row, where)
+        if row["source_id"] in rows:
+            raise CorpusError(f"{where}: duplicate source_id '{row['source_id']}'")
+        rows[row["source_id"]] = row
     return rows
 
 

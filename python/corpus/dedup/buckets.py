@@ -30,7 +30,8 @@ from pathlib import Path
 import numpy as np
 
 from corpus.store.atomic import disk_full, is_enospc, sha256_bytes, temp_beside
-from corpus.dedup.components import both_ways, grouped
+from corpus.dedup.components import both_ways
+from corpus.dedup.grouped import Grouped, grouped, slice_of
 from corpus.dedup.minhash import EMPTY_BAND_KEY, _first_of_runs, candidate_pair_batches, confirmed_edges
 from corpus.dedup.published import PublishedIndex, exact_matches
 from corpus.dedup.rowindex import own_rows
@@ -72,36 +73,6 @@ def save(path: Path, array: np.ndarray, staging: Path) -> dict:
 def save_grouped(prefix: Path, records: np.ndarray, off: np.ndarray, staging: Path) -> list[dict]:
     return [save(prefix.with_name(prefix.name + ".npy"), records, staging),
             save(prefix.with_name(prefix.name + ".off.npy"), np.asarray(off, dtype=np.int64), staging)]
-
-
-class Grouped:
-    """A grouped work file (records + offsets): group g is records[off[g]:off[g + 1]]. A group is read
-    with one positioned read into fresh memory, never through a memory map: mapped pages would stay in
-    the task's RSS until the map goes, and a task reads a slice of every part's file."""
-
-    def __init__(self, prefix: Path):
-        self.path = prefix.with_name(prefix.name + ".npy")
-        self.off = np.load(prefix.with_name(prefix.name + ".off.npy"))
-        self._layout = None
-
-    def __getitem__(self, group: int) -> np.ndarray | None:
-        a, b = int(self.off[group]), int(self.off[group + 1])
-        if b <= a:
-            return None
-        with open(self.path, "rb") as f:
-            if self._layout is None:
-                major, _ = np.lib.format.read_magic(f)
-                read = np.lib.format.read_array_header_1_0 if major == 1 else np.lib.format.read_array_header_2_0
-                shape, fortran, dtype = read(f)
-                self._layout = (f.tell(), dtype)
-            start, dtype = self._layout
-            f.seek(start + a * dtype.itemsize)
-            return np.fromfile(f, dtype=dtype, count=b - a)
-
-
-def slice_of(prefix: Path, group: int) -> np.ndarray | None:
-    """Group `group` of a grouped file."""
-    return Grouped(prefix)[group]
 
 
 # ---------------------------------------------------------------- keys (per part)

@@ -27,15 +27,9 @@ from typing import Sequence
 
 import numpy as np
 
+from corpus.dedup.grouped import Grouped, grouped
+
 EDGE = np.dtype([("u", "<i8"), ("v", "<i8")])
-
-
-def grouped(dest: np.ndarray, records: np.ndarray, n_dest: int) -> tuple[np.ndarray, np.ndarray]:
-    """Records ordered by destination (stably), and offsets (n_dest + 1): dest d is [off[d], off[d+1])."""
-    order = np.argsort(dest, kind="stable")
-    off = np.zeros(n_dest + 1, dtype=np.int64)
-    np.cumsum(np.bincount(dest, minlength=n_dest), out=off[1:])
-    return records[order], off
 
 
 def route(u: np.ndarray, v: np.ndarray, p: int) -> tuple[np.ndarray, np.ndarray]:
@@ -51,8 +45,6 @@ def both_ways(u: np.ndarray, v: np.ndarray, p: int) -> tuple[np.ndarray, np.ndar
 
 def read_slices(files: Sequence[tuple[Path, Path]], r: int) -> np.ndarray:
     """Partition r's records from every (records file, offsets file), distinct, sorted by (u, v)."""
-    from corpus.dedup.buckets import Grouped
-
     chunks = [c for c in (Grouped(main.with_name(main.name.removesuffix(".npy")))[r] for main, _ in files)
               if c is not None]
     return distinct(chunks)

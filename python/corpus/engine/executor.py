@@ -26,7 +26,7 @@ from corpus.errors import CorpusError
 from corpus.engine.forkserver import start_forkserver
 from corpus.engine.pandas_probe import skip_pandas_probe
 from corpus.store.proc import alive
-from corpus.engine.memory import release_freed_memory
+from corpus.engine.memory import prefer_system_allocator, release_freed_memory
 from corpus.engine.progress import Progress
 
 log = logging.getLogger(__name__)
@@ -69,6 +69,7 @@ def _release_after(fn: Callable[[Any], Any], unit: Any) -> Any:
 
 def _ray_task(fn: Callable[[Any], Any], unit: Any) -> Any:
     """A unit in a Ray worker: a corpus process like a pool worker (see corpus.engine.pandas_probe)."""
+    prefer_system_allocator()  # as the command's pool workers inherit it
     skip_pandas_probe()
     return _release_after(fn, unit)
 

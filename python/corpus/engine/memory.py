@@ -2,13 +2,26 @@
 (tokenizer training in the driver): glibc's malloc and Arrow's pool both keep freed pages for reuse, so
 without this the driver would carry the trainer's peak through every later phase of the stage.
 
-Arrow allocates through glibc's malloc (see corpus/__init__.py), so this reaches its buffers too."""
+The corpus command makes Arrow allocate through glibc's malloc (`prefer_system_allocator`), so this reaches
+its buffers too."""
 
 from __future__ import annotations
 
 import ctypes
 import functools
 import gc
+import os
+
+ARROW_POOL_ENV = "ARROW_DEFAULT_MEMORY_POOL"
+
+
+def prefer_system_allocator() -> None:
+    """Arrow's allocations through glibc malloc, not its bundled mimalloc, unless the user chose a pool:
+    mimalloc keeps what a stage has freed, so a driver's memory followed its input; glibc's is handed back
+    by `release_freed_memory`. Arrow reads the variable when it first allocates, so the command calls this
+    before anything else (pool workers inherit it); importing corpus as a library (a trainer's loader)
+    leaves the process's allocator alone."""
+    os.environ.setdefault(ARROW_POOL_ENV, "system")
 
 
 @functools.cache

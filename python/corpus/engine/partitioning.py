@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 
 from corpus.store.atomic import sha256_file
 from corpus.config import Config
-from corpus.store import s3 as storage
+from corpus.store.root import localize
 from corpus.errors import CorpusError
 
 # P = 0 (automatic): about this many documents per partition (a few tens of MB of per-document arrays).
@@ -48,7 +48,7 @@ SAMPLES_PER_PARTITION = 64
 def read_ids(path: Path, rows: int) -> pa.Array:
     # ParquetFile.read, not pq.read_table: read_table imports pyarrow.dataset on first use (~26 MB of
     # Python objects, ~60 MB of RSS) in a rank or sample worker that needs none of it.
-    storage.localize(path)  # an s3 root: the part's local copy (its sha256 is checked by the reader that needs it)
+    localize(path)  # an s3 root: the part's local copy (its sha256 is checked by the reader that needs it)
     col = pq.ParquetFile(path).read(columns=["id"], use_threads=False).column("id")
     if len(col) != rows:
         raise CorpusError(f"{path}: {len(col)} rows, manifest says {rows}")

@@ -7,11 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterator
 
-from corpus.store import s3 as storage
+from corpus.store.root import store_of
 from corpus.config import Config
 from corpus.errors import CorpusError
 from corpus.formats.jsonl import read_zst_jsonl
-from corpus.engine.runner import find_current, identity_of, read_stage_manifest, verify_parts
+from corpus.engine.runner import find_current, identity_of, read_stage_manifest
 from corpus.formats.textnorm import normalize_text
 
 # Ledger fields that decide what the raw documents are; a change to any of them means fetching again.
@@ -34,10 +34,7 @@ def fetch_identity(row: dict, fetch: dict) -> dict:
 def dated_dirs(config: Config, source_id: str) -> list[Path]:
     """corpus/raw/<source_id>/<yyyymmdd>/ directories, newest first."""
     d = config.raw_dir / source_id
-    if storage.remote_of(d) is not None:  # an s3 root: the store's "directories", not the local copy's
-        names = storage.subdirs(d)
-    else:
-        names = [p.name for p in d.iterdir() if p.is_dir()] if d.is_dir() else []
+    names = store_of(d).subdirs(d)  # an s3 root: the store's "directories", not the local copy's
     return sorted((d / n for n in names if n.isdigit()), reverse=True)
 
 
@@ -53,7 +50,7 @@ def current_raw(config: Config, row: dict, *, verify: bool = True) -> tuple[Path
         found = next(((d, m) for d in candidates if (m := read_stage_manifest(d)) is not None
                       and identity_of(m) == identity), None)
         if found is not None:
-            verify_parts(*found, sha=False)
+            store_of(found[0]).check_sizes(found[0], found[1]["parts"])
     if found is None:
         raise CorpusError(f"source '{row['source_id']}': no current raw output under "
                           f"{config.raw_dir / row['source_id']} (run `corpus fetch`)")

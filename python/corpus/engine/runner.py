@@ -27,8 +27,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from corpus import __version__
-from corpus.store import s3 as storage
+from corpus import __version__, faults
+from corpus.store import publish
+from corpus.store import root as store_root
+from corpus.store.root import store_of
 from corpus.store.atomic import disk_full, fsync_dir, is_enospc, publish_dir, sha256_file, write_json
 from corpus.store.checksums import verify_entry
 from corpus.config import Config
@@ -43,18 +45,6 @@ PROGRESS_DIR = "_progress"
 WORK_DIR = "_work"
 IDENTITY_FILE = "identity.json"
 EXTRA_FILE = "extra.json"
-# Test-only fault hook: "<phase>:<k>" SIGKILLs this process right after the k-th unit of that phase
-# is checkpointed (tests/faults use it to kill at deterministic points).
-FAULT_ENV = "CORPUS_FAULT_AFTER"
-# Test-only: "<point>" or "<stage>:<point>" SIGKILLs this process at a publication point: manifest-written
-# (the staging dir complete with its _STAGE.json), old-aside (the old output renamed aside, the new one not
-# yet in place), renamed (the new one in place, the old one not yet deleted); in a shared directory
-# old-manifest-removed, moved-1 (one file moved in), moved-all (every file in, the manifest not yet);
-# and "<stage>:between" in `corpus run`, after that stage and before the next.
-FAULT_AT_ENV = "CORPUS_FAULT_AT"
-# Test-only: "<phase>:<k>" makes the k-th unit to run of that phase leave its first file half-written
-# (what a kill during a part write leaves) and SIGKILLs the run before the unit is checkpointed.
-FAULT_TORN_ENV = "CORPUS_FAULT_TORN"
 
 
 @dataclass
@@ -174,20 +164,13 @@ def add_counts(total: dict, add: dict) -> None:
 # ---------------------------------------------------------------- manifests and "current"
 
 def read_stage_manifest(directory: Path) -> dict | None:
-    storage.refresh_stage(directory)  # an s3 root: the store's manifest is the only one that counts
+    store_of(directory).refresh_stage(directory)  # an s3 root: the store's manifest is the only one that counts
     path = directory / STAGE_FILE
     return load_json(path, STAGE_SCHEMA) if path.is_file() else None
 
 
 def identity_of(manifest: dict) -> dict:
     return {k: manifest.get(k) for k in ("config_sha256", "params", "inputs")}
-
-
-def verify_parts(directory: Path, manifest: dict, *, sha: bool = True) -> None:
-    if not sha and storage.check_sizes(directory, manifest["parts"], listed_in=STAGE_FILE):
-        return  # an s3 root: every size from one listing of the output's prefix
-    for part in manifest["parts"]:
-        verify_entry(directory, part, sha=sha, listed_in=STAGE_FILE)
 
 
 def find_current(candidates: Sequence[Path], identity: dict) -> tuple[Path, dict] | None:
@@ -197,11 +180,8 @@ def find_current(candidates: Sequence[Path], identity: dict) -> tuple[Path, dict
         manifest = read_stage_manifest(d)
         if manifest is None or identity_of(manifest) != identity:
             continue
-        remote = storage.remote_of(d) is not None  # on s3: sizes only; every reader hashes what it reads
-        try:
-            verify_parts(d, manifest, sha=not remote)
-            if not remote:
-                verify_counts(d, manifest)  # recorded rows and counts are what the parts hold
+        try:  # recorded sha256, rows and counts are what the parts hold (on s3: sizes; readers hash)
+            store_of(d).check_current(d, manifest, recount=verify_counts)
         except CorpusError as e:
             raise CorpusError(f"{e} (use --force to rebuild it)") from None
         return d, manifest
@@ -209,14 +189,7 @@ def find_current(candidates: Sequence[Path], identity: dict) -> tuple[Path, dict
 
 
 def is_published(job: Job) -> bool:
-    on_store = storage.stage_exists(job.final)
-    if on_store is not None:  # an s3 root: a stage exists when its _STAGE.json does, nothing else counts
-        return on_store
-    if (job.final / STAGE_FILE).is_file():
-        return True
-    if job.shared_dir:  # an output written before stage manifests existed in this directory
-        return any(any(job.final.glob(g)) for g in job.owned)
-    return job.final.exists()
+    return store_of(job.final).has_output(job.final, job.owned if job.shared_dir else None)
 
 
 def input_ref(config: Config, directory: Path, name: str = STAGE_FILE) -> dict:
@@ -232,9 +205,7 @@ def published_stage(config: Config, directory: Path, stage: str, *, verify: bool
     if manifest is None:
         raise CorpusError(f"{directory}: no published {stage} output (run `corpus {stage}` first)")
     if verify:
-        verify_parts(directory, manifest, sha=verify is True)
-        if storage.remote_of(directory) is None:  # on s3 counting rows would download every part here
-            verify_counts(directory, manifest)  # an edited count never flows into a later manifest
+        store_of(directory).check_input(directory, manifest, sha=verify is True, recount=verify_counts)
     return manifest, input_ref(config, directory)
 
 
@@ -259,14 +230,6 @@ def _verified_checkpoint(staging: Path, phase: str, key: str) -> dict | None:
     return record
 
 
-def _fault_point(env: str = FAULT_ENV) -> tuple[str, int] | None:
-    spec = os.environ.get(env, "")
-    if not spec:
-        return None
-    phase, _, k = spec.rpartition(":")
-    return phase, int(k)
-
-
 @dataclass(frozen=True)
 class _Tagged:
     """A unit with the job it belongs to, so the units of several jobs share one pool."""
@@ -274,8 +237,8 @@ class _Tagged:
     fn: Callable[[Any], dict]
     unit: Any
     staging: Path | None = None
-    torn_pid: int = 0          # FAULT_TORN_ENV: tear this unit's first file, then kill this pid
-    mounts: dict = field(default_factory=dict)   # storage's s3 mount table, for a worker process
+    torn_pid: int = 0          # CORPUS_FAULT_TORN (corpus.faults): tear this unit's first file, then kill this pid
+    mounts: dict = field(default_factory=dict)   # the store's s3 mount table, for a worker process
 
     @property
     def key(self) -> str:
@@ -283,7 +246,7 @@ class _Tagged:
 
 
 def _run_tagged(t: _Tagged) -> tuple[int, dict]:
-    storage.install(t.mounts)
+    store_root.install(t.mounts)
     res = t.fn(t.unit)
     if t.torn_pid:  # test-only: the state a kill during this unit's part write leaves behind
         files = res.get("parts", []) + res.get("work", [])
@@ -291,15 +254,15 @@ def _run_tagged(t: _Tagged) -> tuple[int, dict]:
             path = t.staging / files[0]["name"]
             os.truncate(path, path.stat().st_size // 2)
         os.kill(t.torn_pid, signal.SIGKILL)
-        os.kill(os.getpid(), signal.SIGKILL)
+        faults.kill_now()
     return t.job, res
 
 
 def _run_map(index: int, ctxs: list[PhaseContext], opts: RunOptions, executor: str, desc: str) -> None:
     """Map phase `index` over the units of every job; each finished unit is checkpointed as it arrives."""
     phase = ctxs[0].job.phases[index]
-    fault = _fault_point()
-    torn = _fault_point(FAULT_TORN_ENV)
+    fault = faults.unit_point()
+    torn = faults.unit_point(faults.TORN_ENV)
     done: list[dict[str, dict]] = [{} for _ in ctxs]
     todo: list[_Tagged] = []
     order: list[list[str]] = []
@@ -316,7 +279,7 @@ def _run_map(index: int, ctxs: list[PhaseContext], opts: RunOptions, executor: s
             else:
                 tear = torn is not None and torn == (phase.name, len(todo) + 1)
                 todo.append(_Tagged(j, ctx.job.phases[index].fn, u, ctx.staging, os.getpid() if tear else 0,
-                                    storage.mounts()))
+                                    store_root.mounts()))
         ctx.reused[phase.name] = len(done[j])
     reused = sum(len(d) for d in done)
     if reused:
@@ -330,7 +293,7 @@ def _run_map(index: int, ctxs: list[PhaseContext], opts: RunOptions, executor: s
         done[j][res["key"]] = res
         finished += 1
         if fault is not None and fault == (phase.name, finished):
-            os.kill(os.getpid(), signal.SIGKILL)
+            faults.kill_now()
 
     workers, where = (1, "local") if phase.in_process else (opts.workers, executor)
     map_units(_run_tagged, todo, workers=workers, executor=where, desc=desc, unit=phase.unit, on_result=on_result)
@@ -375,13 +338,6 @@ def _manifest(stage: str, job: Job, ctx: PhaseContext) -> dict:
     return manifest
 
 
-def _fault_at(point: str, stage: str | None = None) -> None:
-    """Test-only: SIGKILL this process at a named publication point (FAULT_AT_ENV = point or stage:point)."""
-    spec = os.environ.get(FAULT_AT_ENV, "")
-    if spec and spec in (point, f"{stage}:{point}"):
-        os.kill(os.getpid(), signal.SIGKILL)
-
-
 def _old_of(job: Job) -> Path:
     return job.final.with_name(job.final.name + ".old")
 
@@ -393,7 +349,7 @@ def _publish(job: Job, staging: Path, manifest: dict, run_info: dict, stage: str
     validate(manifest, STAGE_SCHEMA, what=str(job.final / STAGE_FILE))
     write_json(staging / RUN_FILE, run_info)
     write_json(staging / STAGE_FILE, manifest)
-    _fault_at("manifest-written", stage)
+    faults.kill_at("manifest-written", stage)
     _finish_publish(job, staging, manifest, stage)
 
 
@@ -403,15 +359,15 @@ def _finish_publish(job: Job, staging: Path, manifest: dict, stage: str) -> None
         if (staging / scratch).exists():
             shutil.rmtree(staging / scratch)
     if not job.shared_dir:
-        publish_dir(staging, job.final, replace=job.final.exists(), hook=lambda point: _fault_at(point, stage))
+        publish_dir(staging, job.final, replace=job.final.exists(), hook=lambda point: faults.kill_at(point, stage))
         if _old_of(job).exists():  # an earlier attempt was killed between its two renames
             shutil.rmtree(_old_of(job))
-        storage.publish_stage(job.final, manifest, hook=lambda point: _fault_at(point, stage))
+        publish.push(job.final, manifest, hook=lambda point: faults.kill_at(point, stage))
         return
     # A directory shared with other outputs: the old stage manifest goes first and the new one comes
     # last, so a stage manifest on disk always describes the files beside it (the object-store rule).
     (job.final / STAGE_FILE).unlink(missing_ok=True)
-    _fault_at("old-manifest-removed", stage)
+    faults.kill_at("old-manifest-removed", stage)
     listed = {p["name"] for p in manifest["parts"]}
     for pattern in job.owned:
         for old in job.final.glob(pattern):
@@ -425,13 +381,13 @@ def _finish_publish(job: Job, staging: Path, manifest: dict, stage: str) -> None
         else:  # moved in by an attempt that was killed: it must still be the file the manifest lists
             verify_entry(job.final, part, listed_in=str(staging / STAGE_FILE))
         if i == 0:
-            _fault_at("moved-1", stage)
-    _fault_at("moved-all", stage)
+            faults.kill_at("moved-1", stage)
+    faults.kill_at("moved-all", stage)
     os.replace(staging / RUN_FILE, job.final / RUN_FILE)
     os.replace(staging / STAGE_FILE, job.final / STAGE_FILE)
     fsync_dir(job.final)
     shutil.rmtree(staging)
-    storage.publish_stage(job.final, manifest, owned=job.owned, hook=lambda point: _fault_at(point, stage))
+    publish.push(job.final, manifest, owned=job.owned, hook=lambda point: faults.kill_at(point, stage))
 
 
 def _recover(job: Job, stage: str) -> dict | None:
@@ -471,20 +427,21 @@ def _finish_upload(job: Job, stage: str) -> dict | None:
     """An s3 root: a local output of this job's identity whose upload was killed before its _STAGE.json
     reached the store (and nothing else was published there since) is uploaded again, after its parts
     verify; it holds the bytes this run would compute."""
-    if storage.remote_of(job.final) is None or storage.stage_exists(job.final):
+    if not store_of(job.final).upload_pending(job.final):
         return None
     marker = job.final / STAGE_FILE
     try:
         manifest = load_json(marker, STAGE_SCHEMA) if marker.is_file() else None
         if manifest is None or identity_of(manifest) != job.identity:
             return None
-        verify_parts(job.final, manifest)
+        for part in manifest["parts"]:
+            verify_entry(job.final, part, listed_in=STAGE_FILE)
     except CorpusError as e:
         log.warning("%s: the local copy of %s does not verify (%s); rebuilding it", stage, job.final, e)
         return None
     log.warning("%s: finishing the upload of %s that an interrupted run had begun", stage, job.final)
-    storage.publish_stage(job.final, manifest, owned=job.owned if job.shared_dir else None,
-                          hook=lambda point: _fault_at(point, stage))
+    publish.push(job.final, manifest, owned=job.owned if job.shared_dir else None,
+                          hook=lambda point: faults.kill_at(point, stage))
     return manifest
 
 

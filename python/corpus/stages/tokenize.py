@@ -31,7 +31,7 @@ from typing import Iterator
 import numpy as np
 import pyarrow.compute as pc
 
-from corpus.store import s3 as storage
+from corpus.store import root as store_root
 from corpus.store.atomic import atomic_open, dump_json, sha256_bytes, write_bytes
 from corpus.config import Config
 from corpus.errors import CorpusError
@@ -71,7 +71,7 @@ def load_corpus_manifest(config: Config) -> tuple[dict, str]:
     """The corpus _MANIFEST.json (schema-checked, shards present) and its sha256."""
     path = config.dataset_dir / CORPUS_MANIFEST
     try:
-        storage.localize(path)  # an s3 root: its current copy (published_stage refreshed the shard manifest)
+        store_root.localize(path)  # an s3 root: its current copy (published_stage refreshed the shard manifest)
         data = path.read_bytes()
     except FileNotFoundError:
         raise CorpusError(f"{path}: no corpus manifest (run `corpus shard` first)") from None
@@ -82,7 +82,7 @@ def load_corpus_manifest(config: Config) -> tuple[dict, str]:
     validate(manifest, CORPUS_SCHEMA, what=str(path))
     for s in manifest["shards"]:
         p = config.dataset_dir / s["name"]
-        if not storage.exists(p):
+        if not store_root.exists(p):
             raise CorpusError(f"{p}: missing (listed in {path})")
     return manifest, sha256_bytes(data)
 

@@ -5,9 +5,9 @@ Every error is one line naming the file: `<path>: missing (...)`, `<path>: size 
 reader never reads a file twice; `VerifiedReader` hashes a file as it is streamed, for readers whose
 memory must not hold a whole file.
 
-Under an s3:// artifacts root (storage.py) a file is downloaded on demand by the process that reads it
-(`storage.localize`) and then checked exactly as a local one; a size-only check asks the store for the
-object's size and downloads nothing."""
+Each file is brought to local disk first by the store it belongs to (`root.store_of(path).localize`): under
+an s3:// artifacts root it is downloaded on demand by the process that reads it and then checked exactly
+as a local one; a size-only check asks the store for the object's size and downloads nothing."""
 
 from __future__ import annotations
 
@@ -16,55 +16,29 @@ import io
 import os
 from pathlib import Path
 
-from corpus.store import s3 as storage
-from corpus.store.atomic import sha256_file
 from corpus.errors import CorpusError
-
-
-def _missing(path: Path, listed_in: str | None) -> CorpusError:
-    return CorpusError(f"{path}: missing" + (f" (listed in {listed_in})" if listed_in else ""))
-
-
-def _check_size(path: Path, size: int | None, actual: int, what: str) -> None:
-    if size is not None and actual != size:
-        raise CorpusError(f"{what}{path}: size mismatch: expected {size} bytes, got {actual}")
-
-
-def _check_sha(path: Path, sha256: str, actual: str, what: str) -> None:
-    if actual != sha256:
-        raise CorpusError(f"{what}{path}: sha256 mismatch: expected {sha256}, got {actual}")
+from corpus.store.digest import check_sha, check_size, missing
+from corpus.store.root import store_of
 
 
 def verify_file(path: str | os.PathLike, sha256: str | None, size: int | None = None, *,
                 listed_in: str | None = None, what: str = "") -> None:
     """Raise CorpusError unless `path` exists with `size` bytes (if given) and `sha256` (if given).
     `what` prefixes the message (e.g. "source 'x': ")."""
-    path = Path(path)
-    if sha256 is None and storage.check_size(path, size, listed_in=listed_in, what=what):
-        return
-    storage.localize(path, size, listed_in=listed_in)
-    try:
-        actual_size = path.stat().st_size
-    except FileNotFoundError:
-        raise _missing(path, listed_in) from None
-    if not path.is_file():
-        raise CorpusError(f"{what}{path}: not a regular file")
-    _check_size(path, size, actual_size, what)
-    if sha256 is not None:
-        _check_sha(path, sha256, sha256_file(path), what)
+    store_of(path).verify_file(path, sha256, size, listed_in=listed_in, what=what)
 
 
 def read_verified(path: str | os.PathLike, sha256: str, size: int | None = None, *,
                   listed_in: str | None = None) -> bytes:
     """The file's bytes after checking them: one read, no second pass."""
     path = Path(path)
-    storage.localize(path, size, listed_in=listed_in)
+    store_of(path).localize(path, size, listed_in=listed_in)
     try:
         data = path.read_bytes()
     except (FileNotFoundError, IsADirectoryError):
-        raise _missing(path, listed_in) from None
-    _check_size(path, size, len(data), "")
-    _check_sha(path, sha256, hashlib.sha256(data).hexdigest(), "")
+        raise missing(path, listed_in) from None
+    check_size(path, size, len(data))
+    check_sha(path, sha256, hashlib.sha256(data).hexdigest())
     return data
 
 
@@ -83,11 +57,11 @@ class VerifiedReader(io.RawIOBase):
 
     def __init__(self, path: str | os.PathLike, sha256: str, size: int | None = None):
         self.path, self._sha256, self._want_size = Path(path), sha256, size
-        storage.localize(self.path, size)
+        store_of(self.path).localize(self.path, size)
         try:
             self._fd = os.open(self.path, os.O_RDONLY)
         except (FileNotFoundError, IsADirectoryError):
-            raise _missing(self.path, None) from None
+            raise missing(self.path, None) from None
         self._size = os.fstat(self._fd).st_size
         self._h = hashlib.sha256()
         self._pos = self._hashed = 0
@@ -130,8 +104,8 @@ class VerifiedReader(io.RawIOBase):
         """Hash the rest of the file; the error to raise if it is not the recorded file, else None."""
         self._hash_to(self._size)
         try:
-            _check_size(self.path, self._want_size, self._size, "")
-            _check_sha(self.path, self._sha256, self._h.hexdigest(), "")
+            check_size(self.path, self._want_size, self._size)
+            check_sha(self.path, self._sha256, self._h.hexdigest())
         except CorpusError as e:
             return e
         return None

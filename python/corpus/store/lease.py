@@ -20,15 +20,15 @@ import os
 import platform
 import threading
 
-from corpus.store import s3 as storage
-from corpus.errors import CorpusError
+from corpus.errors import CorpusError, LockedError
+from corpus.store import s3
+from corpus.store.root import MountedStore, store_of
 from corpus.store.proc import alive
 
 log = logging.getLogger(__name__)
 LEASE_NAME = ".corpus.lock"
 TTL_ENV = "CORPUS_S3_LEASE_SECONDS"     # the lease's lifetime (default 300 s); renewed every third of it
 DEFAULT_TTL = 300.0
-_ACTIVE: dict[str, "Lease"] = {}        # root key (bucket/prefix) -> the lease this process holds
 
 
 def _now() -> dt.datetime:
@@ -44,7 +44,7 @@ def _code(e: BaseException) -> str:
 
 
 class Lease:
-    def __init__(self, root: storage.Remote, body: dict):
+    def __init__(self, root: s3.Remote, body: dict):
         try:
             import boto3
             from botocore.config import Config as BotoConfig
@@ -53,7 +53,6 @@ class Lease:
                               "pip install -e '.[s3]'") from None
         self.obj = root.child(LEASE_NAME)
         self.bucket, self.key = self.obj.key.split("/", 1)
-        self.root_key = root.key
         self.ttl = float(os.environ.get(TTL_ENV) or DEFAULT_TTL)
         self.body = body
         logging.getLogger("botocore").setLevel(max(logging.WARNING, logging.getLogger("botocore").level))
@@ -114,7 +113,6 @@ class Lease:
                 raise storage_locked(self.obj.uri, (self._current() or ({}, ""))[0])
         except (ClientError, BotoCoreError) as e:
             raise CorpusError(f"{self.obj.uri}: cannot take the writer lease: {e}") from None
-        _ACTIVE[self.root_key] = self
         self._thread = threading.Thread(target=self._renew, daemon=True, name="s3-lease")
         self._thread.start()
 
@@ -147,7 +145,6 @@ class Lease:
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
-        _ACTIVE.pop(self.root_key, None)
         try:
             cur = self._current()
             if cur is not None and cur[1] == self.etag:
@@ -162,8 +159,6 @@ def describe(holder: dict) -> str:
 
 
 def storage_locked(uri: str, holder: dict) -> CorpusError:
-    from corpus.store.lock import LockedError
-
     return LockedError(f"{uri}: held by {describe(holder)}; another writer is running on this artifacts root "
                        f"(wait for it to finish, or stop it)")
 
@@ -184,16 +179,9 @@ def stale(holder: dict) -> str | None:
 
 def acquire(root_dir, body: dict) -> Lease | None:
     """The lease of the s3 root mounted on `root_dir`, or None for a local root."""
-    root = storage.remote_of(root_dir)
-    if root is None:
+    store = store_of(root_dir)
+    if not isinstance(store, MountedStore):
         return None
-    lease = Lease(root, {**body, "local_dir": str(root_dir)})
+    lease = Lease(store.remote_of(root_dir), {**body, "local_dir": str(root_dir)})
     lease.acquire()
     return lease
-
-
-def check_for(key: str) -> None:
-    """Before publishing the object `key` (bucket/prefix/...): the lease of its root must still be ours."""
-    for root_key, lease in list(_ACTIVE.items()):
-        if key == root_key or key.startswith(root_key + "/"):
-            lease.check()

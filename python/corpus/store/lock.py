@@ -19,8 +19,8 @@ Within one process the lock is re-entrant (`corpus run` holds it across its stag
 takes it again), counted per root. Pool workers never inherit the descriptor (it is close-on-exec and
 the pool is a forkserver).
 
-An s3:// root is mounted on a node-local dir (storage.py): the flock is taken there, and the store's lease
-object `<s3 root>/.corpus.lock` (s3lease.py) is taken too, so writers on different nodes exclude each
+An s3:// root is mounted on a node-local dir (root.py): the flock is taken there, and the store's lease
+object `<s3 root>/.corpus.lock` (lease.py) is taken too, so writers on different nodes exclude each
 other as well."""
 
 from __future__ import annotations
@@ -38,21 +38,15 @@ import time
 from pathlib import Path
 from typing import Iterator
 
+from corpus import faults
+from corpus.errors import CorpusError, LockedError
 from corpus.store import lease as s3lease
-from corpus.errors import CorpusError
 from corpus.store.proc import alive
 
 log = logging.getLogger(__name__)
 LOCK_NAME = ".corpus.lock"
-# Test-only: wait for this file to exist right before trying the lock (after writing `<file>.<pid>.ready`),
-# so a test can make two writers race for the lock at the same instant.
-BARRIER_ENV = "CORPUS_TEST_LOCK_BARRIER"
 
 _held: dict[str, list] = {}   # resolved root → [fd, depth]
-
-
-class LockedError(CorpusError):
-    """Another writer holds the artifacts root."""
 
 
 def lock_path(root: str | os.PathLike) -> Path:
@@ -83,16 +77,6 @@ def _read_body(fd: int) -> dict | None:
         return {"command": "unreadable lock body"}
 
 
-def _barrier() -> None:
-    barrier = os.environ.get(BARRIER_ENV)
-    if not barrier:
-        return
-    Path(f"{barrier}.{os.getpid()}.ready").touch()
-    deadline = time.monotonic() + 60
-    while not Path(barrier).exists() and time.monotonic() < deadline:
-        time.sleep(0.001)
-
-
 def acquire(root: str | os.PathLike, command: str | None = None) -> None:
     """Take the root's lock (re-entrant in this process); LockedError at once if another process holds it."""
     root = Path(root)
@@ -107,7 +91,7 @@ def acquire(root: str | os.PathLike, command: str | None = None) -> None:
     except OSError as e:
         raise CorpusError(f"{path}: cannot open the artifacts lock: {e.strerror}") from None
     try:
-        _barrier()
+        faults.lock_barrier()  # test-only
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as e:
@@ -137,7 +121,7 @@ def acquire(root: str | os.PathLike, command: str | None = None) -> None:
         os.close(fd)
         raise
     _held[key] = [fd, 1, None]
-    try:  # an s3 root: the store's lease too (s3lease.py); a local root: nothing
+    try:  # an s3 root: the store's lease too (lease.py); a local root: nothing
         _held[key][2] = s3lease.acquire(root, body)
     except BaseException:
         release(root)
@@ -183,3 +167,19 @@ def holder(root: str | os.PathLike) -> dict | None:
         return _read_body(fd)
     finally:
         os.close(fd)
+
+
+def check_writer(path: str | os.PathLike) -> None:
+    """Before publishing under `path`: this process must still be its root's one writer. A local root's
+    flock cannot be lost while the process lives; an s3 root's lease can (a renewal failed for longer than
+    its lifetime), and then this raises instead of publishing over the new holder."""
+    p = Path(path).resolve()
+    for key, (_fd, _depth, lease) in list(_held.items()):
+        if lease is not None and (p == Path(key) or Path(key) in p.parents):
+            lease.check()
+
+
+def lease(root: str | os.PathLike):
+    """The s3 lease this process holds for `root` (None for a local root or when not held)."""
+    entry = _held.get(str(Path(root).resolve()))
+    return entry[2] if entry else None

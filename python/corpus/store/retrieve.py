@@ -2,7 +2,7 @@
 
 Every path handed back has been checked against the ledger's size and sha256. Only the URL schemes
 of the ledger schema are accepted; redirects may not leave http(s). An `s3://bucket/key` URL is read
-through pyarrow.fs with the endpoint and credentials of the AWS environment variables (storage.py)."""
+through pyarrow.fs with the endpoint and credentials of the AWS environment variables (store/s3.py)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import urllib.request
 from pathlib import Path
 
 from corpus import __version__
-from corpus.store import s3 as storage
+from corpus.store import s3
 from corpus.store.atomic import CHUNK, temp_beside
 from corpus.store.checksums import verify_file
 from corpus.errors import CorpusError
@@ -65,11 +65,18 @@ class _HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):
         return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
-def download(url: str, dest_dir: Path, *, timeout: float) -> tuple[Path, str, int]:
-    """Stream `url` into dest_dir/<sha256> (atomically); returns (path, sha256, bytes)."""
+def _too_large(url: str, limit: int, got: str) -> CorpusError:
+    return CorpusError(f"{url}: download refused: {got}, more than the {limit} bytes the ledger declares "
+                       f"(nothing kept; check the URL or the ledger row's bytes)")
+
+
+def download(url: str, dest_dir: Path, *, timeout: float, max_bytes: int | None = None) -> tuple[Path, str, int]:
+    """Stream `url` into dest_dir/<sha256> (atomically); returns (path, sha256, bytes). `max_bytes` (the
+    ledger's size, for fetch): a response that says it is larger is refused before a byte is written, and
+    one that streams past it is cut there, so a server can never fill the disk; nothing is kept of either."""
     kind = url_kind(url)
     if kind == "s3":
-        return _download_s3(url, dest_dir)
+        return _download_s3(url, dest_dir, max_bytes)
     if kind not in ("http", "https"):
         raise ValueError(url)
     dest_dir.mkdir(parents=True, exist_ok=True)
@@ -79,10 +86,16 @@ def download(url: str, dest_dir: Path, *, timeout: float) -> tuple[Path, str, in
     h, n = hashlib.sha256(), 0
     try:
         with os.fdopen(fd, "wb") as out, opener.open(req, timeout=timeout) as resp:
-            while chunk := resp.read(CHUNK):
+            declared = resp.headers.get("Content-Length")
+            if max_bytes is not None and declared and declared.isdigit() and int(declared) > max_bytes:
+                raise _too_large(url, max_bytes, f"the server announces {int(declared)} bytes")
+            # one byte past the limit is enough to know the file is not the ledger's
+            while chunk := resp.read(CHUNK if max_bytes is None else min(CHUNK, max_bytes + 1 - n)):
                 h.update(chunk)
                 n += len(chunk)
                 out.write(chunk)
+                if max_bytes is not None and n > max_bytes:
+                    raise _too_large(url, max_bytes, "the server sent more")
             out.flush()
             os.fsync(out.fileno())
         digest = h.hexdigest()
@@ -97,16 +110,21 @@ def download(url: str, dest_dir: Path, *, timeout: float) -> tuple[Path, str, in
             os.unlink(tmp)
 
 
-def _download_s3(url: str, dest_dir: Path) -> tuple[Path, str, int]:
+def _download_s3(url: str, dest_dir: Path, max_bytes: int | None) -> tuple[Path, str, int]:
     parts = urllib.parse.urlsplit(url)
     if not parts.netloc or not parts.path.strip("/"):
         raise CorpusError(f"{url}: an s3 URL names a bucket and a key (s3://bucket/key)")
-    obj = storage.Remote(dest_dir, f"{parts.netloc}/{parts.path.lstrip('/')}", {**storage._env_endpoint()})
+    obj = s3.Remote(dest_dir, f"{parts.netloc}/{parts.path.lstrip('/')}", s3.env_endpoint())
+    size = s3.size_of(obj)
+    if size is None:
+        raise CorpusError(f"{url}: download failed: no such object")
+    if max_bytes is not None and size > max_bytes:
+        raise _too_large(url, max_bytes, f"the object has {size} bytes")
     dest_dir.mkdir(parents=True, exist_ok=True)
     fd, tmp = temp_beside(dest_dir / "download")  # a name in the cache dir; the object streams into it
     os.close(fd)
     try:
-        digest, n = storage.download(obj, Path(tmp))  # errors name the URL: "<url>: download failed: ..."
+        digest, n = s3.download(obj, Path(tmp))  # errors name the URL: "<url>: download failed: ..."
         final = dest_dir / digest
         os.replace(tmp, final)
         return final, digest, n
@@ -137,7 +155,7 @@ def locate(row: dict, *, mirror: Path | None, downloads: Path, timeout: float) -
             raise CorpusError(f"{what}: file not found: {path}")
         verify(path, sha, size, what=what)
         return path, "local"
-    path, digest, n = download(url, downloads, timeout=timeout)
+    path, digest, n = download(url, downloads, timeout=timeout, max_bytes=size)
     if n != size or digest != sha:
         bad = path.with_name(path.name + ".rejected")
         shutil.move(path, bad)

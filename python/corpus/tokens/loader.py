@@ -30,7 +30,7 @@ from torch.utils.data import Dataset, IterableDataset, get_worker_info
 from corpus.store.atomic import sha256_file
 from corpus.errors import CorpusError
 from corpus.config.schemas import load_json
-from corpus.store.s3 import local_copy
+from corpus.store.root import local_copy
 from corpus.formats.megatron import MAX_ID, MegatronIndex, memmap_tokens
 
 MANIFEST = "_MANIFEST.json"

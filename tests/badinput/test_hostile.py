@@ -1,0 +1,74 @@
+"""Hostile inputs and failing infrastructure beyond the catalogue: each is one error line naming the file or
+address, a non-zero exit, nothing published, and earlier outputs unchanged."""
+
+from __future__ import annotations
+
+import http.server
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import error_line, run_corpus, write_config, write_ledger
+
+MB = 1 << 20
+
+
+class _Hostile(http.server.BaseHTTPRequestHandler):
+    """`/endless`: streams without end (bounded here by a byte and time budget so the test always stops);
+    `/huge`: announces Content-Length 10**12 and then streams the same way."""
+    sent: dict[str, int] = {}
+    BUDGET_BYTES = 256 * MB
+    BUDGET_S = 60.0
+
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        if self.path == "/huge":
+            self.send_header("Content-Length", str(10**12))
+        self.end_headers()
+        chunk = b"Once upon a time there was a fox who ran and ran.\n" * 4096
+        sent, t0 = 0, time.monotonic()
+        try:
+            while sent < self.BUDGET_BYTES and time.monotonic() - t0 < self.BUDGET_S:
+                self.wfile.write(chunk)
+                sent += len(chunk)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        type(self).sent[self.path] = sent
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def hostile_server():
+    handler = type("H", (_Hostile,), {"sent": {}})
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}", handler
+    httpd.shutdown()
+
+
+@pytest.mark.parametrize("path", ["/endless", "/huge"])
+def test_a_download_stops_at_the_ledger_size(tmp_path, hostile_server, path):
+    base, handler = hostile_server
+    declared = 1000
+    row = {"source_id": "web", "role": "corpus", "url": f"{base}{path}", "sha256": "0" * 64, "bytes": declared,
+           "license_spdx": "MIT", "format": "text"}
+    ledger = write_ledger(tmp_path / "L.jsonl", [row])
+    art = tmp_path / "art"
+    cfg = write_config(tmp_path / "c.toml", ledger=ledger, sources=["web"], artifacts=art)
+    proc = run_corpus("--config", cfg, "fetch", env={"CORPUS_MIRROR": ""})
+    line = error_line(proc)
+    assert f"{base}{path}: download refused" in line and f"{declared} bytes the ledger declares" in line, line
+    # nothing on disk: no download, no temp file, no published raw output
+    downloads = art / "corpus" / "downloads"
+    assert not downloads.exists() or not any(downloads.iterdir())
+    assert not (art / "corpus" / "raw").exists() or not any((art / "corpus" / "raw").rglob("_STAGE.json"))
+    # the client hung up within 1 MB of the declared size (plus what the kernel's socket buffers held)
+    deadline = time.monotonic() + 10
+    while path not in handler.sent and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert handler.sent.get(path, 0) < declared + 1 * MB + 8 * MB  # socket buffers: a few MB at most
