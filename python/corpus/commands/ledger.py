@@ -8,7 +8,7 @@ from corpus.config import Config
 from corpus.errors import CorpusError
 from corpus.config.ledger import append_row, check_row, load_ledger, today
 from corpus.store.retrieve import download, local_path, url_kind, verify
-from corpus.formats.sources import read_documents
+from corpus.formats.sources.read import read_documents
 
 
 def add_source(config: Config, url: str, *, source_id: str, license_spdx: str, role: str, fmt: str,

@@ -59,7 +59,7 @@ class ZstJsonlWriter:
 
 def read_zst_jsonl(path: Path) -> Iterator[dict]:
     """Records of a .jsonl.zst part; a broken line or truncated frame is an error naming file and line."""
-    from corpus.formats.sources import open_decompressed
+    from corpus.formats.sources.compression import open_decompressed
 
     n = 0
     try:

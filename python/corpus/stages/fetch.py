@@ -22,7 +22,9 @@ from corpus.config.ledger import load_ledger, select
 from corpus.engine.raw import dated_dirs, fetch_identity
 from corpus.store.retrieve import locate
 from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step
-from corpus.formats.sources import Range, ReadLimits, plan_ranges, read_documents
+from corpus.formats.sources.limits import ReadLimits
+from corpus.formats.sources.ranges import Range, plan_ranges
+from corpus.formats.sources.read import read_documents
 
 
 @dataclass(frozen=True)
