@@ -72,3 +72,47 @@ def test_a_download_stops_at_the_ledger_size(tmp_path, hostile_server, path):
     while path not in handler.sent and time.monotonic() < deadline:
         time.sleep(0.05)
     assert handler.sent.get(path, 0) < declared + 1 * MB + 8 * MB  # socket buffers: a few MB at most
+
+
+def _published(root: Path) -> list[str]:
+    """Every file under an artifacts root but the writer lock (taken before the config is read through)."""
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and p.name != ".corpus.lock") \
+        if root.exists() else []
+
+
+def _small_setup(tmp_path: Path, source_id: str = "tiny") -> tuple[Path, Path]:
+    row = {"source_id": source_id, "role": "corpus", "url": "file:///nonexistent/tiny.txt", "sha256": "0" * 64,
+           "bytes": 10, "license_spdx": "MIT", "format": "text"}
+    ledger = write_ledger(tmp_path / "L.jsonl", [row])
+    return ledger, write_config(tmp_path / "c.toml", ledger=ledger, sources=[source_id], artifacts=tmp_path / "art")
+
+
+@pytest.mark.parametrize("doc_id", ["tiny:05", "tiny:\u0661", "tiny:+1", "tiny: 1", "tiny:1.0"])
+def test_why_refuses_a_non_canonical_document_number(tmp_path, doc_id):
+    _, cfg = _small_setup(tmp_path)
+    line = error_line(run_corpus("--config", cfg, "why", doc_id))
+    assert f"unknown document id '{doc_id}'" in line, line
+
+
+def test_a_source_id_too_long_for_a_file_name_is_refused_by_the_ledger(tmp_path):
+    ledger, cfg = _small_setup(tmp_path, "a" * 300)
+    line = error_line(run_corpus("--config", cfg, "fetch"))
+    assert line.startswith(f"error: {ledger}:1: ") and "source_id" in line and "too long" in line, line
+    assert _published(tmp_path / "art") == []
+
+
+def test_a_config_or_ledger_that_is_a_directory_or_not_utf8(tmp_path):
+    ledger, cfg = _small_setup(tmp_path)
+    line = error_line(run_corpus("--config", tmp_path, "fetch"))
+    assert line == f"error: {tmp_path}: is a directory, not a config file (pass the .toml file)", line
+    utf16 = tmp_path / "utf16.toml"
+    utf16.write_bytes(cfg.read_text().encode("utf-16"))
+    line = error_line(run_corpus("--config", utf16, "fetch"))
+    assert line.startswith(f"error: {utf16}: not UTF-8 at byte 0 (it starts with a UTF-16 byte-order mark)"), line
+    as_dir = write_config(tmp_path / "d.toml", ledger=tmp_path, sources=["tiny"], artifacts=tmp_path / "art")
+    line = error_line(run_corpus("--config", as_dir, "fetch"))
+    assert line.startswith(f"error: {tmp_path}: is a directory, not a ledger file"), line
+    ledger.write_bytes(ledger.read_text().encode("utf-16"))
+    line = error_line(run_corpus("--config", cfg, "fetch"))
+    assert line.startswith(f"error: {ledger}:1: not UTF-8"), line
+    assert _published(tmp_path / "art") == []
