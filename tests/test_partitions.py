@@ -13,7 +13,7 @@ from corpus.config import load_config
 from corpus.commands.pipeline import run_all
 from corpus.engine.runner import RunOptions
 from corpus.stages import run_stage
-from corpus.stages.shard import pick_splitters
+from corpus.engine.idsort import pick_splitters
 from corpus.tokens import plan
 from conftest import LEDGER, write_config
 

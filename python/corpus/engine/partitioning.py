@@ -1,11 +1,11 @@
 """`[run] partitions = P`: how many tasks a partitioned global step splits into (the shard stage's id
 sort, dedup's global step, the tokenize stage's shuffle). P decides memory per task and parallelism,
 never an output byte: every partitioned step computes a result that is a function of the data alone.
-Also the id sampling both id sorts (shard, dedup) use: `sample_part` per part, `pick_splitters`."""
+Also the id reads the id sort (corpus.engine.idsort) is built on: a part's ids (`read_ids`), and an id
+range's ids from every part (`range_ids`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -38,11 +38,6 @@ def partitions(config: Config, n_docs: int, *, workers: int = 1, cap: int = MAX_
 def ranges(n: int, p: int) -> list[tuple[int, int]]:
     """[lo, hi) of p contiguous, near-equal ranges of range(n) (some empty when p > n)."""
     return [(k * n // p, (k + 1) * n // p) for k in range(p)]
-
-
-# Each part contributes about this many ids per partition to the splitter sample (the sample's total is
-# about SAMPLES_PER_PARTITION * P + parts, whatever the corpus size).
-SAMPLES_PER_PARTITION = 64
 
 
 def read_ids(path: Path, rows: int) -> pa.Array:
@@ -87,33 +82,3 @@ def range_ids(parts, lo: str | None, hi: str | None) -> tuple[pa.Array, list[np.
 def work_entry(path: Path, staging: Path) -> dict:
     """The checkpoint entry of a work file a unit wrote under `staging`."""
     return {"name": str(path.relative_to(staging)), "sha256": sha256_file(path), "bytes": path.stat().st_size}
-
-
-@dataclass(frozen=True)
-class SampleUnit:
-    key: str
-    path: Path
-    rows: int
-    samples: int            # how many evenly spaced ids of the part's sorted ids to return
-
-
-def sample_part(u: SampleUnit) -> dict:
-    """The part's ids sorted, and `samples` of them at evenly spaced ranks (each stands for rows/samples)."""
-    ids = read_ids(u.path, u.rows)
-    k = min(u.samples, len(ids))
-    if not k:
-        return {"key": u.key, "samples": [], "weight": 0.0}
-    picks = ((np.arange(k) + 0.5) * len(ids) / k).astype(np.int64)
-    order = pc.sort_indices(ids).to_numpy()
-    return {"key": u.key, "samples": ids.take(pa.array(order[picks])).to_pylist(), "weight": len(ids) / k}
-
-
-def pick_splitters(samples: list[tuple[list[str], float]], p: int) -> list[str]:
-    """P-1 ascending splitters: the weighted quantiles j/P (j = 1..P-1) of the parts' samples."""
-    pairs = sorted((s.encode("utf-8"), w) for ids, w in samples for s in ids)
-    if p <= 1 or not pairs:
-        return []
-    cum = np.cumsum([w for _, w in pairs])
-    targets = cum[-1] * np.arange(1, p) / p
-    at = np.minimum(np.searchsorted(cum, targets, side="left"), len(pairs) - 1)
-    return [pairs[int(i)][0].decode("utf-8") for i in at]

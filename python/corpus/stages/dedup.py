@@ -1,17 +1,21 @@
 """Stage 04 dedup: benchmark decontamination, exact dedup and MinHash-LSH near-dedup.
 
-Phases: `eval-index` (the protected eval sets' n-grams, published), `signatures` (per part: each
-text's sha256, MinHash signature and band keys to work files, and its decontamination match),
-`decide` (the global step of corpus.dedup.decide, on compact arrays only) and `apply` (per part: kept
-rows gain `minhash_cluster`, dropped ones go to dropped/ with the reason and the id they duplicate or
-the eval set and n-gram they share). Every map phase is checkpointed unit by unit."""
+The phases, as `plan` lists them: `eval-index` (the protected eval sets' n-grams, published);
+`signatures` (per part: each text's sha256, MinHash signature and band keys to work files, and its
+decontamination match); the id sort (corpus.engine.idsort: `sample`, `splitters`, `rank`, `offsets`),
+whose ranks are the documents' row indices; `keys`, `exact` and `near` (corpus.dedup.buckets: the
+digests and band keys hash-partitioned into buckets, exact groups and confirmed near pairs per bucket);
+`components-t` rounds until `converged-t` (corpus.dedup.rounds: the near clusters); and `apply` (per
+part, with corpus.dedup.decide: kept rows gain `minhash_cluster`, dropped ones go to dropped/ with the
+reason and the id they duplicate or the eval set and n-gram they share). Every map phase is
+checkpointed unit by unit."""
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import logging
 from dataclasses import dataclass
+from functools import cache, partial
 from pathlib import Path
 
 import numpy as np
@@ -23,14 +27,13 @@ from corpus.config import Config
 from corpus.dedup.buckets import BucketUnit, KeysUnit, bucket_keys, exact_bucket, near_bucket, save
 from corpus.dedup.decide import KEEP, REASON_NAMES, PartInputs, part_decisions
 from corpus.dedup.rounds import MAX_ROUNDS, RoundUnit, large_star_round, small_star_round
-from corpus.dedup.rowindex import RangeUnit, rank_range
 from corpus.dedup.decontam import EvalIndex, index_from_bytes, index_to_bytes
 from corpus.dedup.published import COMPATIBLE, index_bytes
 from corpus.dedup.minhash import MinHasher, band_keys
 from corpus.dedup.verify import ShingleSets, signatures_and_sets
 from corpus.errors import CorpusError
 from corpus.config.ledger import load_ledger, select
-from corpus.engine.partitioning import SAMPLES_PER_PARTITION, SampleUnit, partitions, pick_splitters, sample_part
+from corpus.engine.idsort import IdSort, id_sort, rank_range, sample_part, suffixed
 from corpus.formats.parts import read_table, validate_columns, write_table
 from corpus.engine.raw import raw_texts
 from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step, published_stage
@@ -72,12 +75,12 @@ def eval_index_step(ctx: PhaseContext) -> None:
     ctx.state["eval_index"] = (str(ctx.staging / EVAL_INDEX), entry["sha256"])
 
 
-@functools.cache
+@cache
 def _eval_index(path: str, sha256: str) -> EvalIndex:
     return index_from_bytes(read_verified(Path(path), sha256))
 
 
-@functools.cache
+@cache
 def _hasher(num_perm: int, seed: int, ngram: int) -> MinHasher:
     return MinHasher(num_perm=num_perm, seed=seed, ngram=ngram)
 
@@ -219,7 +222,22 @@ def published_indexes(config: Config, d: dict) -> tuple[list[tuple[str, Path, li
 
 # ---------------------------------------------------------------- the stage
 
-def plan(config: Config, opts: RunOptions) -> list[Job]:
+@dataclass(frozen=True)
+class DedupRun:
+    """What dedup's phases need from planning: the [dedup] table, the input parts and their id sort."""
+    dedup: dict                                   # the [dedup] table
+    parts: tuple[tuple[str, Path, dict], ...]     # (key, path, manifest entry) of every input part
+    part_starts: tuple[int, ...]                  # where each part's rows start in part order, and the total
+    against: tuple[tuple[str, tuple[tuple[str, str], ...]], ...]  # per `against` version: its index files
+    sort: IdSort                                  # the input in id order: a row's row index is its rank
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return tuple(k for k, _, _ in self.parts)
+
+
+def dedup_run(config: Config, opts: RunOptions) -> tuple[DedupRun, dict]:
+    """The run, and its identity (config, parameters, inputs): what decides whether an output is current."""
     src = STAGE[ME.reads].path(config)
     manifest, ref = published_stage(config, src, ME.reads)
     d = dict(config["dedup"])
@@ -229,114 +247,113 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
     evals = select(ledger, config["decontam"]["evals"], "eval", what=f"{config.path}: decontam.evals")
     params = {"dedup": d, "decontam": config["decontam"], "eval_sha256": {r["source_id"]: r["sha256"] for r in evals}}
     parts = [(src / p["name"], p) for p in manifest["parts"] if p["name"].startswith("part-")]
-    keys = [p["name"].removesuffix(".parquet") for _, p in parts]
     against, against_refs = published_indexes(config, d)
+    run = DedupRun(
+        dedup=d,
+        parts=tuple((p["name"].removesuffix(".parquet"), path, p) for path, p in parts),
+        part_starts=tuple(np.cumsum([0] + [p["rows"] for _, p in parts]).tolist()),
+        against=tuple((name, tuple((str(directory / f["name"]), f["sha256"]) for f in files))
+                      for name, directory, files in against),
+        sort=id_sort(config, opts.workers, parts, "global/ranges", by_rank=True))
+    return run, {"config_sha256": config.sha256, "params": params, "inputs": [ref, *against_refs]}
 
-    def sign_units(ctx: PhaseContext) -> list[SignUnit]:
-        return [SignUnit(k, path, p["sha256"], d, ctx.state["eval_index"], ctx.staging)
-                for k, (path, p) in zip(keys, parts)]
 
-    n_docs = sum(p["rows"] for _, p in parts)
-    n_parts = partitions(config, n_docs, workers=opts.workers)
-    tag = f"of-{n_parts:05d}"  # unit keys name P: a resume with another P never reuses these units
+def global_dir(ctx: PhaseContext) -> Path:
+    return ctx.work / "global"  # the work files of every phase after `signatures`
 
-    def out(ctx: PhaseContext) -> Path:
-        return ctx.work / "global"
 
-    def sample_units(ctx: PhaseContext) -> list[SampleUnit]:
-        if n_parts == 1:
-            return []  # one range: no splitters to pick
-        return [SampleUnit(f"{k}-{tag}", path, p["rows"],
-                           max(1, -(-SAMPLES_PER_PARTITION * n_parts * p["rows"] // max(1, n_docs))))
-                for k, (path, p) in zip(keys, parts)]
+def sign_units(run: DedupRun, ctx: PhaseContext) -> list[SignUnit]:
+    return [SignUnit(k, path, p["sha256"], run.dedup, ctx.state["eval_index"], ctx.staging) for k, path, p in run.parts]
 
-    def splitters_step(ctx: PhaseContext) -> None:
-        found = pick_splitters([(r["samples"], r["weight"]) for r in ctx.results["sample"]], n_parts)
-        ctx.state["bounds"] = [None, *found, None] if found else [None] * (n_parts + 1)
-        ctx.run_info["partitions"] = n_parts
 
-    def range_units(ctx: PhaseContext) -> list[RangeUnit]:
-        b = ctx.state["bounds"]
-        inputs = tuple((path, p["rows"]) for path, p in parts)
-        return [RangeUnit(f"range-{r:05d}-{tag}", b[r], b[r + 1], inputs, out(ctx) / "ranges" / f"range-{r:05d}-{tag}",
-                          ctx.staging) for r in range(n_parts)]
+def offsets_step(run: DedupRun, ctx: PhaseContext) -> None:
+    signed = [r["rows"] for r in ctx.results["signatures"]]
+    if signed != [p["rows"] for _, _, p in run.parts]:
+        raise CorpusError(f"dedup: the signatures hold {sum(signed)} documents, the input {run.sort.n_docs}")
+    run.sort.offsets_step(ctx)
 
-    def offsets_step(ctx: PhaseContext) -> None:
-        signed = ctx.results["signatures"]
-        counts = [r["docs"] for r in ctx.results["rank"]]
-        if sum(counts) != n_docs or [s["rows"] for s in signed] != [p["rows"] for _, p in parts]:
-            raise CorpusError(f"dedup: the id ranges hold {sum(counts)} documents, the input {n_docs}")
-        bases = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64).tolist()
-        ctx.state["ranges"] = tuple((u.out, base) for u, base in zip(range_units(ctx), bases))
-        ctx.state["offsets"] = tuple(np.cumsum([0] + [p["rows"] for _, p in parts]).tolist())
-        ctx.state["against"] = tuple((name, tuple((str(directory / f["name"]), f["sha256"]) for f in files))
-                                     for name, directory, files in against)
 
-    def keys_units(ctx: PhaseContext) -> list[KeysUnit]:
-        return [KeysUnit(f"{k}-{tag}", k, i, p["rows"], ctx.state["ranges"], n_parts, ctx.work, out(ctx),
-                         bool(d["exact"]), bool(d["near"]), ctx.staging) for i, (k, (_, p)) in enumerate(zip(keys, parts))]
+def keys_units(run: DedupRun, ctx: PhaseContext) -> list[KeysUnit]:
+    exact, near = bool(run.dedup["exact"]), bool(run.dedup["near"])
+    return [KeysUnit(f"{k}-{run.sort.tag}", k, i, p["rows"], ctx.state["ranges"], run.sort.n_parts, ctx.work,
+                     global_dir(ctx), exact, near, ctx.staging) for i, (k, _, p) in enumerate(run.parts)]
 
-    def bucket_units(ctx: PhaseContext) -> list[BucketUnit]:
-        return [BucketUnit(f"bucket-{r:05d}-{tag}", r, n_parts, tuple(keys),
-                           ctx.state["offsets"], out(ctx), ctx.work, d, ctx.state["against"], ctx.staging)
-                for r in range(n_parts)]
 
-    def round_files(ctx: PhaseContext, t: int) -> tuple[Path, ...]:
-        """Round t's file prefixes, one per unit (round 0: the near units')."""
-        names = [u.key for u in bucket_units(ctx)] if t == 0 else [f"cc-{t}-{r:05d}-{tag}" for r in range(n_parts)]
-        return tuple(out(ctx) / f"cc-{t}" / name for name in names)
+def bucket_names(run: DedupRun) -> list[str]:
+    return [f"bucket-{r:05d}-{run.sort.tag}" for r in range(run.sort.n_parts)]
 
-    def round_units(t: int):
-        def units(ctx: PhaseContext) -> list[RoundUnit]:
-            prev, mine = round_files(ctx, t - 1), round_files(ctx, t)
-            return [RoundUnit(x.name, t, r, n_parts, prev, x, ctx.staging) for r, x in enumerate(mine)]
-        return units
 
-    def converged_step(t: int):
-        def step(ctx: PhaseContext) -> None:
-            results = ctx.results[f"components-{t}"]
-            if all(r["stars"] for r in results):
-                ctx.state["labels"] = tuple(x.with_name(x.name + ".labels.npy") for x in round_files(ctx, t))
-                edges = sum(r["confirmed_edges"] for r in ctx.results["near"])
-                ctx.run_info.update(components_rounds=t, confirmed_edges=edges)
-                log.info("dedup: %d docs, %d multi-document clusters (%d confirmed near-duplicate edges over %d "
-                         "partitions, %d component rounds)", n_docs, sum(r["clusters"] for r in results), edges,
-                         n_parts, t)
-                ctx.job.phases.append(Map("apply", apply_units, apply_part))
-                return
-            if t >= MAX_ROUNDS:
-                raise AssertionError(f"dedup: connected components not converged after {t} rounds")
-            ctx.job.phases.extend([Map(f"components-{t + 1}", round_units(t + 1), small_star_round, unit="partitions"),
-                                   Map(f"components-{t + 2}", round_units(t + 2), large_star_round, unit="partitions"),
-                                   Step(f"converged-{t + 2}", converged_step(t + 2))])
-        return step
+def bucket_units(run: DedupRun, ctx: PhaseContext) -> list[BucketUnit]:
+    return [BucketUnit(name, r, run.sort.n_parts, run.keys, run.part_starts, global_dir(ctx), ctx.work, run.dedup,
+                       run.against, ctx.staging) for r, name in enumerate(bucket_names(run))]
 
-    def apply_units(ctx: PhaseContext) -> list[ApplyUnit]:
-        signed = ctx.results["signatures"]
-        labels = ctx.state.get("labels", ())
-        exact_units = tuple(u.key for u in bucket_units(ctx)) if d["exact"] else ()
-        return [ApplyUnit(k, path, p["sha256"],
-                          PartInputs(k, i, tuple(keys), ctx.state["offsets"],
-                                     ctx.state["ranges"], n_parts, out(ctx), ctx.work, exact_units, labels,
-                                     tuple(tuple(h) for h in signed[i]["decontam"]), d, ctx.state["against"]),
-                          ctx.staging)
-                for i, (k, (path, p)) in enumerate(zip(keys, parts))]
 
-    phases = [Step("eval-index", eval_index_step), Map("signatures", sign_units, sign_part),
-              Map("sample", sample_units, sample_part), Step("splitters", splitters_step),
-              Map("rank", range_units, rank_range, unit="ranges"), Step("offsets", offsets_step),
-              Map("keys", keys_units, bucket_keys)]
-    if d["exact"]:
-        phases.append(Map("exact", bucket_units, exact_bucket, unit="buckets"))
-    if d["near"]:
-        phases += [Map("near", bucket_units, near_bucket, unit="buckets"),
-                   Map("components-1", round_units(1), large_star_round, unit="partitions"),
-                   Step("converged-1", converged_step(1))]
+def round_files(run: DedupRun, ctx: PhaseContext, t: int) -> tuple[Path, ...]:
+    """Round t's file prefixes, one per unit (round 0: the near units')."""
+    names = bucket_names(run) if t == 0 else [f"cc-{t}-{r:05d}-{run.sort.tag}" for r in range(run.sort.n_parts)]
+    return tuple(global_dir(ctx) / f"cc-{t}" / name for name in names)
+
+
+def round_units(run: DedupRun, t: int, ctx: PhaseContext) -> list[RoundUnit]:
+    prev, mine = round_files(run, ctx, t - 1), round_files(run, ctx, t)
+    return [RoundUnit(x.name, t, r, run.sort.n_parts, prev, x, ctx.staging) for r, x in enumerate(mine)]
+
+
+def converged_step(run: DedupRun, t: int, ctx: PhaseContext) -> None:
+    """After round t: apply when every partition is a star, else two more rounds (small, then large)."""
+    results = ctx.results[f"components-{t}"]
+    if not all(r["stars"] for r in results):
+        if t >= MAX_ROUNDS:
+            raise AssertionError(f"dedup: connected components not converged after {t} rounds")
+        ctx.job.phases.extend(
+            [Map(f"components-{t + 1}", partial(round_units, run, t + 1), small_star_round, unit="partitions"),
+             Map(f"components-{t + 2}", partial(round_units, run, t + 2), large_star_round, unit="partitions"),
+             Step(f"converged-{t + 2}", partial(converged_step, run, t + 2))])
+        return
+    ctx.state["labels"] = tuple(suffixed(x, ".labels.npy") for x in round_files(run, ctx, t))
+    edges = sum(r["confirmed_edges"] for r in ctx.results["near"])
+    ctx.run_info.update(components_rounds=t, confirmed_edges=edges)
+    log.info("dedup: %d docs, %d multi-document clusters (%d confirmed near-duplicate edges over %d "
+             "partitions, %d component rounds)", run.sort.n_docs, sum(r["clusters"] for r in results), edges,
+             run.sort.n_parts, t)
+    ctx.job.phases.append(apply_phase(run))
+
+
+def apply_units(run: DedupRun, ctx: PhaseContext) -> list[ApplyUnit]:
+    signed = ctx.results["signatures"]
+    labels = ctx.state.get("labels", ())
+    exact_units = tuple(bucket_names(run)) if run.dedup["exact"] else ()
+    return [ApplyUnit(k, path, p["sha256"],
+                      PartInputs(k, i, run.keys, run.part_starts, ctx.state["ranges"], run.sort.n_parts,
+                                 global_dir(ctx), ctx.work, exact_units, labels,
+                                 tuple(tuple(h) for h in signed[i]["decontam"]), run.dedup, run.against),
+                      ctx.staging)
+            for i, (k, path, p) in enumerate(run.parts)]
+
+
+def apply_phase(run: DedupRun) -> Map:
+    return Map("apply", partial(apply_units, run), apply_part)
+
+
+def plan(config: Config, opts: RunOptions) -> list[Job]:
+    run, identity = dedup_run(config, opts)
+    sort = run.sort
+    phases = [Step("eval-index", eval_index_step),
+              Map("signatures", partial(sign_units, run), sign_part),
+              Map("sample", sort.sample_units, sample_part),  # the id sort: a document's rank is its row index
+              Step("splitters", sort.splitters_step),
+              Map("rank", sort.range_units, rank_range, unit="ranges"),
+              Step("offsets", partial(offsets_step, run)),
+              Map("keys", partial(keys_units, run), bucket_keys)]
+    if run.dedup["exact"]:
+        phases.append(Map("exact", partial(bucket_units, run), exact_bucket, unit="buckets"))
+    if run.dedup["near"]:  # confirmed pairs, then their components in rounds: the last converged-t adds apply
+        phases += [Map("near", partial(bucket_units, run), near_bucket, unit="buckets"),
+                   Map("components-1", partial(round_units, run, 1), large_star_round, unit="partitions"),
+                   Step("converged-1", partial(converged_step, run, 1))]
     else:
-        phases.append(Map("apply", apply_units, apply_part))
-    return [Job("dedup", ME.path(config), {"config_sha256": config.sha256, "params": params,
-                                           "inputs": [ref, *against_refs]},
-                phases, dataset=config.dataset, version=config.version)]
+        phases.append(apply_phase(run))
+    return [Job("dedup", ME.path(config), identity, phases, dataset=config.dataset, version=config.version)]
 
 
 def report(result) -> list[str]:

@@ -1,14 +1,12 @@
 """Stage 06 shard: the final, sorted, content-hash-split Parquet shards and `_MANIFEST.json`.
 
-The global sort by id never holds the texts, and with `[run] partitions = P` no task holds more than
-about 1/P of the ids: `sample` (map, one unit per part) sorts a part's ids and returns a few evenly
-spaced ones; `splitters` (step) picks P-1 splitters from them; `rank` (map, one unit per id range) reads
-only its range's ids from every part, sorts them and records each row's rank within the range; `offsets`
-(step) is the prefix sum of the P range sizes, so a row's global rank is its range's offset plus its rank
-in the range, and its destination shard is global rank // shard_rows. `scatter` reads each input part
-once and spills its rows per destination shard; `write` sorts each shard's rows by id and writes it. The
-bytes depend neither on P nor on the workers. The shards and `_MANIFEST.json` share the dataset
-directory with `stages/`: they are published file by file, the stage manifest last."""
+The global order is the partitioned id sort (corpus.engine.idsort: `sample`, `splitters`, `rank`,
+`offsets`), which never holds the texts and with `[run] partitions = P` no more than about 1/P of the
+ids in a task, and rejects an id held by two rows. A row's destination shard is its global rank //
+shard_rows: `scatter` reads each input part once and spills its rows per destination shard; `write`
+sorts each shard's rows by id and writes it. The bytes depend neither on P nor on the workers. The
+shards and `_MANIFEST.json` share the dataset directory with `stages/`: they are published file by
+file, the stage manifest last."""
 
 from __future__ import annotations
 
@@ -34,8 +32,8 @@ from corpus.config.ledger import load_ledger
 from corpus.engine.memory import release_freed_memory
 from corpus.formats import parts as parts_io
 from corpus.formats.parts import read_table, validate_columns
-from corpus.engine.partitioning import SAMPLES_PER_PARTITION, SampleUnit, partitions, pick_splitters, sample_part
-from corpus.engine.partitioning import range_ids, work_entry
+from corpus.engine.idsort import id_sort, part_ranks, rank_range, sample_part
+from corpus.engine.partitioning import work_entry
 from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step, published_stage, read_stage_manifest
 from corpus.config.schemas import validate
 from corpus.stages import STAGE, input_columns, part_stages
@@ -69,41 +67,6 @@ def shard_name(i: int, n: int) -> str:
 
 
 @dataclass(frozen=True)
-class RankUnit:
-    key: str
-    index: int
-    lo: str | None          # the range is [lo, hi) in byte order; None = unbounded
-    hi: str | None
-    parts: tuple[tuple[Path, int], ...]   # (path, rows) of every input part
-    out: Path               # rank file prefix
-    staging: Path
-
-
-def rank_range(u: RankUnit) -> dict:
-    """The ids of range [lo, hi) from every part, sorted: for each part, the rows that fall in the range
-    and their rank within it (`<out>.npy`: [row, rank] grouped by part; `<out>.off.npy`: where each part's
-    rows start)."""
-    all_ids, rows, offsets = range_ids(u.parts, u.lo, u.hi)
-    n = len(all_ids)
-    order = pc.sort_indices(all_ids).to_numpy()
-    same = pc.equal(all_ids.take(pa.array(order[1:])), all_ids.take(pa.array(order[:-1]))) if n > 1 else None
-    if same is not None and pc.any(same).as_py():  # name the id and both parts holding it
-        i = int(np.flatnonzero(same.to_numpy(zero_copy_only=False))[0])
-        owner = np.searchsorted(np.asarray(offsets), sorted((int(order[i]), int(order[i + 1]))), side="right") - 1
-        first, second = (u.parts[int(k)][0] for k in owner)
-        raise CorpusError(f"{second}: document id '{all_ids[int(order[i])].as_py()}' is also in {first} "
-                          f"(duplicate ids in the input)")
-    rank = np.empty(n, dtype=np.int64)
-    rank[order] = np.arange(n, dtype=np.int64)
-    table = np.stack([np.concatenate(rows) if rows else np.zeros(0, np.int64), rank], axis=1)
-    u.out.parent.mkdir(parents=True, exist_ok=True)
-    main, off = u.out.with_name(u.out.name + ".npy"), u.out.with_name(u.out.name + ".off.npy")
-    np.save(main, table)
-    np.save(off, np.asarray(offsets, dtype=np.int64))
-    return {"key": u.key, "docs": n, "work": [work_entry(main, u.staging), work_entry(off, u.staging)]}
-
-
-@dataclass(frozen=True)
 class ScatterUnit:
     key: str
     path: Path
@@ -112,20 +75,6 @@ class ScatterUnit:
     ranges: tuple[tuple[Path, int], ...]   # (rank file prefix, global rank of the range's first id)
     shard_rows: int
     spill_dir: Path
-
-
-def global_ranks(u: ScatterUnit, rows: int) -> np.ndarray:
-    """The global rank (position in id order) of each row of the part: range offset + rank in range."""
-    rank = np.full(rows, -1, dtype=np.int64)
-    for prefix, base in u.ranges:
-        off = np.load(prefix.with_name(prefix.name + ".off.npy"))
-        a, b = int(off[u.index]), int(off[u.index + 1])
-        if b > a:
-            table = np.load(prefix.with_name(prefix.name + ".npy"), mmap_mode="r")[a:b]
-            rank[table[:, 0]] = base + table[:, 1]
-    if rows and rank.min() < 0:
-        raise CorpusError(f"{u.path}: {int((rank < 0).sum())} rows in no id range")
-    return rank
 
 
 POS = "_pos"  # a spilled row's position in its shard (the shard's rows in id order)
@@ -138,7 +87,7 @@ def scatter_part(u: ScatterUnit) -> dict:
     table = read_table(u.path, u.sha256)
     validate_columns(table, INPUT_COLUMNS, u.path)
     table = table.select(list(INPUT_COLUMNS))
-    rank = global_ranks(u, table.num_rows)
+    rank = part_ranks(u.index, u.ranges, table.num_rows, u.path)
     dest, pos = rank // u.shard_rows, rank % u.shard_rows
     work = []
     for shard in np.unique(dest):
@@ -483,44 +432,16 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
         raise CorpusError(empty_corpus_message(config))
     shard_rows, val_permille = config["shard"]["shard_rows"], config["shard"]["val_permille"]
 
-    n_docs = sum(p["rows"] for _, p in parts)
-    n_parts = partitions(config, n_docs, workers=opts.workers)
-    tag = f"of-{n_parts:05d}"  # unit keys name P: a resume with another P never reuses these units
-
-    def sample_units(ctx: PhaseContext) -> list[SampleUnit]:
-        if n_parts == 1:
-            return []  # one range: no splitters to pick
-        return [SampleUnit(f"{p['name'].removesuffix('.parquet')}-{tag}", path, p["rows"],
-                           max(1, -(-SAMPLES_PER_PARTITION * n_parts * p["rows"] // max(1, n_docs))))
-                for path, p in parts]
-
-    def splitters_step(ctx: PhaseContext) -> None:
-        found = pick_splitters([(r["samples"], r["weight"]) for r in ctx.results["sample"]], n_parts)
-        bounds = [None, *found, None] if found else [None] * (n_parts + 1)
-        ctx.state["bounds"] = bounds
-        ctx.run_info["partitions"] = n_parts
-
-    def rank_units(ctx: PhaseContext) -> list[RankUnit]:
-        b = ctx.state["bounds"]
-        inputs = tuple((path, p["rows"]) for path, p in parts)
-        return [RankUnit(f"range-{r:05d}-{tag}", r, b[r], b[r + 1], inputs, ctx.work / "rank" / f"range-{r:05d}-{tag}",
-                         ctx.staging) for r in range(n_parts)]
-
-    def offsets_step(ctx: PhaseContext) -> None:
-        counts = [r["docs"] for r in ctx.results["rank"]]
-        if sum(counts) != n_docs:
-            raise CorpusError(f"shard: the id ranges hold {sum(counts)} documents, the input {n_docs}")
-        bases = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64).tolist()
-        ctx.state["ranges"] = tuple((u.out, base) for u, base in zip(rank_units(ctx), bases))
-        ctx.state["n_shards"] = max(1, -(-n_docs // shard_rows))
+    sort = id_sort(config, opts.workers, parts, "rank")
+    n_shards = max(1, -(-sort.n_docs // shard_rows))
 
     def scatter_units(ctx: PhaseContext) -> list[ScatterUnit]:
         return [ScatterUnit(p["name"].removesuffix(".parquet"), path, p["sha256"], i, ctx.state["ranges"], shard_rows,
                             ctx.work / "spill") for i, (path, p) in enumerate(parts)]
 
     def shard_units(ctx: PhaseContext) -> list[ShardUnit]:
-        n = ctx.state["n_shards"]
-        return [ShardUnit(f"shard-{i:05d}", i, n, ctx.work / "spill", ctx.staging, val_permille) for i in range(n)]
+        return [ShardUnit(f"shard-{i:05d}", i, n_shards, ctx.work / "spill", ctx.staging, val_permille)
+                for i in range(n_shards)]
 
     def manifest_step(ctx: PhaseContext) -> None:
         results = ctx.results["write"]
@@ -543,8 +464,8 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
 
     params = {"shard": config["shard"], "ledger_sha256": ledger_ref(config)["sha256"]}
     return [Job("shard", ME.path(config), {"config_sha256": config.sha256, "params": params, "inputs": [ref]},
-                [Map("sample", sample_units, sample_part), Step("splitters", splitters_step),
-                 Map("rank", rank_units, rank_range, unit="ranges"), Step("offsets", offsets_step),
+                [Map("sample", sort.sample_units, sample_part), Step("splitters", sort.splitters_step),
+                 Map("rank", sort.range_units, rank_range, unit="ranges"), Step("offsets", sort.offsets_step),
                  Map("scatter", scatter_units, scatter_part),
                  Map("write", shard_units, write_shard, unit="shards"), Step("manifest", manifest_step)],
                 shared_dir=True, owned=("shard-*-of-*.parquet", CORPUS_MANIFEST),
