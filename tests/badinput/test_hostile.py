@@ -75,9 +75,10 @@ def test_a_download_stops_at_the_ledger_size(tmp_path, hostile_server, path):
 
 
 def _published(root: Path) -> list[str]:
-    """Every file under an artifacts root but the writer lock (taken before the config is read through)."""
-    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and p.name != ".corpus.lock") \
-        if root.exists() else []
+    """Every published file under an artifacts root: not the writer lock (taken before the config is read
+    through), not a staging dir (`*.incomplete`, kept for --resume)."""
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and p.name != ".corpus.lock"
+                  and not any(d.endswith(".incomplete") for d in p.relative_to(root).parts)) if root.exists() else []
 
 
 def _small_setup(tmp_path: Path, source_id: str = "tiny") -> tuple[Path, Path]:
@@ -115,4 +116,24 @@ def test_a_config_or_ledger_that_is_a_directory_or_not_utf8(tmp_path):
     ledger.write_bytes(ledger.read_text().encode("utf-16"))
     line = error_line(run_corpus("--config", cfg, "fetch"))
     assert line.startswith(f"error: {ledger}:1: not UTF-8"), line
+    assert _published(tmp_path / "art") == []
+
+
+@pytest.mark.parametrize("fmt,body,place", [
+    ("jsonl", b'{"text": "fine"}\n{"text": "bad \\ud800 here"}\n', ":2: field 'text'"),
+    ("json", b'[{"text": "fine"}, {"text": "bad \\udfff"}]', ": row 1: field 'text'"),
+])
+def test_a_lone_surrogate_is_one_line_naming_the_record(tmp_path, fmt, body, place):
+    import hashlib
+
+    good, bad = tmp_path / "good.jsonl", tmp_path / f"bad.{fmt}"
+    good.write_bytes(b'{"text": "Once upon a time."}\n')
+    bad.write_bytes(body)
+    rows = [{"source_id": sid, "role": "corpus", "url": f"file://{p}", "sha256": hashlib.sha256(p.read_bytes()).hexdigest(),
+             "bytes": p.stat().st_size, "license_spdx": "MIT", "format": f}
+            for sid, p, f in (("good", good, "jsonl"), ("bad", bad, fmt))]
+    ledger = write_ledger(tmp_path / "L.jsonl", rows)
+    cfg = write_config(tmp_path / "c.toml", ledger=ledger, sources=["good", "bad"], artifacts=tmp_path / "art")
+    line = error_line(run_corpus("--config", cfg, "fetch"))
+    assert line.startswith(f"error: file://{bad}{place} has a lone surrogate"), line
     assert _published(tmp_path / "art") == []

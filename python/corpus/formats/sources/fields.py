@@ -2,7 +2,20 @@
 
 from __future__ import annotations
 
+import re
+
 from corpus.errors import CorpusError
+
+# JSON may escape a UTF-16 surrogate on its own ("\ud800"); such a string is no Unicode text and cannot be
+# written as UTF-8, so it is refused here, where the file and line are known.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _check_text(value: str, name: str, where: str) -> str:
+    if not value.isascii() and (m := _SURROGATE.search(value)):
+        raise CorpusError(f"{where}: field '{name}' has a lone surrogate (\\u{ord(m.group()):04x}) at character "
+                          f"{m.start()}: not Unicode text")
+    return value
 
 
 def join_fields(obj: object, fields: list[str], where: str) -> str:
@@ -18,9 +31,9 @@ def join_fields(obj: object, fields: list[str], where: str) -> str:
         if is_list:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise CorpusError(f"{where}: field '{name}' is not a list of strings")
-            out.append("\n".join(value))
+            out.append(_check_text("\n".join(value), name, where))
         elif not isinstance(value, str):
             raise CorpusError(f"{where}: field '{name}' is not a string (got {type(value).__name__})")
         else:
-            out.append(value)
+            out.append(_check_text(value, name, where))
     return "\n".join(out)
