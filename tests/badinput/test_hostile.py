@@ -137,3 +137,17 @@ def test_a_lone_surrogate_is_one_line_naming_the_record(tmp_path, fmt, body, pla
     line = error_line(run_corpus("--config", cfg, "fetch"))
     assert line.startswith(f"error: file://{bad}{place} has a lone surrogate"), line
     assert _published(tmp_path / "art") == []
+
+
+@pytest.mark.parametrize("args,expected", [
+    (["--filter", "lnag"], "--filter 'lnag': no such filter (one of: lang, gopher, repetition, ppl); did you mean 'lang'?"),
+    (["--rule", "min_wrds"], "--rule 'min_wrds': no such rule of any filter"),
+    (["--filter", "gopher", "--rule", "dup_line_frac"], "--rule 'dup_line_frac': no such rule of gopher"),
+    (["--source", "tiny2"], "--source 'tiny2': no such source in dataset t/v1 (one of: tiny); did you mean 'tiny'?"),
+    (["--rule", "near"], "--rule 'near' is a dedup reason: add --stage dedup"),
+    (["--stage", "dedup", "--rule", "nearr"], "--rule 'nearr': no such dedup reason (one of: decontam, exact, near)"),
+])
+def test_rejects_names_what_cannot_match(tmp_path, args, expected):
+    _, cfg = _small_setup(tmp_path)
+    proc = run_corpus("--config", cfg, "rejects", *args)
+    assert proc.returncode == 2 and error_line(proc).startswith(f"error: {expected}"), proc.stderr

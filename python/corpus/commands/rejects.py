@@ -3,10 +3,13 @@ stage's rejects, or per reason of the dedup stage's dropped documents (the stage
 
 from __future__ import annotations
 
+import difflib
+
 import pyarrow.compute as pc
 
 from corpus.config import Config
-from corpus.filters.registry import registry
+from corpus.errors import UsageError
+from corpus.filters.registry import build_params, registry
 from corpus.formats.parts import read_table
 from corpus.engine.runner import published_stage
 from corpus.stages import STAGE, STAGES
@@ -15,11 +18,42 @@ SIDE_STAGES = tuple(s.name for s in STAGES if s.side is not None)
 DEDUP_ORDER = ("decontam", "exact", "near")
 
 
+def _unknown(option: str, value: str, known: list[str], what: str) -> UsageError:
+    close = difflib.get_close_matches(value, known, n=1)
+    hint = f"; did you mean '{close[0]}'?" if close else ""
+    return UsageError(f"{option} '{value}': no such {what} (one of: {', '.join(known)}){hint}")
+
+
+def check_selection(config: Config, stage: str, filter_name: str | None, rule: str | None,
+                    source: str | None) -> None:
+    """A filter, rule or source that cannot match is a usage error, never an empty answer."""
+    sources = list(config["dataset"]["sources"])
+    if source is not None and source not in sources:
+        raise _unknown("--source", source, sources, f"source in dataset {config.dataset}/{config.version}")
+    if stage == "dedup":
+        if filter_name not in (None, "dedup"):
+            raise UsageError(f"--filter '{filter_name}': the dedup stage's drops have reasons, not filters "
+                             f"(use --rule {'|'.join(DEDUP_ORDER)})")
+        if rule is not None and rule not in DEDUP_ORDER:
+            raise _unknown("--rule", rule, list(DEDUP_ORDER), "dedup reason")
+        return
+    specs = registry()
+    if filter_name is not None and filter_name not in specs:
+        raise _unknown("--filter", filter_name, list(specs), "filter")
+    chosen = [filter_name] if filter_name else list(specs)
+    rules = [r for name in chosen for r in specs[name].rules(build_params(specs[name], config["filters"][name]))]
+    if rule is not None and rule not in rules:
+        if rule in DEDUP_ORDER:
+            raise UsageError(f"--rule '{rule}' is a dedup reason: add --stage dedup")
+        raise _unknown("--rule", rule, rules, f"rule of {filter_name or 'any filter'}")
+
+
 def sample_rejects(config: Config, *, stage="filter", filter_name=None, rule=None, source=None, per_rule=3):
     """[((filter, rule), count, [rows])] in pipeline order; rows spread evenly in id order.
 
     stage "filter": rows of rejects/ (filter, rule, value, text). stage "dedup": rows of dropped/, keyed
     ("dedup", reason), with duplicate_of or eval_source and matched_ngram."""
+    check_selection(config, stage, filter_name, rule, source)
     st = STAGE[stage]
     d = st.path(config)
     manifest, _ = published_stage(config, d, stage)

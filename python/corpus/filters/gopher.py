@@ -188,4 +188,7 @@ def gopher_quality(text: str, p: GopherParams = DEFAULT_PARAMS) -> tuple[str, fl
     return None
 
 
-FILTER = FilterSpec("gopher", GopherParams, rule_function(gopher_quality))
+FILTER = FilterSpec("gopher", GopherParams, rule_function(gopher_quality),
+                    rules=lambda p: ("min_words", "max_words", "min_mean_word_length", "max_mean_word_length", "hash_word_ratio",
+                           "ellipsis_word_ratio", "bullet_lines_ratio", "ellipsis_lines_ratio", "alpha_words_ratio",
+                           "stop_words"))

@@ -73,4 +73,4 @@ class LanguageFilter:
 
 
 FILTER = FilterSpec("lang", LangParams, LanguageFilter, columns={"lang": pa.string(), "lang_score": pa.float32()},
-                    defaults=(UNDETERMINED, 0.0))
+                    defaults=(UNDETERMINED, 0.0), rules=lambda p: ("keep", "min_score"))

@@ -79,4 +79,4 @@ class PerplexityFilter:
         return ("threshold", ppl) if ppl > self.threshold else None
 
 
-FILTER = FilterSpec("ppl", PplParams, PerplexityFilter, prepare=train_model, identity=identity)
+FILTER = FilterSpec("ppl", PplParams, PerplexityFilter, prepare=train_model, identity=identity, rules=lambda p: ("threshold",))

@@ -36,6 +36,8 @@ class FilterSpec:
     identity: Callable[[Any], dict] | None = None
     columns: dict = field(default_factory=dict)        # annotation columns (name -> pyarrow type)
     defaults: tuple = ()                               # their values when the filter is off
+    # params -> every rule name its check can return (what `corpus rejects --rule` accepts)
+    rules: Callable[[Any], tuple[str, ...]] = lambda params: ()
 
 
 class RuleFunction:

@@ -220,4 +220,11 @@ def gopher_repetition(text: str, p: RepetitionParams = DEFAULT_PARAMS) -> tuple[
     return None
 
 
-FILTER = FilterSpec("repetition", RepetitionParams, rule_function(gopher_repetition))
+def rule_names(p: RepetitionParams) -> tuple[str, ...]:
+    """Every rule `gopher_repetition` can return with these parameters, in its order."""
+    return ("dup_para_frac", "dup_para_char_frac", "dup_line_frac", "dup_line_char_frac",
+            *(f"top_{n}gram_char_frac" for n, _ in p.top_ngram_char_frac),
+            *(f"dup_{n}gram_char_frac" for n, _ in p.dup_ngram_char_frac))
+
+
+FILTER = FilterSpec("repetition", RepetitionParams, rule_function(gopher_repetition), rules=rule_names)
