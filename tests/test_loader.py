@@ -15,7 +15,7 @@ from corpus.store.atomic import sha256_file
 from corpus.errors import CorpusError
 from corpus.tokens.loader import (RandomWindowDataset, SequentialEvalDataset, TokenStream, TrainBatches,
                            document_attention_mask, get_batch, make_train_loader, position_ids)
-from corpus.formats.megatron import MegatronWriter, manifest_file_entry
+from corpus.formats.megatron import HEADER, MegatronIndex, MegatronWriter, manifest_file_entry
 
 EOS = 0
 
@@ -351,3 +351,138 @@ def test_window_doc_ids_match_a_search_per_token(tmp_path):
     offsets = np.concatenate([np.arange(0, len(s) - 10), [0, len(s) - 10]])
     positions = offsets[:, None] + np.arange(10)
     assert np.array_equal(s.window_doc_ids(offsets, 10), s.doc_ids(positions))
+
+
+# ---- tampered directories: refused by default, in one line naming the file and the place
+
+def tampered_copy(tmp_path: Path, dtype=np.uint16) -> tuple[Path, list[list[np.ndarray]]]:
+    """Two parts of documents of distinct lengths (so swapping two lengths moves a pointer)."""
+    rng = np.random.default_rng(5)
+    docs = [np.append(rng.integers(1, 512, size=n), EOS) for n in range(3, 23)]
+    parts = [docs[:12], docs[12:]]
+    return build_tokens_dir(tmp_path / "t", {"train": parts}, dtype=dtype), parts
+
+
+def patch(path: Path, offset: int, data: bytes) -> None:
+    blob = bytearray(path.read_bytes())
+    blob[offset:offset + len(data)] = data
+    path.write_bytes(bytes(blob))
+
+
+def one_line(excinfo) -> str:
+    message = str(excinfo.value)
+    assert "\n" not in message
+    return message
+
+
+def test_a_flipped_bin_byte_is_refused_as_it_is_read(tmp_path):
+    root, parts = tampered_copy(tmp_path)
+    bin_path = root / "train" / "part-00001.bin"
+    position = 17
+    patch(bin_path, 2 * position, b"\xff\xff")  # id 65535 in a vocabulary of 512; same size, so open passes
+    s = TokenStream.open(root, "train")
+    expected = f"{bin_path}: token id 65535 at position {position} is not below the vocabulary size 512"
+    global_position = sum(map(len, parts[0])) + position
+    T = len(s) - 2  # offsets 0..1: every batch covers the tampered token
+    for read in (lambda: get_batch(s, T, 4, torch.Generator().manual_seed(0)),
+                 lambda: next(make_train_loader(s, T, 2, seed=0)),
+                 lambda: s.read(0, len(s)),
+                 lambda: s.windows(np.array([3, global_position - 4]), 8),  # the culprit in row 1
+                 lambda: [SequentialEvalDataset(s, 16)[k] for k in range(len(SequentialEvalDataset(s, 16)))],
+                 lambda: RandomWindowDataset(s, T, 2, seed=0)[0]):
+        with pytest.raises(CorpusError) as e:
+            read()
+        assert one_line(e) == expected
+    x, _ = get_batch(s, 8, 4, torch.Generator().manual_seed(0))  # windows that miss it still read
+    assert int(x.max()) < 512
+
+
+def test_a_uint32_id_at_or_past_the_vocabulary_is_refused(tmp_path):
+    root, _ = tampered_copy(tmp_path, dtype=np.uint32)
+    bin_path = root / "train" / "part-00000.bin"
+    for bad in (70_000, 2**32 - 1):  # the vocabulary size itself; -1 as Megatron's int32
+        patch(bin_path, 4 * 5, np.array([bad], dtype="<u4").tobytes())
+        s = TokenStream.open(root, "train")
+        with pytest.raises(CorpusError) as e:
+            s.read(0, len(s))
+        assert one_line(e) == f"{bin_path}: token id {bad} at position 5 is not below the vocabulary size 70000"
+
+
+def idx_arrays(prefix: Path) -> tuple[np.ndarray, np.ndarray]:
+    index = MegatronIndex(prefix)
+    return index.lengths.astype(np.int64), index.pointers.astype(np.int64)
+
+
+def test_swapped_idx_lengths_are_refused_on_open(tmp_path):
+    root, _ = tampered_copy(tmp_path)
+    prefix = root / "train" / "part-00000"
+    idx_path = prefix.with_name("part-00000.idx")
+    lengths, pointers = idx_arrays(prefix)
+    assert lengths[1] != lengths[2]
+    patch(idx_path, HEADER.size + 4, lengths[[2, 1]].astype("<i4").tobytes())  # same total, same file size
+    with pytest.raises(CorpusError) as e:
+        TokenStream.open(root, "train")
+    assert one_line(e) == (f"{idx_path}: document 2: pointer {pointers[2]} is not the running sum of the lengths "
+                           f"before it times 2 bytes ({2 * (lengths[0] + lengths[2])})")
+
+
+def test_a_pointer_past_the_end_is_refused_on_open(tmp_path):
+    root, _ = tampered_copy(tmp_path)
+    prefix = root / "train" / "part-00000"
+    idx_path, bin_path = prefix.with_name("part-00000.idx"), prefix.with_name("part-00000.bin")
+    n = len(idx_arrays(prefix)[0])
+    patch(idx_path, HEADER.size + 4 * n + 8 * 3, np.array([10**12], dtype="<i8").tobytes())
+    expected = (f"{idx_path}: document 3: pointer 1000000000000 past the end of {bin_path} "
+                f"({bin_path.stat().st_size} bytes)")
+    with pytest.raises(CorpusError) as e:
+        TokenStream.open(root, "train")
+    assert one_line(e) == expected
+    with pytest.raises(CorpusError) as e:  # the manifest-less constructor checks the same
+        TokenStream.from_megatron([prefix])
+    assert one_line(e) == expected
+
+
+def test_lengths_that_do_not_sum_to_the_bin_are_refused_on_open(tmp_path):
+    root, _ = tampered_copy(tmp_path)
+    prefix = root / "train" / "part-00001"
+    idx_path, bin_path = prefix.with_name("part-00001.idx"), prefix.with_name("part-00001.bin")
+    lengths, _ = idx_arrays(prefix)
+    last = len(lengths) - 1
+    patch(idx_path, HEADER.size + 4 * last, np.array([lengths[-1] - 1], dtype="<i4").tobytes())
+    with pytest.raises(CorpusError) as e:
+        TokenStream.open(root, "train")
+    total = int(lengths.sum()) - 1
+    assert one_line(e) == (f"{idx_path}: lengths sum to {total} tokens ({2 * total} bytes), "
+                           f"but {bin_path} has {bin_path.stat().st_size} bytes")
+
+    patch(idx_path, HEADER.size, np.array([-1], dtype="<i4").tobytes())
+    with pytest.raises(CorpusError) as e:
+        TokenStream.open(root, "train")
+    assert one_line(e) == f"{idx_path}: document 0: negative length -1"
+
+
+def test_a_tampered_document_index_is_refused_on_open(tmp_path):
+    root, _ = tampered_copy(tmp_path)
+    prefix = root / "train" / "part-00000"
+    idx_path = prefix.with_name("part-00000.idx")
+    n = len(idx_arrays(prefix)[0])
+    patch(idx_path, HEADER.size + 12 * n + 8 * 4, np.array([7], dtype="<i8").tobytes())
+    with pytest.raises(CorpusError) as e:
+        TokenStream.open(root, "train")
+    assert one_line(e) == f"{idx_path}: document index entry 4 is 7, expected 4 (one sequence per document)"
+
+
+def test_untampered_directory_reads_identically_with_and_without_verify(tmp_path):
+    root, parts = tampered_copy(tmp_path)
+    whole = flat(parts)
+    default, verified = TokenStream.open(root, "train"), TokenStream.open(root, "train", verify=True)
+    assert np.array_equal(default.read(0, len(default)), whole)
+    T, B = 24, 6
+    for step in range(5):
+        offsets = torch.randint(0, len(whole) - T, (B,), generator=torch.Generator().manual_seed(step)).tolist()
+        for s in (default, verified):
+            x, y = get_batch(s, T, B, torch.Generator().manual_seed(step))
+            assert np.array_equal(x.numpy(), np.stack([whole[o:o + T] for o in offsets]))
+            assert np.array_equal(y.numpy(), np.stack([whole[o + 1:o + T + 1] for o in offsets]))
+    for a, b in zip(SequentialEvalDataset(default, 16, 8), SequentialEvalDataset(verified, 16, 8)):
+        assert all(torch.equal(u, v) for u, v in zip(a, b))

@@ -1,8 +1,9 @@
 """The torch loader: a tokens directory's split as one memmapped stream, batched for training and eval.
 
-- `TokenStream.open(tokens_dir, split)` checks `_MANIFEST.json` (schema, sizes, optional sha256) and
-  memmaps every part; windows may cross part boundaries. Ids stay uint16/uint32 on disk and become
-  int64 only per batch.
+- `TokenStream.open(tokens_dir, split)` checks `_MANIFEST.json` (schema, sizes) and every `.idx` against
+  its `.bin` (lengths, pointers, total), then memmaps every part; windows may cross part boundaries. Ids
+  stay uint16/uint32 on disk and become int64 only per batch. Every id read is checked to be below the
+  manifest's vocab_size (one max per batch); `verify=True` adds every file's sha256 (reads everything).
 - `get_batch` draws random windows: `(x, y)` int64 (B, T), `y[:, :-1] == x[:, 1:]`, offsets uniform in
   [0, len - T - 1], so every token can land at every position.
 - `make_train_loader` is stateless: batch k is a pure function of (seed, k) through its own
@@ -37,6 +38,7 @@ MANIFEST = "_MANIFEST.json"
 SCHEMA = "tokens-manifest.schema.json"
 DTYPES = {"uint16": np.dtype(np.uint16), "uint32": np.dtype(np.uint32)}
 
+_max = np.maximum.reduce  # a little cheaper per call than ndarray.max
 _MASK64 = (1 << 64) - 1
 _TRAIN_TAG = 0x7472_6169_6E00  # "train": keeps train-batch seeds apart from dataset-epoch seeds
 _EPOCH_TAG = 0x6570_6F63_6800  # "epoch"
@@ -75,10 +77,16 @@ class Part:
 class TokenStream:
     """A split's parts as one sequence of token ids, memmapped; picklable (workers reopen the maps)."""
 
-    def __init__(self, parts: list[Part], dtype: np.dtype, name: str = "") -> None:
+    def __init__(self, parts: list[Part], dtype: np.dtype, name: str = "", vocab_size: int | None = None) -> None:
         self.parts = parts
         self.dtype = np.dtype(dtype)
         self.name = name
+        self.vocab_size = vocab_size
+        # Ids read must be below this; without a manifest, below what Megatron's int32 can mean. None when
+        # the dtype cannot hold a bad id (uint16 with a vocabulary of 65,536), so nothing is compared.
+        self._id_limit = vocab_size if vocab_size is not None else MAX_ID[self.dtype] + 1
+        if self._id_limit >= 1 << (8 * self.dtype.itemsize):
+            self._id_limit = None
         self._starts = np.array([p.start for p in parts] + [sum(p.tokens for p in parts)], dtype=np.int64)
         self._arrays: list[np.ndarray] | None = None
         self._doc_ends: np.ndarray | None = None
@@ -87,8 +95,9 @@ class TokenStream:
 
     @classmethod
     def open(cls, tokens_dir: str | os.PathLike, split: str, *, verify: bool = False) -> TokenStream:
-        """Open `<tokens_dir>/_MANIFEST.json`'s `split`: schema-checked, every .bin's size (and with
-        `verify`, every file's sha256) checked against the manifest, nothing read beyond the indexes."""
+        """Open `<tokens_dir>/_MANIFEST.json`'s `split`: schema-checked, every .bin's size and every .idx
+        checked against the manifest and its .bin, nothing read beyond the indexes. `verify` adds every
+        file's sha256, which reads every byte of the split."""
         tokens_dir = local_copy(tokens_dir)  # an s3:// tokens directory: its verified local copy
         manifest = read_manifest(tokens_dir)
         if split not in manifest["splits"]:
@@ -101,7 +110,7 @@ class TokenStream:
             prefix = _check_part(tokens_dir, file, dtype, verify=verify)
             parts.append(Part(prefix, start, file["tokens"], file["docs"]))
             start += file["tokens"]
-        stream = cls(parts, dtype, name=f"{tokens_dir}:{split}")
+        stream = cls(parts, dtype, name=f"{tokens_dir}:{split}", vocab_size=manifest["tokenizer"]["vocab_size"])
         stream._open_arrays()
         return stream
 
@@ -110,7 +119,11 @@ class TokenStream:
         """A stream over .bin/.idx pairs without a manifest (benchmarks, ad-hoc inspection)."""
         parts, start, dtypes = [], 0, set()
         for prefix in prefixes:
-            index = MegatronIndex(prefix)
+            try:
+                index = MegatronIndex(prefix)
+                index.check()
+            except ValueError as e:
+                raise CorpusError(str(e)) from None
             dtypes.add(index.dtype)
             parts.append(Part(Path(prefix), start, index.n_tokens, index.n_docs))
             start += index.n_tokens
@@ -141,7 +154,14 @@ class TokenStream:
         return f"TokenStream({self.name or 'unnamed'}, {len(self)} tokens, {len(self.parts)} parts, {self.dtype})"
 
     def read(self, start: int, stop: int) -> np.ndarray:
-        """Ids [start, stop) in the on-disk dtype; a view when inside one part, a copy across parts."""
+        """Ids [start, stop) in the on-disk dtype; a view when inside one part, a copy across parts.
+        Raises CorpusError if an id is not below the vocabulary size."""
+        ids = self._read(start, stop)
+        if self._id_limit is not None and ids.size and _max(ids, axis=None) >= self._id_limit:
+            self._refuse_ids(ids, np.array([start], dtype=np.int64))
+        return ids
+
+    def _read(self, start: int, stop: int) -> np.ndarray:
         if not 0 <= start <= stop <= len(self):
             raise IndexError(f"range [{start}, {stop}) outside a stream of {len(self)} tokens")
         arrays = self._open_arrays()
@@ -172,8 +192,22 @@ class TokenStream:
             if local + length <= len(source):
                 out[row] = source[local:local + length]  # the int64 cast happens in this copy
             else:
-                out[row] = self.read(offset, offset + length)
+                out[row] = self._read(offset, offset + length)
+        # One max per batch, inline: this is on get_batch's path (the loader bench times it).
+        if self._id_limit is not None and out.size and _max(out, axis=None) >= self._id_limit:
+            self._refuse_ids(out, offsets)
         return out
+
+    def _refuse_ids(self, ids: np.ndarray, offsets: np.ndarray) -> None:
+        """Raise for the first id not below the limit; row i of `ids` starts at stream offset offsets[i]."""
+        ids = ids.reshape(len(offsets), -1)
+        row, col = divmod(int(np.flatnonzero(ids.reshape(-1) >= self._id_limit)[0]), ids.shape[1])
+        position = int(offsets[row]) + col
+        part = int(np.searchsorted(self._starts, position, side="right")) - 1
+        limit = (f"the vocabulary size {self.vocab_size}" if self.vocab_size is not None
+                 else f"{self._id_limit} (the largest id a 32-bit Megatron .bin may hold is {self._id_limit - 1})")
+        raise CorpusError(f"{_bin(self.parts[part].prefix)}: token id {int(ids[row, col])} at position "
+                          f"{position - int(self._starts[part])} is not below {limit}")
 
     # -- document boundaries (from the .idx files; loaded on first use)
 
@@ -262,17 +296,21 @@ def _check_part(tokens_dir: Path, file: dict, dtype: np.dtype, *, verify: bool) 
             actual = sha256_file(path)
             if actual != file[key]:
                 raise CorpusError(f"{path}: sha256 mismatch: expected {file[key]}, got {actual}")
-    _check_index(idx_path, prefix, file, dtype)
+    _check_index(idx_path, prefix, file, dtype, size)
     return prefix
 
 
-def _check_index(idx_path: Path, prefix: Path, file: dict, dtype: np.dtype) -> None:
+def _check_index(idx_path: Path, prefix: Path, file: dict, dtype: np.dtype, bin_bytes: int) -> None:
     try:
         index = MegatronIndex(prefix)
     except ValueError as e:
         raise CorpusError(str(e)) from None
     if index.dtype != dtype:
         raise CorpusError(f"{idx_path}: dtype {index.dtype}, but the manifest says {dtype}")
+    try:
+        index.check(bin_bytes)  # O(documents), unlike the sha256s: always on
+    except ValueError as e:
+        raise CorpusError(str(e)) from None
     if index.n_docs != file["docs"] or index.bin_bytes != file["bin_bytes"]:
         raise CorpusError(f"{idx_path}: describes {index.n_docs} documents in {index.bin_bytes} bytes, "
                           f"the manifest {file['docs']} documents in {file['bin_bytes']} bytes")
