@@ -164,3 +164,16 @@ def test_licence_flags():
     assert classify("LicenseRef-UDHR")[0] == "unknown"          # custom terms: someone must read them
     assert classify("LicenseRef-public-domain")[0] == classify("MIT")[0] == classify("Apache-2.0")[0] == ""
     assert classify("CC-BY-SA-3.0")[0] == classify("CDLA-Sharing-1.0")[0] == "share-alike"
+
+
+def test_report_where_it_cannot_write_is_one_line(run, tmp_path):
+    """A report under an artifacts root it cannot write to (here a file where reports/ must be: root ignores
+    permission bits) is one line naming the path, exit 1, and the dataset is untouched."""
+    config_path, config = run
+    copy = tmp_path / "elsewhere"
+    shutil.copytree(config.artifacts, copy, ignore=shutil.ignore_patterns("reports"))
+    (copy / "reports").write_text("not a directory\n")
+    before = sorted((p.relative_to(copy), p.stat().st_mtime_ns) for p in copy.rglob("*") if p.is_file())
+    line = error_line(run_corpus("--config", config_path, "--artifacts", copy, "report"))
+    assert line.startswith(f"error: {copy / 'reports'}") and "Not a directory" in line, line
+    assert sorted((p.relative_to(copy), p.stat().st_mtime_ns) for p in copy.rglob("*") if p.is_file()) == before

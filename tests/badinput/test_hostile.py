@@ -151,3 +151,22 @@ def test_rejects_names_what_cannot_match(tmp_path, args, expected):
     _, cfg = _small_setup(tmp_path)
     proc = run_corpus("--config", cfg, "rejects", *args)
     assert proc.returncode == 2 and error_line(proc).startswith(f"error: {expected}"), proc.stderr
+
+
+@pytest.mark.slow
+def test_force_on_a_stage_does_not_paper_over_a_stale_input(tmp_path):
+    """After a filter threshold edit, `dedup --force` and `pii --force` refuse (naming the stale stage
+    they read) instead of publishing this config's name over another config's filter output."""
+    from conftest import LEDGER
+
+    tables = {"fetch": {"part_docs": 300}, "decontam": {"evals": []}}
+    art = tmp_path / "art"
+    cfg = write_config(tmp_path / "c.toml", ledger=LEDGER, sources=["tinystories-train-head"], artifacts=art, **tables)
+    run_corpus("--config", cfg, "run", "--through", "pii", "-j", "1", check=True)
+    before = {p: p.read_bytes() for p in art.rglob("*") if p.is_file() and "stages" in p.parts}
+    edited = write_config(tmp_path / "c.toml", ledger=LEDGER, sources=["tinystories-train-head"], artifacts=art,
+                          **tables, **{"filters.gopher": {"min_words": 60}})
+    for stage, reads in (("dedup", "03-filter"), ("pii", "04-dedup")):
+        line = error_line(run_corpus("--config", edited, stage, "--force", "-j", "1"))
+        assert f"stages/{reads}: the published" in line and "is stale" in line and "run `corpus" in line, line
+    assert {p: p.read_bytes() for p in art.rglob("*") if p.is_file() and "stages" in p.parts} == before

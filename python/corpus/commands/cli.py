@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 import sys
 import time
@@ -366,10 +367,18 @@ def main() -> None:
     except OSError as e:  # a full disk that no writer named: name the artifacts root and what is free there
         from corpus.store.atomic import disk_full, is_enospc
 
-        if not is_enospc(e):
+        if is_enospc(e):
+            root = _artifacts_root()
+            click.echo(f"error: {disk_full(root or e.filename or '.', 'an output')}", err=True)
+            sys.exit(1)
+        if e.filename is None:
             raise
-        root = _artifacts_root()
-        click.echo(f"error: {disk_full(root or e.filename or '.', 'an output')}", err=True)
+        # a file the command could not read or write that no reader named (a read-only artifacts root, a
+        # file where a directory must be): the path and the system's reason, one line
+        why = e.strerror or type(e).__name__
+        if e.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+            why += " (is the artifacts root writable by this user? --artifacts DIR writes elsewhere)"
+        click.echo(f"error: {e.filename}: {why}", err=True)
         sys.exit(1)
     sys.exit(rc if isinstance(rc, int) else 0)
 

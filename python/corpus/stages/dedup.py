@@ -239,7 +239,7 @@ class DedupRun:
 def dedup_run(config: Config, opts: RunOptions) -> tuple[DedupRun, dict]:
     """The run, and its identity (config, parameters, inputs): what decides whether an output is current."""
     src = STAGE[ME.reads].path(config)
-    manifest, ref = published_stage(config, src, ME.reads)
+    manifest, ref = published_stage(config, src, ME.reads, upstream=True)
     d = dict(config["dedup"])
     if d["num_perm"] % d["bands"]:
         raise CorpusError(f"{config.path}: dedup.num_perm ({d['num_perm']}) must be a multiple of dedup.bands ({d['bands']})")

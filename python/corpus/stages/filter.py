@@ -84,7 +84,7 @@ def filter_part(u: FilterUnit) -> dict:
 
 def plan(config: Config, opts: RunOptions) -> list[Job]:
     src = STAGE[ME.reads].path(config)
-    manifest, ref = published_stage(config, src, ME.reads)
+    manifest, ref = published_stage(config, src, ME.reads, upstream=True)
     filters = config["filters"]
     order = filter_order(filters)
     params = {"filters": filters, "order": order}

@@ -79,7 +79,7 @@ def warm(config: Config) -> tuple:
 
 def plan(config: Config, opts: RunOptions) -> list[Job]:
     src = STAGE[ME.reads].path(config)
-    manifest, ref = published_stage(config, src, ME.reads)
+    manifest, ref = published_stage(config, src, ME.reads, upstream=True)
     params = pii_params(config["pii"])
 
     def units(ctx: PhaseContext) -> list[PiiUnit]:

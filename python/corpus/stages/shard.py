@@ -426,7 +426,7 @@ def empty_corpus_message(config: Config) -> str:
 
 def plan(config: Config, opts: RunOptions) -> list[Job]:
     src = STAGE[ME.reads].path(config)
-    manifest, ref = published_stage(config, src, ME.reads)
+    manifest, ref = published_stage(config, src, ME.reads, upstream=True)
     parts = [(src / p["name"], p) for p in manifest["parts"] if p["name"].startswith("part-")]
     if not sum(p["rows"] for _, p in parts):
         raise CorpusError(empty_corpus_message(config))
