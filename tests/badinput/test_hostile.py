@@ -170,3 +170,24 @@ def test_force_on_a_stage_does_not_paper_over_a_stale_input(tmp_path):
         line = error_line(run_corpus("--config", edited, stage, "--force", "-j", "1"))
         assert f"stages/{reads}: the published" in line and "is stale" in line and "run `corpus" in line, line
     assert {p: p.read_bytes() for p in art.rglob("*") if p.is_file() and "stages" in p.parts} == before
+
+
+@pytest.mark.cluster
+def test_a_ray_address_where_nothing_answers_is_one_line(tmp_path):
+    import socket
+
+    pytest.importorskip("ray")
+    with socket.socket() as s:  # a port that was free a moment ago: nothing listens there
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    ledger, _ = _small_setup(tmp_path)
+    cfg = write_config(tmp_path / "ray.toml", ledger=ledger, sources=["tiny"], artifacts=tmp_path / "art",
+                       run={"executor": "ray"})
+    (tmp_path / "tiny.txt").write_text("Once upon a time.\n")
+    t0 = time.monotonic()
+    proc = run_corpus("--config", cfg, "fetch", env={"RAY_ADDRESS": f"127.0.0.1:{port}",
+                                                      "CORPUS_RAY_CONNECT_TIMEOUT_S": "2"})
+    line = error_line(proc)
+    assert line.startswith(f"error: RAY_ADDRESS=127.0.0.1:{port}: no Ray head answers there"), line
+    assert time.monotonic() - t0 < 60
+    assert _published(tmp_path / "art") == []

@@ -16,6 +16,7 @@ import logging
 import multiprocessing as mp
 import os
 import signal
+import socket
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -202,6 +203,26 @@ def _stop_workers(pool: ProcessPoolExecutor) -> None:
 
 
 RAY_TASK_RETRIES = 3
+RAY_CONNECT_ENV = "CORPUS_RAY_CONNECT_TIMEOUT_S"   # how long to wait for the head's port (default 10 s)
+_RAY_HINT = (" (a cluster with token authentication needs RAY_AUTH_MODE=token and RAY_AUTH_TOKEN set as on "
+             "its head; unset RAY_ADDRESS to run on this machine)")
+
+
+def _check_ray_head(address: str) -> None:
+    """Ray keeps retrying an address where nothing answers (minutes, printing only its own warnings): a
+    host:port head is first asked for a TCP connection with a deadline, and refused in one line."""
+    hostport = address.removeprefix("ray://")
+    host, sep, port = hostport.rpartition(":")
+    if not sep or not port.isdigit():
+        return  # "auto", "local": Ray's own resolution
+    timeout = float(os.environ.get(RAY_CONNECT_ENV) or 10)
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as e:
+        reason = "timed out" if isinstance(e, TimeoutError) else (e.strerror or type(e).__name__)
+        raise CorpusError(f"RAY_ADDRESS={address}: no Ray head answers there ({reason} within {timeout:g} s; "
+                          f"{RAY_CONNECT_ENV} sets the wait); start one with `ray start --head`, or unset "
+                          f"RAY_ADDRESS to run on this machine") from None
 
 
 def _map_ray(fn, units, workers, finished) -> list[Any]:
@@ -212,8 +233,15 @@ def _map_ray(fn, units, workers, finished) -> list[Any]:
     if not ray.is_initialized():
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # Ray phones home unless told not to
         address = os.environ.get("RAY_ADDRESS")
+        if address:
+            _check_ray_head(address)
         kwargs = {} if address else {"num_cpus": workers, "include_dashboard": False}
-        ray.init(address=address, log_to_driver=False, configure_logging=False, **kwargs)
+        try:
+            ray.init(address=address, log_to_driver=False, configure_logging=False, **kwargs)
+        except Exception as e:  # noqa: BLE001 - Ray raises many kinds; the user needs one line
+            first = next((ln.strip() for ln in str(e).splitlines() if ln.strip()), type(e).__name__)
+            where = f"RAY_ADDRESS={address}" if address else "a local Ray"
+            raise CorpusError(f"{where}: cannot start or join the Ray cluster: {first}{_RAY_HINT}") from None
     # A task lost with its worker or node (a system failure, never an exception the unit raised) is run
     # again elsewhere: a unit is a pure function of its input whose files are rewritten whole, so a retry
     # gives the same bytes, and results are still gathered in unit order.
