@@ -17,7 +17,7 @@ LOCK    := requirements.lock
 LOCK_NODEPS := requirements-nodeps.lock
 UV_VERSION := 0.13.9
 
-.PHONY: setup lock golden docs demo all test bench bench-scale fetch normalize filter rejects dedup pii shards tokens export why audit report ledger-verify clean help
+.PHONY: setup lock golden docs demo all test test-fast bench bench-scale fetch normalize filter rejects dedup pii shards tokens export why audit report ledger-verify clean help
 
 help:            ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 16
@@ -59,6 +59,9 @@ all: $(STAMP)    ## every stage in order, skipping current ones (corpus run)
 
 test: $(STAMP)   ## run the test suite
 	$(PY) -m pytest
+
+test-fast: $(STAMP)  ## the fast tier (<90 s): no real-data pipeline, Ray, S3 server or browser
+	$(PY) -m pytest -m "not slow and not cluster and not s3 and not browser"
 
 bench: $(STAMP)  ## stage throughput/memory, datatrove peers, quality -> bench/results/<date>.md (ARGS="--corpus F")
 	$(PY) -m pip install -q -e '.[bench]'
