@@ -191,3 +191,31 @@ def test_a_ray_address_where_nothing_answers_is_one_line(tmp_path):
     assert line.startswith(f"error: RAY_ADDRESS=127.0.0.1:{port}: no Ray head answers there"), line
     assert time.monotonic() - t0 < 60
     assert _published(tmp_path / "art") == []
+
+
+def test_an_s3_endpoint_that_never_answers_fails_after_the_timeouts(tmp_path):
+    """An endpoint that accepts connections and never answers: one line naming the root, after the
+    user-set timeouts (seconds, not minutes), and the lease's progress line names what it waits for."""
+    import socket
+
+    pytest.importorskip("boto3")
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)  # accepted by the kernel, never read or answered
+    port = listener.getsockname()[1]
+    try:
+        ledger, _ = _small_setup(tmp_path)
+        cfg = write_config(tmp_path / "s3.toml", ledger=ledger, sources=["tiny"], artifacts="s3://silent-bucket/run")
+        env = {"AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}", "AWS_ACCESS_KEY_ID": "x", "AWS_SECRET_ACCESS_KEY": "x",
+               "AWS_REGION": "us-east-1", "CORPUS_LOCAL_DIR": str(tmp_path / "node"),
+               "CORPUS_S3_CONNECT_TIMEOUT_S": "1", "CORPUS_S3_REQUEST_TIMEOUT_S": "1"}
+        t0 = time.monotonic()
+        proc = run_corpus("--config", cfg, "fetch", env=env)
+        elapsed = time.monotonic() - t0
+    finally:
+        listener.close()
+    line = error_line(proc)
+    assert line.startswith("error: s3://silent-bucket/run/.corpus.lock: cannot take the writer lease"), line
+    assert "timeout" in line.lower(), line
+    assert "taking the writer lease (endpoint" in proc.stderr
+    assert elapsed < 30, elapsed

@@ -56,9 +56,11 @@ class Lease:
         self.ttl = float(os.environ.get(TTL_ENV) or DEFAULT_TTL)
         self.body = body
         logging.getLogger("botocore").setLevel(max(logging.WARNING, logging.getLogger("botocore").level))
+        connect, request = s3.timeouts()
         self.client = boto3.client("s3", endpoint_url=root.mount["endpoint"] or None,
                                    region_name=root.mount["region"] or None,
-                                   config=BotoConfig(retries={"max_attempts": 3}))
+                                   config=BotoConfig(retries={"max_attempts": s3.ATTEMPTS, "mode": "standard"},
+                                                     connect_timeout=connect, read_timeout=request))
         self.etag: str | None = None
         self.lost: str | None = None
         self._stop = threading.Event()
@@ -86,6 +88,9 @@ class Lease:
     def acquire(self) -> None:
         from botocore.exceptions import BotoCoreError, ClientError
 
+        connect, request = s3.timeouts()
+        log.info("%s: taking the writer lease (endpoint %s; each request waits at most %g s to connect and %g s "
+                 "for an answer, %d tries)", self.obj.uri, self.client.meta.endpoint_url, connect, request, s3.ATTEMPTS)
         try:
             for _ in range(3):
                 try:

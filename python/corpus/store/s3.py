@@ -38,6 +38,17 @@ def env_endpoint() -> dict:
             "region": os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION", "")}
 
 
+CONNECT_TIMEOUT_ENV = "CORPUS_S3_CONNECT_TIMEOUT_S"   # seconds to open a connection (default 10)
+REQUEST_TIMEOUT_ENV = "CORPUS_S3_REQUEST_TIMEOUT_S"   # seconds a request may wait for the next bytes (default 30)
+ATTEMPTS = 3                                          # tries of a request before its error is the user's
+
+
+def timeouts() -> tuple[float, float]:
+    """(connect, request) timeouts in seconds: an endpoint that accepts and never answers fails each request
+    after them (ATTEMPTS times), instead of the SDKs' minutes."""
+    return (float(os.environ.get(CONNECT_TIMEOUT_ENV) or 10), float(os.environ.get(REQUEST_TIMEOUT_ENV) or 30))
+
+
 def filesystem(endpoint: str = "", region: str = ""):
     """One S3FileSystem per (endpoint, region) per process; credentials from the AWS environment."""
     key = (endpoint, region)
@@ -50,7 +61,9 @@ def filesystem(endpoint: str = "", region: str = ""):
             kwargs.update(endpoint_override=parts.netloc, scheme=parts.scheme)
         if region:
             kwargs["region"] = region
-        _FS[key] = fs.S3FileSystem(**kwargs)
+        connect, request = timeouts()
+        _FS[key] = fs.S3FileSystem(connect_timeout=connect, request_timeout=request,
+                                   retry_strategy=fs.AwsStandardS3RetryStrategy(max_attempts=ATTEMPTS), **kwargs)
     return _FS[key]
 
 
