@@ -158,7 +158,7 @@ class MountedStore(Store):
         if sha256 is None and r is not None:
             actual = s3.size_of(r)
             if actual is None:
-                raise missing(Path(r.uri), listed_in, what)
+                raise missing(r.uri, listed_in, what)
             if size is not None and actual != size:
                 raise CorpusError(f"{what}{r.uri}: size mismatch: expected {size} bytes, got {actual}")
             return
@@ -277,8 +277,8 @@ class MountedStore(Store):
                 if s3.size_of(r) is None:
                     raise CorpusError(f"{r.uri}: missing (listed in {self.remote_of(local).uri})")
                 digest, n = s3.download(r, path)
-                check_size(Path(r.uri), part.get("bytes"), n)
-                check_sha(Path(r.uri), part["sha256"], digest)
+                check_size(r.uri, part.get("bytes"), n)
+                check_sha(r.uri, part["sha256"], digest)
             else:
                 self.verify_file(path, part["sha256"], part.get("bytes"), listed_in=str(local))
         return manifest
