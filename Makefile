@@ -16,8 +16,9 @@ STAMP   := $(VENV)/.installed
 LOCK    := requirements.lock
 LOCK_NODEPS := requirements-nodeps.lock
 UV_VERSION := 0.13.9
+RUFF_VERSION := 0.17.6
 
-.PHONY: setup lock golden docs demo all test test-fast bench bench-scale fetch normalize filter rejects dedup pii shards tokens export why audit report ledger-verify clean help
+.PHONY: setup lock golden docs demo all lint test test-fast bench bench-scale fetch normalize filter rejects dedup pii shards tokens export why audit report ledger-verify clean help
 
 help:            ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 16
@@ -56,6 +57,10 @@ demo: $(STAMP)   ## run every stage on configs/demo.toml, audit it, print a summ
 
 all: $(STAMP)    ## every stage in order, skipping current ones (corpus run)
 	$(RUN) run $(STAGE_ARGS)
+
+lint: $(STAMP)   ## ruff over the package, tests and bench (rules in pyproject.toml)
+	$(PY) -m pip install -q ruff==$(RUFF_VERSION)
+	$(VENV)/bin/ruff check python tests bench examples
 
 test: $(STAMP)   ## run the test suite
 	$(PY) -m pytest

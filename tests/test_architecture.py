@@ -94,10 +94,10 @@ def test_parquet_is_read_without_dataset_scans(tmp_path):
     path = tmp_path / "t.parquet"
     pq.write_table(pa.table({"id": ["a", "b", "c", "d"], "filter": ["lang", "ppl", "lang", "lang"], "x": [1, 2, 3, 4]}),
                    path, row_group_size=2)
-    for columns, filters in [(None, None), (["x"], [("filter", "=", "lang")]), (["id", "x"], [("id", "in", ["b", "d"])]),
-                             (["x"], [("filter", "!=", "lang"), ("id", "in", ["a", "b"])])]:
-        got = read_parquet(path, columns=columns, filters=filters)
-        assert got.to_pydict() == pq.read_table(path, columns=columns, filters=filters).to_pydict(), (columns, filters)
+    for cols, filters in [(None, None), (["x"], [("filter", "=", "lang")]), (["id", "x"], [("id", "in", ["b", "d"])]),
+                          (["x"], [("filter", "!=", "lang"), ("id", "in", ["a", "b"])])]:
+        got = read_parquet(path, columns=cols, filters=filters)
+        assert got.to_pydict() == pq.read_table(path, columns=cols, filters=filters).to_pydict(), (cols, filters)
 
 
 # The layers, lowest first: a module may import its own layer and those below it, never one above.

@@ -18,7 +18,7 @@ PIN = re.compile(r"^([A-Za-z0-9._-]+)==([^ \\]+)")
 
 def pins(path) -> dict[str, tuple[Version, str]]:
     """{canonical name: (version, the pin's text with its hash lines)}."""
-    out, name, text = {}, None, []
+    out, name = {}, None
     for line in (REPO / path).read_text().splitlines():
         m = PIN.match(line)
         if m:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import collections
 import hashlib
-import io
 import json
 import os
 import shutil
@@ -18,7 +17,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 import zstandard
 
 from conftest import LEDGER, REPO, write_config

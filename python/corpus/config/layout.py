@@ -15,7 +15,7 @@ from pathlib import Path
 
 from corpus.config import Config
 
-from corpus.store.root import RUN_FILE, STAGE_FILE  # noqa: E402  (defined where the store needs them)
+from corpus.store.root import RUN_FILE as RUN_FILE, STAGE_FILE as STAGE_FILE  # defined where the store needs them
 STAGE_SCHEMA = "stage-manifest.schema.json"
 CORPUS_MANIFEST = "_MANIFEST.json"
 CORPUS_SCHEMA = "corpus-manifest.schema.json"
