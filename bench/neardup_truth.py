@@ -55,7 +55,7 @@ import numpy as np
 
 from corpus.dedup.banding import candidate_probability
 from corpus.dedup.minhash import (DEFAULT_BANDS, DEFAULT_BUCKET_WINDOW, DEFAULT_NUM_PERM, MinHasher, band_keys,
-                                  _TEXT_BATCH_CHARS, _batches_by_size, candidate_pair_batches, confirmed_edges,
+                                  _TEXT_BATCH_CHARS, batches_by_size, candidate_pair_batches, confirmed_edges,
                                   shingle_hashes, shingles)
 from corpus.dedup.unionfind import cluster_roots, edges_across_clusters, pairs_within_clusters
 from corpus.dedup.verify import exact_overlaps, sets_from_hashes, shingle_sets, signatures_and_sets, verified_edges
@@ -357,7 +357,7 @@ def run_method(texts: list[str], banding: tuple[int, int], verify: str, threshol
         both_s = min(_timed(lambda: signatures_and_sets(hasher, texts)) for _ in range(repeat_sig))
         # The sets' own work (sorting each document's hashes), timed alone: the difference of the two
         # timings above is within the noise of a shared machine.
-        hashed = [shingle_hashes(texts[a:b], NGRAM) for a, b in _batches_by_size(texts, _TEXT_BATCH_CHARS)]
+        hashed = [shingle_hashes(texts[a:b], NGRAM) for a, b in batches_by_size(texts, _TEXT_BATCH_CHARS)]
         build_s = min(_timed(lambda: [sets_from_hashes(h, c) for h, c in hashed]) for _ in range(repeat_sig))
         cache[num_perm] = {"sigs": sigs, "sets": sets, "signature_s": sig_s, "signature_and_sets_s": both_s,
                            "set_build_s": build_s}

@@ -19,7 +19,7 @@ from corpus.commands.pipeline import run_all
 from corpus.report.build import build_report, report_path
 from corpus.report.filters import all_rules
 from corpus.report.sampling import Budget, choose_parts
-from corpus.filters.ppl import MODEL_FILE as PPL_MODEL, _load_lm
+from corpus.filters.ppl import MODEL_FILE as PPL_MODEL, load_lm
 from corpus.stages import STAGE
 from browser import find_chromium, load_page
 from conftest import LEDGER, error_line, run_corpus, write_config
@@ -125,7 +125,7 @@ def test_recomputed_filter_values_equal_the_stored_ones(run):
     d = config.stage_dir(STAGE["filter"].dirname)
     manifest = json.loads((d / "_STAGE.json").read_text())
     model = [p for p in manifest["parts"] if p["name"] == PPL_MODEL][0]
-    rules = {r.key: r for group in all_rules(config, _load_lm(str(d / PPL_MODEL), model["sha256"])).values()
+    rules = {r.key: r for group in all_rules(config, load_lm(str(d / PPL_MODEL), model["sha256"])).values()
              for r in group}
     checked = set()
     for p in manifest["parts"]:

@@ -32,7 +32,7 @@ import numpy as np
 from corpus.store.atomic import disk_full, is_enospc, sha256_bytes, temp_beside
 from corpus.dedup.components import both_ways
 from corpus.dedup.grouped import Grouped, grouped, slice_of
-from corpus.dedup.minhash import EMPTY_BAND_KEY, _first_of_runs, candidate_pair_batches, confirmed_edges
+from corpus.dedup.minhash import EMPTY_BAND_KEY, first_of_runs, candidate_pair_batches, confirmed_edges
 from corpus.dedup.published import PublishedIndex, exact_matches
 from corpus.dedup.rowindex import own_rows
 from corpus.dedup.unionfind import cluster_roots, edges_across_clusters
@@ -251,7 +251,7 @@ def near_bucket(u: BucketUnit) -> dict:
         node_pos.append(pos[m])
     rows_all = np.concatenate(node_rows)
     order = np.argsort(rows_all, kind="stable")  # a row appears once per band it shares a key in
-    first = order[_first_of_runs(rows_all[order])]
+    first = order[first_of_runs(rows_all[order])]
     nodes, pos_of_node = rows_all[first], np.concatenate(node_pos)[first]
     del node_rows, node_pos, rows_all
     n = len(nodes)

@@ -255,7 +255,7 @@ class MinHasher:
     def signatures(self, texts: Sequence[str]) -> np.ndarray:
         """(N, num_perm) signatures (uint32 for affine32, uint64 for legacy); one row per text, in order."""
         result = np.empty((len(texts), self.num_perm), dtype=self.dtype)
-        for start, stop in _batches_by_size(texts, _TEXT_BATCH_CHARS):
+        for start, stop in batches_by_size(texts, _TEXT_BATCH_CHARS):
             hashes, shingle_counts = self._shingle_hashes(texts[start:stop])
             result[start:stop] = self.signatures_of_hashes(hashes, shingle_counts)
         return result
@@ -345,7 +345,7 @@ def _sha1_shingle_hashes(texts: Sequence[str], ngram: int) -> tuple[np.ndarray, 
     return np.frombuffer(b"".join(digests), dtype="<u4").astype(np.uint32), counts
 
 
-def _batches_by_size(texts: Sequence[str], max_chars: int) -> list[tuple[int, int]]:
+def batches_by_size(texts: Sequence[str], max_chars: int) -> list[tuple[int, int]]:
     """[start, stop) ranges of consecutive texts of about max_chars each (at least one text per range)."""
     ranges: list[tuple[int, int]] = []
     start, size = 0, 0
@@ -481,15 +481,15 @@ def unique_edges(edges: np.ndarray) -> np.ndarray:
     if low.min() >= 0 and high.max() < 1 << 32:
         # Both ids fit 32 bits: sort one packed uint64 per edge instead of two columns.
         codes = np.sort((low.astype(np.uint64) << np.uint64(32)) | high.astype(np.uint64))
-        codes = codes[_first_of_runs(codes)]
+        codes = codes[first_of_runs(codes)]
         return np.stack(((codes >> np.uint64(32)).astype(np.int64), (codes & EMPTY_VALUE).astype(np.int64)), axis=1)
     order = np.lexsort((high, low))
     low, high = low[order], high[order]
-    distinct = _first_of_runs(low) | _first_of_runs(high)
+    distinct = first_of_runs(low) | first_of_runs(high)
     return np.stack((low[distinct], high[distinct]), axis=1)
 
 
-def _first_of_runs(sorted_values: np.ndarray) -> np.ndarray:
+def first_of_runs(sorted_values: np.ndarray) -> np.ndarray:
     """Mask of the positions where a sorted array's value differs from the previous one."""
     first = np.ones(len(sorted_values), dtype=bool)
     first[1:] = sorted_values[1:] != sorted_values[:-1]

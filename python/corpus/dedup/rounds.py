@@ -14,7 +14,7 @@ import numpy as np
 
 from corpus.dedup.buckets import save, save_grouped
 from corpus.dedup.components import large_star, read_slices, small_star
-from corpus.dedup.minhash import _first_of_runs
+from corpus.dedup.minhash import first_of_runs
 
 # Large-star/small-star needs O(log n) rounds in practice (Kiveris et al. prove O(log^2 n)); a run that
 # gets here has a bug, never a large input.
@@ -43,7 +43,7 @@ def large_star_round(u: RoundUnit) -> dict:
     if stars:  # only read if every partition's input was stars: then these are the labels
         work.append(save(u.out.with_name(u.out.name + ".labels.npy"), labels, u.staging))
     centres = np.sort(labels["v"])  # sorted, not np.unique: that imports numpy.ma on first use (~1 MB)
-    clusters = int(np.count_nonzero(_first_of_runs(centres))) if stars else 0
+    clusters = int(np.count_nonzero(first_of_runs(centres))) if stars else 0
     return {"key": u.key, "work": work, "stars": stars, "clusters": clusters}
 
 

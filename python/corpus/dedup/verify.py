@@ -33,7 +33,7 @@ from typing import Callable, NamedTuple, Protocol, Sequence
 
 import numpy as np
 
-from corpus.dedup.minhash import (DEFAULT_BUCKET_WINDOW, DEFAULT_NGRAM, MinHasher, ShingleHash, _batches_by_size,
+from corpus.dedup.minhash import (DEFAULT_BUCKET_WINDOW, DEFAULT_NGRAM, MinHasher, ShingleHash, batches_by_size,
                       _TEXT_BATCH_CHARS, candidate_pair_batches, shingle_hashes)
 from corpus.dedup.unionfind import cluster_roots, edges_across_clusters
 
@@ -110,7 +110,7 @@ def shingle_sets(texts: Sequence[str], ngram: int = DEFAULT_NGRAM, *,
                  shingle_hash: ShingleHash = "poly64") -> ShingleSets:
     """Sorted distinct 32-bit shingle hashes of every text (the hashes MinHasher(ngram=ngram) uses)."""
     parts = [sets_from_hashes(*shingle_hashes(texts[a:b], ngram, shingle_hash))
-             for a, b in _batches_by_size(texts, _TEXT_BATCH_CHARS)]
+             for a, b in batches_by_size(texts, _TEXT_BATCH_CHARS)]
     return ShingleSets.concatenate(parts)
 
 
@@ -121,7 +121,7 @@ def signatures_and_sets(hasher: MinHasher, texts: Sequence[str]) -> tuple[np.nda
     """
     sigs = np.empty((len(texts), hasher.num_perm), dtype=hasher.dtype)
     parts = []
-    for a, b in _batches_by_size(texts, _TEXT_BATCH_CHARS):
+    for a, b in batches_by_size(texts, _TEXT_BATCH_CHARS):
         hashes, counts = shingle_hashes(texts[a:b], hasher.ngram, hasher.shingle_hash)
         sigs[a:b] = hasher.signatures_of_hashes(hashes, counts)
         parts.append(sets_from_hashes(hashes, counts))

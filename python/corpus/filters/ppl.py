@@ -65,14 +65,14 @@ def train_model(config, staging: Path) -> tuple[list[dict], dict]:
 
 
 @functools.cache
-def _load_lm(path: str, sha256: str) -> NGramLM:
+def load_lm(path: str, sha256: str) -> NGramLM:
     return NGramLM.from_bytes(read_verified(Path(path), sha256))
 
 
 class PerplexityFilter:
     def __init__(self, params: PplParams, resources: dict):
         self.threshold = params.threshold
-        self.lm = _load_lm(resources["lm_path"], resources["lm_sha256"])
+        self.lm = load_lm(resources["lm_path"], resources["lm_sha256"])
 
     def check(self, text: str) -> tuple[str, float] | None:
         ppl = self.lm.perplexity(text)

@@ -15,7 +15,7 @@ from corpus.config import Config
 from corpus.filters import lang as lang_id
 from corpus.filters.gopher import gopher_quality, split_words
 from corpus.filters.repetition import gopher_repetition
-from corpus.filters.ppl import MODEL_FILE as PPL_MODEL, _load_lm
+from corpus.filters.ppl import MODEL_FILE as PPL_MODEL, load_lm
 from corpus.filters.registry import build_params, filter_order, registry
 from corpus.report import dirname, side_prefix
 from corpus.report.reading import parts_of, stage_manifest, within
@@ -116,7 +116,7 @@ def collect_filters(config: Config, budget: Budget) -> dict:
     lm = None
     model = [p for p in m["parts"] if p["name"] == PPL_MODEL]
     if config["filters"].get("ppl", {}).get("enabled") and model:
-        lm = _load_lm(str(config.stage_dir(DIRNAME) / PPL_MODEL), model[0]["sha256"])
+        lm = load_lm(str(config.stage_dir(DIRNAME) / PPL_MODEL), model[0]["sha256"])
     rules = all_rules(config, lm)
     # dropped: every reject's stored value
     dropped: dict[str, list[float]] = {}

@@ -229,7 +229,7 @@ class MountedStore(Store):
         try:
             infos = r.fs.get_file_info(fs.FileSelector(r.key, recursive=False, allow_not_found=True))
         except OSError as e:
-            raise s3._named(r.uri, e) from None
+            raise s3.named_error(r.uri, e) from None
         return sorted(i.base_name for i in infos if i.type == fs.FileType.Directory)
 
     def upload_pending(self, final: Path) -> bool:

@@ -85,7 +85,7 @@ class Remote:
         return Remote(self.local / name, f"{self.key}/{name}", self.mount)
 
 
-def _named(what: str, e: BaseException) -> CorpusError:
+def named_error(what: str, e: BaseException) -> CorpusError:
     return CorpusError(f"{what}: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
 
 
@@ -96,7 +96,7 @@ def size_of(r: Remote) -> int | None:
     try:
         info = r.fs.get_file_info(r.key)
     except OSError as e:
-        raise _named(r.uri, e) from None
+        raise named_error(r.uri, e) from None
     return info.size if info.type == fs.FileType.File else None
 
 
@@ -108,7 +108,7 @@ def read_bytes(r: Remote) -> bytes | None:
         with r.fs.open_input_stream(r.key, compression=None) as f:
             return f.read()
     except OSError as e:
-        raise _named(r.uri, e) from None
+        raise named_error(r.uri, e) from None
 
 
 def download(r: Remote, dest: Path) -> tuple[str, int]:
@@ -124,7 +124,7 @@ def download(r: Remote, dest: Path) -> tuple[str, int]:
                 out.write(chunk)
         os.replace(tmp, dest)
     except OSError as e:
-        raise _named(f"{r.uri}: download failed", e) from None
+        raise named_error(f"{r.uri}: download failed", e) from None
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
@@ -137,7 +137,7 @@ def upload(src: Path, r: Remote) -> None:
             while chunk := f.read(CHUNK):
                 out.write(chunk)
     except OSError as e:
-        raise _named(f"{r.uri}: upload failed", e) from None
+        raise named_error(f"{r.uri}: upload failed", e) from None
 
 
 def delete(r: Remote) -> None:
@@ -146,7 +146,7 @@ def delete(r: Remote) -> None:
     except FileNotFoundError:
         pass
     except OSError as e:
-        raise _named(f"{r.uri}: delete failed", e) from None
+        raise named_error(f"{r.uri}: delete failed", e) from None
 
 
 def listing(r: Remote, *, recursive: bool = True) -> dict[str, int]:
@@ -156,5 +156,5 @@ def listing(r: Remote, *, recursive: bool = True) -> dict[str, int]:
     try:
         infos = r.fs.get_file_info(fs.FileSelector(r.key, recursive=recursive, allow_not_found=True))
     except OSError as e:
-        raise _named(r.uri, e) from None
+        raise named_error(r.uri, e) from None
     return {i.path[len(r.key) + 1:]: i.size for i in infos if i.type == fs.FileType.File}
