@@ -383,7 +383,7 @@ def test_empty_corpus_names_the_stage_that_emptied_it(reference, tmp_path):  # n
     clone(reference, tmp_path)
     cfg = write_config(tmp_path / "c.toml", ledger=LEDGER, sources=SOURCES, artifacts=tmp_path / "a",
                        **TABLES, **{"filters.lang": {"keep": ["zz"]}})
-    for stage in ("filter", "dedup", "pii"):
+    for stage in ("normalize", "filter", "dedup", "pii"):  # every stage that records the config, in order
         run_stage(stage, load_config(cfg), RunOptions(workers=1, force=True))
     before = published(tmp_path / "a")
     line = error_line(run_corpus("--config", cfg, "shard", "--force"))
