@@ -16,8 +16,8 @@ from corpus.commands.pipeline import run_all
 from corpus.engine.runner import RunOptions
 from corpus.stages import run_stage
 
-from conftest import run_corpus, write_config, LEDGER
-from .conftest import KILLS, SOURCES, TABLES, clone, corpus_proc, leftovers, published, run_killed
+from conftest import run_corpus
+from .conftest import KILLS, clone, corpus_proc, leftovers, published, run_killed
 
 
 def drop_from(root: Path, stage: str) -> None:
