@@ -319,7 +319,6 @@ def global_step(keys: np.ndarray, confirm, n: int, window: int = DEFAULT_BUCKET_
     for band in range(keys.shape[1]):
         t0 = time.perf_counter()
         for edges in candidate_pair_batches(keys[:, band], None, window=window):
-            t1 = time.perf_counter()
             stats["candidates"] += len(edges)
             edges = edges_across_clusters(edges, roots)
             stats["confirmed_input"] += len(edges)
