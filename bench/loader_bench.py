@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import statistics
 import sys
 import tempfile
@@ -26,9 +25,9 @@ from typing import Callable
 import numpy as np
 import torch
 
-from corpus.store.atomic import sha256_file
-from corpus.tokens.loader import TokenStream, get_batch, read_manifest
+from common import sha256_of, write_results
 from corpus.formats.megatron import MegatronWriter, manifest_file_entry
+from corpus.tokens.loader import TokenStream, get_batch, read_manifest
 
 SHAPES = [(8, 256), (32, 1024)]  # (B, T)
 EOS = 0
@@ -54,7 +53,7 @@ def build_synthetic(root: Path, n_tokens: int, vocab: int = 50_257, seed: int = 
     h = "0" * 64
     manifest = {"dataset": "bench", "version": "v1", "tokenizer_id": "synthetic", "corpus_manifest_sha256": h,
                 "config_sha256": h,
-                "tokenizer": {"file": "tokenizer.json", "sha256": sha256_file(root / "tokenizer.json"),
+                "tokenizer": {"file": "tokenizer.json", "sha256": sha256_of(root / "tokenizer.json"),
                               "vocab_size": vocab, "eos_id": EOS, "eos_token": "<|endoftext|>", "dtype": "uint16",
                               "special_tokens": {"<|endoftext|>": EOS}},
                 "seed": seed, "budgets": {"max_documents": None, "train_tokens": None, "max_tokens_per_file": n_tokens + 10**6},
@@ -122,8 +121,7 @@ def run(tokens_dir: Path, split: str, iters: int) -> dict:
                      "speedup_median": nano["median_us"] / ours["median_us"]})
     return {"file": str(bin_path), "tokens": len(stream), "dtype": str(stream.dtype), "docs": stream.n_docs,
             "iters": iters, "note": note, "rows": rows,
-            "env": {"python": platform.python_version(), "torch": torch.__version__, "numpy": np.__version__,
-                    "machine": platform.machine(), "threads": torch.get_num_threads()}}
+            "env": {"torch": torch.__version__, "numpy": np.__version__, "threads": torch.get_num_threads()}}
 
 
 def print_table(result: dict) -> None:
@@ -160,8 +158,7 @@ def main(argv: list[str] | None = None) -> None:
             result["file"] = f"synthetic ({args.synthetic_tokens:,} tokens, removed after the run)"
     print_table(result)
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(result, indent=2) + "\n")
+        write_results(args.json, result)
         print(f"wrote {args.json}")
 
 

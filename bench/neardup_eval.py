@@ -20,10 +20,6 @@ Not a test: timings depend on the machine.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
-import sys
 import time
 import tracemalloc
 from pathlib import Path
@@ -31,20 +27,16 @@ from pathlib import Path
 import numpy as np
 from datasketch import MinHash, MinHashLSH
 
+from common import best_seconds, mirror_dir, write_results
 from corpus.dedup.minhash import DEFAULT_BANDS, DEFAULT_NUM_PERM, MinHasher, band_keys, candidate_pair_batches, shingles
 from corpus.dedup.verify import signatures_and_sets, verified_edges
 from corpus.dedup.unionfind import cluster_roots, edges_across_clusters, pairs_within_clusters
 
-REPO = Path(__file__).resolve().parents[1]
 ARTICLES_1000 = "b0278e9b85053bcca217ed2469deed97fda19698a3d007d1d13fcce935397579"
 ARTICLES_1000_TRUTH = "73f6d6629c27bfcd2a240b3d780559752156dc13ee8fa5e3853387178e616ad1"
 THRESHOLDS = (0.5, 0.7, 0.8)
 BANDS = DEFAULT_BANDS
 Pair = tuple[str, str]
-
-
-def mirror_dir() -> Path:
-    return Path(os.environ.get("CORPUS_MIRROR") or REPO.parent / "shared" / "data" / "mirror")
 
 
 def read_articles(path: Path) -> tuple[list[str], list[str]]:
@@ -67,15 +59,6 @@ def scores(found: set[frozenset[str]], truth: set[frozenset[str]]) -> dict[str, 
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     return {"pairs_found": len(found), "true_positives": true_positives,
             "precision": round(precision, 4), "recall": round(recall, 4), "f1": round(f1, 4)}
-
-
-def best_seconds(run, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def global_step(keys_of_band, count: int, sets, threshold: float) -> tuple[np.ndarray, dict[str, int]]:
@@ -209,8 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     reference = evaluate_datasketch(ids, texts, truth)
     print(f"{len(texts)} documents, {len(truth)} planted pairs")
     print_table(ours, reference)
-    figures = {"documents": len(texts), "truth_pairs": len(truth), "ours": ours, "datasketch_lsh": reference,
-               "python": sys.version.split()[0], "machine": platform.machine(), "cpus": os.cpu_count()}
+    figures = {"documents": len(texts), "truth_pairs": len(truth), "ours": ours, "datasketch_lsh": reference}
     if args.scale:
         figures["global_step_memory"] = runs = [global_step_memory(args.scale),
                                                 global_step_memory(args.scale, giant_bucket_fraction=0.2)]
@@ -219,8 +201,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"duplicated, {memory['giant_bucket_fraction']:.0%} in one bucket): peak {memory['bytes_per_doc']} "
                   f"B/doc ({memory['peak_bytes'] / 2**20:.0f} MiB), {memory['wall_s']} s, clusters "
                   f"{memory['clusters']} (expected {memory['clusters_expected']})")
-    if args.json:
-        args.json.write_text(json.dumps(figures, indent=2) + "\n")
+    write_results(args.json, figures)
     return 0
 
 

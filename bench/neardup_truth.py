@@ -41,11 +41,8 @@ import argparse
 import io
 import json
 import math
-import os
-import platform
 import random
 import re
-import sys
 import time
 import zipfile
 from collections import defaultdict
@@ -60,7 +57,8 @@ from corpus.dedup.minhash import (DEFAULT_BANDS, DEFAULT_BUCKET_WINDOW, DEFAULT_
 from corpus.dedup.unionfind import cluster_roots, edges_across_clusters, pairs_within_clusters
 from corpus.dedup.verify import exact_overlaps, sets_from_hashes, shingle_sets, signatures_and_sets, verified_edges
 
-REPO = Path(__file__).resolve().parents[1]
+# bench/common.py is imported inside the functions that use it, not here: tests/test_verify.py loads this
+# file by its path (for similarity_join) without bench/ on sys.path.
 FILES = {
     "articles_1000": "b0278e9b85053bcca217ed2469deed97fda19698a3d007d1d13fcce935397579",
     "lee": "5d78d6dafd953bbf65797bef09a9ffb9ec430583381be705f8fd460000f370fb",
@@ -74,10 +72,6 @@ THRESHOLDS = (0.7, 0.8, 0.9)
 JOIN_THRESHOLD = 0.6
 NGRAM = 5
 OLD_BANDING = (16, 8)
-
-
-def mirror_dir() -> Path:
-    return Path(os.environ.get("CORPUS_MIRROR") or REPO.parent / "shared" / "data" / "mirror")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -345,6 +339,8 @@ def parse_banding(text: str) -> tuple[int, int]:
 def run_method(texts: list[str], banding: tuple[int, int], verify: str, threshold: float, cache: dict,
                repeat: int = 1) -> tuple[np.ndarray, dict]:
     """One method at one threshold; timings are the best of `repeat` runs (signatures: of cache["repeat"])."""
+    from common import best_seconds
+
     bands, rows = banding
     num_perm = bands * rows
     if num_perm not in cache:
@@ -352,12 +348,12 @@ def run_method(texts: list[str], banding: tuple[int, int], verify: str, threshol
         sigs = hasher.signatures(texts)
         _, sets = signatures_and_sets(hasher, texts)
         repeat_sig = cache.get("repeat", 1)
-        sig_s = min(_timed(lambda: hasher.signatures(texts)) for _ in range(repeat_sig))
-        both_s = min(_timed(lambda: signatures_and_sets(hasher, texts)) for _ in range(repeat_sig))
+        sig_s = best_seconds(lambda: hasher.signatures(texts), repeat_sig)
+        both_s = best_seconds(lambda: signatures_and_sets(hasher, texts), repeat_sig)
         # The sets' own work (sorting each document's hashes), timed alone: the difference of the two
         # timings above is within the noise of a shared machine.
         hashed = [shingle_hashes(texts[a:b], NGRAM) for a, b in batches_by_size(texts, _TEXT_BATCH_CHARS)]
-        build_s = min(_timed(lambda: [sets_from_hashes(h, c) for h, c in hashed]) for _ in range(repeat_sig))
+        build_s = best_seconds(lambda: [sets_from_hashes(h, c) for h, c in hashed], repeat_sig)
         cache[num_perm] = {"sigs": sigs, "sets": sets, "signature_s": sig_s, "signature_and_sets_s": both_s,
                            "set_build_s": build_s}
     entry = cache[num_perm]
@@ -427,6 +423,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="timings: best of this many runs")
     parser.add_argument("--json", type=Path, default=None, help="write every figure here")
     args = parser.parse_args(argv)
+    from common import best_seconds, mirror_dir, write_results
+
     new_banding = (DEFAULT_BANDS, DEFAULT_NUM_PERM // DEFAULT_BANDS)
 
     start = time.perf_counter()
@@ -497,7 +495,7 @@ def main(argv: list[str] | None = None) -> int:
         "signature_bytes_per_document": int(entry["sigs"].shape[1] * entry["sigs"].itemsize),
         "text_bytes_per_document": round(sum(len(t.encode()) for t in texts) / n, 1),
         "reshingle": reshingle_cost(texts, candidates),
-        "stored_sets_verify_all_candidates_s": round(_timed(lambda: exact_overlaps(candidates, sets)), 4),
+        "stored_sets_verify_all_candidates_s": round(best_seconds(lambda: exact_overlaps(candidates, sets)), 4),
         "hash_collisions": hash_collisions(truth_sets, np.unique(np.concatenate(
             [candidates, np.array(sorted(joined), dtype=np.int64).reshape(-1, 2)]), axis=0), sets),
     }
@@ -509,17 +507,8 @@ def main(argv: list[str] | None = None) -> int:
           f"re-shingling their {cost['reshingle']['documents']} texts {cost['reshingle']['reshingle_s']} s")
     print(f"bytes per document: sets {cost['set_bytes_per_document']}, signature {cost['signature_bytes_per_document']}, "
           f"text {cost['text_bytes_per_document']}; 32-bit collisions: {cost['hash_collisions']}")
-    figures.update({"python": sys.version.split()[0], "machine": platform.machine(), "cpus": os.cpu_count()})
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(figures, indent=2) + "\n")
+    write_results(args.json, figures)
     return 0
-
-
-def _timed(run) -> float:
-    start = time.perf_counter()
-    run()
-    return time.perf_counter() - start
 
 
 def _print_row(name: str, threshold: float, r: dict) -> None:

@@ -2,7 +2,7 @@
 keys, exact, near, components, apply) and of the driver, for P = 1 and P = 8 on a 1x corpus and a 16x
 one built from it (real text, seeded word substitutions, new ids).
 
-    CORPUS_MIRROR=... PYTHONPATH=python .venv/bin/python bench/partitions.py [--scales 1,16]
+    CORPUS_MIRROR=... .venv/bin/python bench/partitions.py [--scales 1,16]
         [--stages shard,tokenize,dedup] [--out DIR]
 
 The 1x corpus is tinystories-train-head + wikitext2-test run through pii once. Each task's peak is the
@@ -18,12 +18,12 @@ map phase after `signatures` (`rank` per id range, `keys` per part, `exact` and 
 from __future__ import annotations
 
 import argparse
-import hashlib
-import subprocess
+import functools
 import json
 import os
 import random
 import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -31,15 +31,13 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests"))
-
-from corpus.store.atomic import dump_json  # noqa: E402
-from corpus.config import load_config  # noqa: E402
-from corpus.formats.parts import write_table  # noqa: E402
-from corpus.commands.pipeline import run_all  # noqa: E402
-from corpus.engine.runner import RunOptions  # noqa: E402
-from corpus.stages import dedup as dedup_stage, run_stage, shard as shard_stage, tokenize as tok_stage  # noqa: E402
+from common import LEDGER, reset_peak_rss, sha256_of, status_bytes, write_config, write_results
+from corpus.commands.pipeline import run_all
+from corpus.config import load_config
+from corpus.engine.runner import RunOptions
+from corpus.formats.parts import write_table
+from corpus.stages import dedup as dedup_stage, run_stage, shard as shard_stage, tokenize as tok_stage
+from corpus.store.atomic import dump_json
 
 LOG = "BENCH_PARTITIONS_LOG"
 _real = {"sample": shard_stage.sample_part, "rank": shard_stage.rank_range, "order": tok_stage.order_partition}
@@ -48,18 +46,6 @@ DEDUP = {f"dedup-{k}": (attr, getattr(dedup_stage, attr)) for k, attr in (
     ("sample", "sample_part"), ("rank", "rank_range"), ("keys", "bucket_keys"), ("exact", "exact_bucket"), ("near", "near_bucket"),
     ("large", "large_star_round"), ("small", "small_star_round"), ("apply", "apply_part"))}
 _real.update({k: fn for k, (_, fn) in DEDUP.items()})
-
-
-def _status(field: str) -> int:
-    for line in open("/proc/self/status"):
-        if line.startswith(field + ":"):
-            return int(line.split()[1]) * 1024
-    return 0
-
-
-def _reset_peak() -> None:
-    with open("/proc/self/clear_refs", "w") as f:
-        f.write("5")
 
 
 _POOLS: list = []
@@ -94,8 +80,8 @@ def _measure(phase: str, unit):
     import tracemalloc
 
     first_use = _warm() if phase in WARMED else 0
-    _reset_peak()
-    base = _status("VmRSS")
+    reset_peak_rss()
+    base = status_bytes("VmRSS")
     old_pool = pa.default_memory_pool()
     pool = pa.proxy_memory_pool(old_pool)
     _POOLS.append(pool)  # buffers it allocated may be freed later: the pool must outlive them
@@ -107,62 +93,21 @@ def _measure(phase: str, unit):
     finally:
         tracemalloc.stop()
         pa.set_memory_pool(old_pool)
-    peak = _status("VmHWM")
+    peak = status_bytes("VmHWM")
     with open(os.environ[LOG], "a") as f:
         f.write(json.dumps({"phase": phase, "key": unit.key, "peak": peak, "rss_gain": peak - base, "held": held,
                             "first_use": first_use, "pid": os.getpid()}) + "\n")
     return result
 
 
-def measured_sample(u):
-    return _measure("sample", u)
-
-
-def measured_rank(u):
-    return _measure("rank", u)
-
-
-def measured_order(u):
-    return _measure("order", u)
-
-
-def measured_dedup_sample(u):
-    return _measure("dedup-sample", u)
-
-
-def measured_dedup_rank(u):
-    return _measure("dedup-rank", u)
-
-
-def measured_dedup_keys(u):
-    return _measure("dedup-keys", u)
-
-
-def measured_dedup_exact(u):
-    return _measure("dedup-exact", u)
-
-
-def measured_dedup_near(u):
-    return _measure("dedup-near", u)
-
-
-def measured_dedup_large(u):
-    return _measure("dedup-large", u)
-
-
-def measured_dedup_small(u):
-    return _measure("dedup-small", u)
-
-
-def measured_dedup_apply(u):
-    return _measure("dedup-apply", u)
+def measured(phase: str):
+    """The unit function to patch in for `phase`: a partial of a module-level function, so it pickles to the
+    pool workers by reference, as the stage's own function does."""
+    return functools.partial(_measure, phase)
 
 
 def config(root: Path, name: str, p: int, tokenizer: Path | None = None):
-    from conftest import LEDGER, write_config
-
-    tok = {"tokenizer": str(tokenizer), "tokenizer_sha256": hashlib.sha256(tokenizer.read_bytes()).hexdigest()} \
-        if tokenizer else {}
+    tok = {"tokenizer": str(tokenizer), "tokenizer_sha256": sha256_of(tokenizer)} if tokenizer else {}
     return load_config(write_config(root / f"{name}.toml", ledger=LEDGER,
                                     sources=["tinystories-train-head", "wikitext2-test"], artifacts=root / name,
                                     shard={"shard_rows": 2000, "val_permille": 50},
@@ -201,6 +146,25 @@ def scaled(base: Path, dest: Path, k: int, stage: str = "05-pii") -> None:
     (pii / "_STAGE.json").write_bytes(dump_json(manifest))
 
 
+def _units_logged() -> int:
+    """How many unit records the log holds so far (the next run's start)."""
+    log = Path(os.environ[LOG])
+    return len(log.read_text().splitlines()) if log.exists() else 0
+
+
+def _largest_units(seen: int, phases) -> dict:
+    """Per phase, from the unit records after the first `seen`: how many units, the largest peak RSS and
+    the largest held memory of one unit."""
+    rows = [json.loads(line) for line in Path(os.environ[LOG]).read_text().splitlines()[seen:]]
+    out = {}
+    for phase in phases:
+        mine = [r for r in rows if r["phase"] == phase]
+        out[f"{phase}_units"] = len(mine)
+        out[f"{phase}_task_peak"] = max((r["peak"] for r in mine), default=0)
+        out[f"{phase}_task_held"] = max((r["held"] for r in mine), default=0)
+    return out
+
+
 def run(root: Path, scale: int, p: int, tokenizer: Path, stages: tuple[str, ...] = ("shard", "tokenize")) -> dict:
     name = f"x{scale}-p{p}"
     src = root / f"x{scale}"
@@ -208,23 +172,17 @@ def run(root: Path, scale: int, p: int, tokenizer: Path, stages: tuple[str, ...]
         shutil.rmtree(root / name)
     shutil.copytree(src, root / name)
     cfg = config(root, name, p, tokenizer if tokenizer.is_file() else None)
-    log = Path(os.environ[LOG])
-    seen = len(log.read_text().splitlines()) if log.exists() else 0
+    seen = _units_logged()
     out = {"scale": scale, "P": p}
     for stage in [st for st in ("shard", "tokenize") if st in stages]:
-        _reset_peak()
-        base = _status("VmRSS")
+        reset_peak_rss()
+        base = status_bytes("VmRSS")
         t0 = time.monotonic()
         run_stage(stage, cfg, RunOptions(workers=2))
-        out[f"{stage}_driver_peak"] = _status("VmHWM")
-        out[f"{stage}_driver_held"] = _status("VmHWM") - base
+        out[f"{stage}_driver_peak"] = status_bytes("VmHWM")
+        out[f"{stage}_driver_held"] = status_bytes("VmHWM") - base
         out[f"{stage}_seconds"] = round(time.monotonic() - t0, 1)
-    rows = [json.loads(line) for line in log.read_text().splitlines()[seen:]]
-    for phase in ("sample", "rank", "order"):
-        mine = [r for r in rows if r["phase"] == phase]
-        out[f"{phase}_units"] = len(mine)
-        out[f"{phase}_task_peak"] = max((r["peak"] for r in mine), default=0)
-        out[f"{phase}_task_held"] = max((r["held"] for r in mine), default=0)
+    out.update(_largest_units(seen, ("sample", "rank", "order")))
     out["n_docs"] = json.loads((cfg.dataset_dir / "_MANIFEST.json").read_text())["n_docs"]
     return out
 
@@ -252,22 +210,14 @@ def run_dedup(root: Path, scale: int, p: int, scale_dir: Path | None = None) -> 
     else:
         shutil.copytree(root / f"d{scale}", root / name)
         cfg = config(root, name, p)
-    log = Path(os.environ[LOG])
-    seen = len(log.read_text().splitlines()) if log.exists() else 0
-    _reset_peak()
-    base = _status("VmRSS")
+    seen = _units_logged()
+    reset_peak_rss()
+    base = status_bytes("VmRSS")
     t0 = time.monotonic()
     result = run_stage("dedup", cfg, RunOptions(workers=2, force=True))
-    out = {"stage": "dedup", "scale": scale, "P": p, "driver_peak": _status("VmHWM"), "driver_base": base,
-           "seconds": round(time.monotonic() - t0, 1), "n_docs": result.manifest["counts"]["docs_in"],
-           "rounds": result.output.run_info.get("components_rounds")}
-    rows = [json.loads(line) for line in log.read_text().splitlines()[seen:]]
-    for phase in DEDUP:
-        mine = [r for r in rows if r["phase"] == phase]
-        out[f"{phase}_units"] = len(mine)
-        out[f"{phase}_task_peak"] = max((r["peak"] for r in mine), default=0)
-        out[f"{phase}_task_held"] = max((r["held"] for r in mine), default=0)
-    return out
+    return {"stage": "dedup", "scale": scale, "P": p, "driver_peak": status_bytes("VmHWM"), "driver_base": base,
+            "seconds": round(time.monotonic() - t0, 1), "n_docs": result.manifest["counts"]["docs_in"],
+            "rounds": result.output.run_info.get("components_rounds"), **_largest_units(seen, DEDUP)}
 
 
 def dedup_table(results: list[dict]) -> list[str]:
@@ -283,7 +233,7 @@ def dedup_table(results: list[dict]) -> list[str]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scales", default="1,16")
     ap.add_argument("--stages", default="shard,tokenize,dedup")
     ap.add_argument("--scale-dir", type=Path, default=None,
@@ -301,10 +251,10 @@ def main() -> None:
         # attribute, so a patched module must not hold a function another stage still sends.
         if what == "dedup":
             for k, (attr, _) in DEDUP.items():
-                setattr(dedup_stage, attr, globals()[f"measured_{k.replace('-', '_')}"])
+                setattr(dedup_stage, attr, measured(k))
         else:
-            shard_stage.sample_part, shard_stage.rank_range = measured_sample, measured_rank
-            tok_stage.order_partition = measured_order
+            shard_stage.sample_part, shard_stage.rank_range = measured("sample"), measured("rank")
+            tok_stage.order_partition = measured("order")
         fn = (lambda r, s, p: run_dedup(r, s, p, args.scale_dir)) if what == "dedup" else \
             (lambda r, s, p: run(r, s, p, root / "tokenizer.json", tuple(args.stages.split(","))))
         print(json.dumps(fn(root, int(scale), int(p))))
@@ -345,7 +295,7 @@ def main() -> None:
               f"| {mb(r['rank_task_held'])} / {mb(r['rank_task_peak'])} | {mb(r['order_task_held'])} / {mb(r['order_task_peak'])} |")
     if dedup:
         print("\n" + "\n".join(dedup_table(dedup)))
-    (root / "results.json").write_text(json.dumps(results + dedup, indent=1))
+    write_results(root / "results.json", {"shard_tokenize": results, "dedup": dedup})
 
 
 if __name__ == "__main__":

@@ -37,14 +37,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import struct
 import sys
 import time
 from pathlib import Path
 
-BENCH = Path(__file__).resolve().parent
+from common import maxrss_mb, mirror_dir, write_results
 
 # ---------------------------------------------------------------- shared helpers
 
@@ -64,12 +63,6 @@ def text_stats(files: list[Path]) -> tuple[int, int]:
         docs += len(col)
         nbytes += int(pc.sum(pc.binary_length(col)).as_py() or 0)
     return docs, nbytes
-
-
-def peak_rss_mb() -> dict:
-    # Linux ru_maxrss is in KiB
-    return {"self_maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-            "children_maxrss_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}
 
 
 def load_filters(config_path: str) -> dict:
@@ -294,7 +287,8 @@ def dt_pii(folder: Path, pattern: str, workers: int, work: Path) -> tuple[float,
 def dt_minhash_config():
     from datatrove.pipeline.dedup.minhash import MinhashConfig
 
-    # 5-word shingles, 16 buckets x 8 hashes = 128 permutations (corpus: 16 bands x 8 rows, 128 perms).
+    # 5-word shingles, 16 buckets x 8 hashes = 128 permutations (corpus's banding before exact verification;
+    # its default is now 20 bands x 5 rows, docs/dedup-banding.md).
     # Hashing is datatrove's default (64-bit xxhash); its seed 1 matches corpus's dedup.seed.
     return MinhashConfig(n_grams=5, num_buckets=16, hashes_per_bucket=8, seed=1)
 
@@ -345,15 +339,21 @@ def dt_minhash(folder: Path, pattern: str, workers: int, work: Path, *, save_clu
                   "removed": removed, "root": root}
 
 
-def ours_minhash(config_path: str, workers: int) -> tuple[float, dict]:
+def ours_stage(stage: str, config_path: str, workers: int):
+    """(wall, result) of one of our stages, forced, the config loaded before the clock starts."""
     from corpus.config import load_config
     from corpus.stages import run_stage
 
     config = load_config(config_path)
     t0 = time.perf_counter()
-    m = run_stage("dedup", config, workers=workers, force=True).manifest
-    wall = time.perf_counter() - t0
-    return wall, {"removed": m["counts"]["docs_in"] - m["counts"]["docs_out"], "dropped": m["counts"]["dropped"]}
+    result = run_stage(stage, config, workers=workers, force=True)
+    return time.perf_counter() - t0, result
+
+
+def ours_minhash(config_path: str, workers: int) -> tuple[float, dict]:
+    wall, result = ours_stage("dedup", config_path, workers)
+    counts = result.manifest["counts"]
+    return wall, {"removed": counts["docs_in"] - counts["docs_out"], "dropped": counts["dropped"]}
 
 
 def minhash_labelled(work: Path, mirror: Path) -> dict:
@@ -361,8 +361,7 @@ def minhash_labelled(work: Path, mirror: Path) -> dict:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    sys.path.insert(0, str(BENCH))
-    import neardup_eval as nd
+    import neardup_eval as nd  # bench/ is on sys.path: this file runs as a script
 
     ids, texts = nd.read_articles(mirror / nd.ARTICLES_1000)
     truth = nd.read_truth(mirror / nd.ARTICLES_1000_TRUTH)
@@ -405,15 +404,9 @@ def dt_tokenize(folder: Path, tokenizer: str, eos: str, workers: int, work: Path
 
 
 def ours_tokenize(config_path: str, workers: int) -> tuple[float, dict]:
-    from corpus.config import load_config
-    from corpus.stages import run_stage
-
-    config = load_config(config_path)
-    t0 = time.perf_counter()
-    path = run_stage("tokenize", config, workers=workers, force=True).path
-    m = json.loads((path / "_MANIFEST.json").read_text())
-    wall = time.perf_counter() - t0
-    return wall, {"tokens": sum(s["tokens"] for s in m["splits"].values()), "dir": str(path)}
+    wall, result = ours_stage("tokenize", config_path, workers)
+    m = json.loads((result.path / "_MANIFEST.json").read_text())
+    return wall, {"tokens": sum(s["tokens"] for s in m["splits"].values()), "dir": str(result.path)}
 
 
 def encode_raw(files: list[Path], tokenizer: str, repeat: int) -> tuple[float, dict]:
@@ -457,7 +450,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tokenizer", help="tokenizer.json (tokenize, encode-raw)")
     ap.add_argument("--eos", default="<|endoftext|>")
     ap.add_argument("--repeat", type=int, default=3, help="encode-raw: best of this many")
-    ap.add_argument("--mirror", type=Path, default=Path(os.environ.get("CORPUS_MIRROR", BENCH.parent.parent / "shared/data/mirror")))
+    ap.add_argument("--mirror", type=Path, default=mirror_dir())
     ap.add_argument("--work", type=Path, required=True, help="scratch folder (outputs, datatrove logs)")
     ap.add_argument("--json", type=Path, required=True)
     args = ap.parse_args(argv)
@@ -523,9 +516,8 @@ def main(argv: list[str] | None = None) -> int:
     if result.get("docs"):
         result["docs_per_s"] = result["docs"] / wall
         result["mb_per_s"] = result["text_mb"] / wall
-    result.update(peak_rss_mb())
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(result, indent=2, default=str) + "\n")
+    result.update(maxrss_mb())
+    write_results(args.json, result)
     print(json.dumps({k: v for k, v in result.items() if not isinstance(v, (list, dict))}, default=str))
     return 0
 

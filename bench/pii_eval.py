@@ -19,16 +19,16 @@ Usage:  python bench/pii_eval.py [--json PATH] [--show-errors] [--mirror DIR] [-
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import time
 from collections import Counter
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import pii_labelled as pl  # noqa: E402
-
-from corpus.pii.scrub import PiiParams, find_spans, find_spans_with_engine, scrub  # noqa: E402
+import pii_labelled as pl
+from common import mirror_dir, write_results
+from corpus.pii.scrub import PiiParams, find_spans, find_spans_with_engine, scrub
 
 TYPES = ("EMAIL", "PHONE", "CARD", "IP", "KEY")
 RECALL_TARGET = {"EMAIL": 0.99, "CARD": 0.97, "IP": 0.97, "PHONE": 0.90, "KEY": 0.95}
@@ -40,23 +40,24 @@ def overlaps(a, b) -> bool:
     return a[2] == b[2] and a[0] < b[1] and b[0] < a[1]
 
 
+def _count(spans, others, doc: dict, miss: str, show_errors: bool, n: Counter, hits: Counter) -> None:
+    """Count `spans` per type in `n` and those overlapping one of `others` in `hits`; print each miss."""
+    text = doc["text"]
+    for s in spans:
+        n[s[2]] += 1
+        hit = any(overlaps(s, o) for o in others)
+        hits[s[2]] += hit
+        if show_errors and not hit:
+            print(f"  {miss} {doc['id']} {s[2]:5} {text[s[0]:s[1]]!r} in {text[max(0, s[0] - 60):s[1] + 30]!r}")
+
+
 def precision_recall(docs: list[dict], params: PiiParams, show_errors: bool) -> dict[str, dict]:
     tp_pred, n_pred, tp_gold, n_gold = Counter(), Counter(), Counter(), Counter()
     for doc in docs:
-        text, gold = doc["text"], [tuple(s) for s in doc["spans"]]
-        pred = find_spans(text, params)
-        for p in pred:
-            n_pred[p[2]] += 1
-            hit = any(overlaps(p, g) for g in gold)
-            tp_pred[p[2]] += hit
-            if show_errors and not hit:
-                print(f"  FP {doc['id']} {p[2]:5} {text[p[0]:p[1]]!r} in {text[max(0, p[0] - 60):p[1] + 30]!r}")
-        for g in gold:
-            n_gold[g[2]] += 1
-            hit = any(overlaps(g, p) for p in pred)
-            tp_gold[g[2]] += hit
-            if show_errors and not hit:
-                print(f"  FN {doc['id']} {g[2]:5} {text[g[0]:g[1]]!r} in {text[max(0, g[0] - 60):g[1] + 30]!r}")
+        gold = [tuple(s) for s in doc["spans"]]
+        pred = find_spans(doc["text"], params)
+        _count(pred, gold, doc, "FP", show_errors, n_pred, tp_pred)  # a prediction no gold span overlaps
+        _count(gold, pred, doc, "FN", show_errors, n_gold, tp_gold)  # a gold span no prediction overlaps
     return {t: {"gold": n_gold[t], "predicted": n_pred[t],
                 "precision": tp_pred[t] / n_pred[t] if n_pred[t] else None,
                 "recall": tp_gold[t] / n_gold[t] if n_gold[t] else None} for t in TYPES}
@@ -131,15 +132,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     parser.add_argument("--show-errors", action="store_true", help="print every FP/FN span")
-    parser.add_argument("--mirror", type=Path, default=pl.default_mirror())
+    parser.add_argument("--mirror", type=Path, default=mirror_dir())
     parser.add_argument("--no-engine-check", action="store_true", help="skip the direct-vs-AnalyzerEngine comparison")
     args = parser.parse_args(argv)
 
     params = PiiParams()
     docs = pl.labelled_set(args.mirror)
     blob = "".join(json.dumps(d, ensure_ascii=False, sort_keys=True) + "\n" for d in docs).encode()
-    import hashlib
-
     scrub("warm up a@b.com 192.168.0.1 call 212-555-0187", params)  # engine construction is not throughput
     fp_sets = pl.false_positive_sets(args.mirror)
     fig = {
@@ -156,8 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     fig["target_failures"] = check_targets(fig)
     fig["targets_met"] = not fig["target_failures"]
     print_report(fig)
-    if args.json:
-        args.json.write_text(json.dumps(fig, indent=2, ensure_ascii=False) + "\n")
+    write_results(args.json, fig)
     return 0
 
 

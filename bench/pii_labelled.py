@@ -30,13 +30,14 @@ import argparse
 import hashlib
 import io
 import json
-import os
 import random
 import re
 import string
 import sys
 import zipfile
 from pathlib import Path
+
+from common import mirror_dir
 
 FAKER_VERSION = "40.54.0"  # Faker's output for a seed changes between versions: pin it
 
@@ -357,13 +358,9 @@ def false_positive_sets(mirror: Path) -> dict[str, list[str]]:
             "WikiText-2": wikitext(mirror), "webtext-code-lines": webtext_code_lines(mirror)}
 
 
-def default_mirror() -> Path:
-    return Path(os.environ.get("CORPUS_MIRROR", Path(__file__).resolve().parents[2] / "shared" / "data" / "mirror"))
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--mirror", type=Path, default=default_mirror())
+    ap.add_argument("--mirror", type=Path, default=mirror_dir())
     ap.add_argument("--out", type=Path, help="write labelled.jsonl here")
     args = ap.parse_args(argv)
     docs = labelled_set(args.mirror)

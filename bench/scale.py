@@ -14,17 +14,18 @@ on a single file? (issue 13)
 2. Every stage (fetch normalize filter dedup pii shard tokenize), each `corpus <stage> --force` in a fresh
    child process, at every size with every worker count, on the default config (only the ledger, the
    artifacts and the dataset's sources are set). Wall time = the child's; peak RSS = the largest sum of
-   RSS over its whole process tree (pool workers included), sampled every 50 ms (bench/run_bench.py).
+   RSS over its whole process tree (pool workers included), sampled every 50 ms (common.measured).
    Then tokenize once more at every size with the tokenizer trained at the first size pinned (row
    "tokenize (pinned)"): its memory without the BPE training, which train_sample_bytes bounds.
 3. A single JSONL.zst source holding --single-mb MB of JSON (the file is ~2.5x smaller: the default, 133,
    makes a 53.6 MB file, the size of issue 13's "single 53 MB source file", a 53 MB JSONL.zst; --single-mb
    53 gives 53 MB of JSON in a 21 MB file) of the same substituted copies of all five sources, shuffled:
    normalize, filter, dedup, pii with 1 and 2 workers (fetch and shard first), the speedup of 2 workers.
-4. `corpus fetch` of one --fetch-gb GB JSONL.zst (bench/scale_read.py's source: real records, shuffled
-   copies), 2 workers, peak RSS of the process tree. --fetch-gb 0 skips it.
+4. `corpus fetch` of one --fetch-gb GB JSONL.zst (common.build_big_source, as bench/scale_read.py: real
+   records, shuffled copies), 2 workers, peak RSS of the process tree. --fetch-gb 0 skips it.
 
-Writes bench/results/scale-<date>.json and .md (the Markdown is printed) and checks the targets of
+Writes bench/results/scale-<date>.json and .md (the Markdown is printed; both record the commit, the
+machine and this command line: common.write_results) and checks the targets of
 issue 13: at the largest size with 2 workers every stage's peak RSS <= 1.25x and wall <= 18x (for 16x)
 its value at 1x; on the single source every per-part stage >= 1.7x faster with 2 workers; the big fetch
 peaks below 500 MB. Timings depend on what else runs on the machine: the load average is recorded.
@@ -34,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import hashlib
 import json
 import os
 import re
@@ -46,15 +46,12 @@ from pathlib import Path
 import numpy as np
 import zstandard
 
-BENCH = Path(__file__).resolve().parent
-REPO = BENCH.parent
-sys.path[:0] = [str(REPO / "python"), str(BENCH)]
+from common import (BENCH, PY, REPO, STAGE_CHILD, best_of, build_big_source, jsonl_line, ledger_row, ledger_rows,
+                    loadavg, measured, mirror_dir, sha256_of, stage_names, write_config as config_file, write_ledger,
+                    write_permuted, write_results)
+from corpus.formats.sources import read_documents
 
-from corpus.config import dump_toml  # noqa: E402
-from corpus.formats.sources import read_documents  # noqa: E402
-from run_bench import PY, STAGE_CHILD, STAGES, measured  # noqa: E402
-from scale_read import write_permuted  # noqa: E402
-
+STAGES = stage_names()
 BASE_SOURCES = ["minhash-articles-1000", "abc-news", "tinystories-train-head", "tinystories-val-head", "wikitext2-test"]
 PER_PART = ("normalize", "filter", "dedup", "pii")
 # tokenize again with the tokenizer trained at the first size pinned: its memory without the BPE training
@@ -63,18 +60,6 @@ PINNED = "tokenize (pinned)"
 ROWS = (*STAGES, PINNED)
 WORD = re.compile(r"\S+")
 TARGETS = {"rss_ratio": 1.25, "wall_ratio_per_x": 18 / 16, "single_speedup": 1.7, "big_fetch_mb": 500}
-
-
-def ledger_rows() -> dict[str, dict]:
-    return {r["source_id"]: r for r in map(json.loads, (REPO / "corpus" / "LEDGER.jsonl").read_text().splitlines())}
-
-
-def sha256_of(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while block := f.read(1 << 20):
-            h.update(block)
-    return h.hexdigest()
 
 
 MIN_WORDS = 100
@@ -154,17 +139,13 @@ def build_sized(work: Path, docs: dict[str, list[str]], n: int, p: float, seed: 
     files = {sid: open(d / f"{sid}.jsonl", "wb") for sid in BASE_SOURCES}
     try:
         for sid, _, texts in copies(docs, n, p, seed):
-            files[sid].write(b"".join(json.dumps({"text": t}, ensure_ascii=False).encode() + b"\n" for t in texts))
+            files[sid].write(b"".join(map(jsonl_line, texts)))
     finally:
         for f in files.values():
             f.close()
-    rows = []
-    for sid in BASE_SOURCES:
-        path = d / f"{sid}.jsonl"
-        rows.append({"source_id": f"scale-{sid}", "role": "corpus", "url": str(path), "sha256": sha256_of(path),
-                     "bytes": path.stat().st_size, "license_spdx": base_rows[sid]["license_spdx"], "format": "jsonl",
-                     "notes": f"bench/scale.py: {n} copies of {sid}, word substitution p={p}, seed {seed}"})
-    return rows
+    return [ledger_row(d / f"{sid}.jsonl", f"scale-{sid}", base_rows[sid]["license_spdx"],
+                       notes=f"bench/scale.py: {n} copies of {sid}, word substitution p={p}, seed {seed}")
+            for sid in BASE_SOURCES]
 
 
 def build_single(work: Path, docs: dict[str, list[str]], mb: float, p: float, seed: int) -> dict:
@@ -176,25 +157,21 @@ def build_single(work: Path, docs: dict[str, list[str]], mb: float, p: float, se
         c = 0
         subs = {sid: Substituter(d, p) for sid, d in docs.items()}
         while written < target:
-            recs = [json.dumps({"text": t}, ensure_ascii=False).encode() + b"\n"
-                    for sid in docs for t in one_copy(subs, docs, sid, c, seed)]
+            recs = [jsonl_line(t) for sid in docs for t in one_copy(subs, docs, sid, c, seed)]
             written, n = write_permuted(z, recs, rng, target, written, n)
             c += 1
-    return {"source_id": "scale-single", "role": "corpus", "url": str(path), "sha256": sha256_of(path),
-            "bytes": path.stat().st_size, "license_spdx": "LicenseRef-mixed", "format": "jsonl",
-            "notes": f"bench/scale.py: {n} documents, {written} bytes of JSON", "_docs": n, "_json_bytes": written}
+    return ledger_row(path, "scale-single", "LicenseRef-mixed", notes=f"bench/scale.py: {n} documents, {written} "
+                      "bytes of JSON", _docs=n, _json_bytes=written)
 
 
 def write_config(work: Path, name: str, rows: list[dict], tokenizer: Path | None = None) -> Path:
-    ledger = work / f"{name}-LEDGER.jsonl"
-    ledger.write_text("".join(json.dumps({k: v for k, v in r.items() if not k.startswith("_")}) + "\n" for r in rows))
-    cfg = {"paths": {"ledger": str(ledger), "artifacts": str(work / f"artifacts-{name}"), "mirror": ""},
-           "dataset": {"name": "scale", "version": name, "sources": [r["source_id"] for r in rows]}}
-    if tokenizer is not None:
-        cfg["tokenize"] = {"tokenizer": str(tokenizer), "tokenizer_sha256": sha256_of(tokenizer)}
-    path = work / f"{name}{'-pinned' if tokenizer is not None else ''}.toml"
-    path.write_text(dump_toml(cfg))
-    return path
+    """The default config on these rows (only the ledger, the artifacts and the sources set), with
+    `tokenizer` pinned if given."""
+    ledger = write_ledger(work / f"{name}-LEDGER.jsonl", rows)
+    pinned = {"tokenize": {"tokenizer": str(tokenizer), "tokenizer_sha256": sha256_of(tokenizer)}} if tokenizer else {}
+    return config_file(work / f"{name}{'-pinned' if tokenizer is not None else ''}.toml", ledger=ledger,
+                       sources=[r["source_id"] for r in rows], artifacts=work / f"artifacts-{name}", name="scale",
+                       version=name, mirror="", **pinned)
 
 
 class Runner:
@@ -221,15 +198,11 @@ class Runner:
         return {"stage": stage, "workers": workers, "wall_s": round(m["wall_s"], 3),
                 "peak_rss_mb": round(m["tree_peak_rss_mb"], 1), "cpu_s": round(m["cpu_s_approx"], 2),
                 "processes": m["processes"], "cores_used": round(m["cpu_s_approx"] / max(m["wall_s"], 1e-9), 2),
-                "load_after": load(), "summary": summary[:300]}
+                "load_after": loadavg(), "summary": summary[:300]}
 
 
 def input_mb(rows: list[dict]) -> float:
     return sum(r["bytes"] for r in rows) / 1e6
-
-
-def load() -> list[float]:
-    return [round(x, 2) for x in os.getloadavg()]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -252,11 +225,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep", action="store_true", help="keep the work dir (corpora and artifacts)")
     ap.add_argument("--out", type=Path, default=BENCH / "results")
     args = ap.parse_args(argv)
-    mirror = Path(os.environ.get("CORPUS_MIRROR", REPO.parent / "shared" / "data" / "mirror")).resolve()
+    mirror = mirror_dir().resolve()
     work = args.workdir.resolve()
     work.mkdir(parents=True, exist_ok=True)
     runner = Runner(work)
-    res: dict = {"date": dt.date.today().isoformat(), "load_before": load(), "cpus": os.cpu_count(),
+    res: dict = {"date": dt.date.today().isoformat(), "load_before": loadavg(), "cpus": os.cpu_count(),
                  "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
                  "sizes": [], "single": None, "big_fetch": None}
     pinned = work / "pinned-tokenizer.json"
@@ -307,20 +280,16 @@ def main(argv: list[str] | None = None) -> int:
                     if stage == "fetch" and w != max(args.workers):
                         continue
                     runs = [runner.stage(cfg, "single", stage, w) for _ in range(1 if stage == "fetch" else args.repeat)]
-                    best = dict(min(runs, key=lambda r: r["wall_s"]))
-                    best["walls_s"] = [r["wall_s"] for r in runs]
-                    single["runs"].append(best)
+                    single["runs"].append(best_of(runs))
             art = work / "artifacts-single" / "corpus" / "scale" / "single" / "stages" / "02-normalize" / "_STAGE.json"
             single["parts"] = len(json.loads(art.read_text())["parts"])
             res["single"] = single
             if not args.keep:
                 shutil.rmtree(work / "artifacts-single", ignore_errors=True)
         if args.fetch_gb:
-            from scale_read import build as build_big
             src = work / f"big-{args.fetch_gb:g}gb.jsonl.zst"
-            built = build_big(src, mirror, args.fetch_gb, args.seed)
-            row = {"source_id": "scale-big", "role": "corpus", "url": str(src), "sha256": sha256_of(src),
-                   "bytes": src.stat().st_size, "license_spdx": "LicenseRef-mixed", "format": "jsonl"}
+            built = build_big_source(src, mirror, args.fetch_gb, args.seed)
+            row = ledger_row(src, "scale-big", "LicenseRef-mixed")
             cfg = write_config(work, "big", [row])
             r = runner.stage(cfg, "big", "fetch", max(args.workers))
             res["big_fetch"] = {**r, "file_mb": round(row["bytes"] / 1e6, 1), "json_mb": round(built["json_bytes"] / 1e6, 1),
@@ -329,14 +298,12 @@ def main(argv: list[str] | None = None) -> int:
                 shutil.rmtree(work / "artifacts-big", ignore_errors=True)
                 src.unlink()
     finally:
-        res["load_after"] = load()
-        args.out.mkdir(parents=True, exist_ok=True)
+        res["load_after"] = loadavg()
         stem = args.out / f"scale-{res['date']}"
         res["checks"] = checks(res)
-        stem.with_suffix(".json").write_text(json.dumps(res, indent=1) + "\n")
         md = markdown(res)
-        stem.with_suffix(".md").write_text(md)
-        print(md)
+        write_results(stem.with_suffix(".json"), res, md_path=stem.with_suffix(".md"), markdown=md)
+        print(stem.with_suffix(".md").read_text())
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
     return 0

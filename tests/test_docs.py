@@ -1,5 +1,6 @@
 """The documentation stays true to the tree: docs/configuration.md is exactly what the schema generates,
-and every relative link in README.md and docs/*.md reaches a file (and, into a Markdown page, a heading)."""
+and every relative link in README.md, docs/*.md and the bench READMEs reaches a file (and, into a Markdown
+page, a heading)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from urllib.parse import unquote
 from corpus.commands.docs import PAGE, render
 
 REPO = Path(__file__).resolve().parents[1]
-PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+DOCS = sorted((REPO / "docs").glob("*.md"))
+PAGES = [REPO / "README.md", *DOCS, REPO / "bench" / "README.md", REPO / "bench" / "results" / "README.md"]
 FENCE = re.compile(r"^(```|~~~).*?^\1", re.M | re.S)
 CODE_SPAN = re.compile(r"(`+).+?\1", re.S)
 LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
@@ -63,7 +65,7 @@ def test_every_relative_link_points_at_an_existing_file_and_heading():
 
 def test_every_docs_page_is_linked_from_the_readme():
     linked = {(REPO / unquote(t).partition("#")[0]).resolve() for t in links(REPO / "README.md")}
-    orphans = [p.relative_to(REPO) for p in PAGES[1:] if p.resolve() not in linked]
+    orphans = [p.relative_to(REPO) for p in DOCS if p.resolve() not in linked]
     assert not orphans, f"README.md links no docs page {orphans}"
 
 
