@@ -23,6 +23,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,6 +64,18 @@ ENCODE_BATCH_CHARS_PER_THREAD = 128 << 10
 # the shard is read 128 rows at a time: a 1,024-row batch of Wikipedia articles was 19 MB of text, and
 # Python strings of it (the encoded bytes never depend on how the shard is read)
 ENCODE_READ_ROWS = 128
+# Training only: the trainer counts no word (pre-token, with the space it may start with) longer than this
+# many characters; a longer one is cut into pieces of this size, handed to it as texts of their own.
+# BpeTrainer's time grows with the square of a word's length (each merge inside a word rescans and shifts
+# the rest of it): one word of 200,000 random letters in 60k words of news (vocab 8192) took 19.7 s to
+# train on against 0.3 s without it, and one of 1M letters did not finish in 300 s; cut, 0.8 s and 1.9 s
+# (bench/tokenize_long_word.py), about the same for any cap from 64 to 1,000: what is left grows with the
+# characters, not their square. The longest word in any mirror source is 93 characters (udhr's
+# whitespace; a lingua-ja run of kanji and kana is 71, English 58), so real text is never cut and the
+# trained tokenizer is unchanged (the golden run). 256, not 1,000: still ~3x the longest real word, and
+# a piece's square stays small whatever the vocabulary. A cut word loses one pair count per cut, and a
+# word that long is a blob, not something to learn merges from. The documents are still encoded whole.
+TRAIN_MAX_WORD = 256
 
 
 # ---------------------------------------------------------------- inputs
@@ -98,9 +111,36 @@ def train_tokenizer(texts, vocab_size: int, eos: str) -> bytes:
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=[eos, *PLACEHOLDERS],
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
-    tok.train_from_iterator(texts, trainer=trainer)
+    tok.train_from_iterator(trainer_texts(texts, tok.pre_tokenizer), trainer=trainer)
     # The placeholders keep the ids the trainer gave them but are not special: decode keeps them.
     return hf.unmark_special(tok.to_str().encode("utf-8"), PLACEHOLDERS)
+
+
+@functools.cache
+def _long_run(cap: int) -> re.Pattern:
+    """A run of `cap` or more non-whitespace or whitespace characters (Unicode White_Space, the
+    pre-tokenizer's \\s; Python's \\s also holds \\x1c-\\x1f). A word lies inside one such run (with at
+    most the space before it), so a text without one has no word longer than `cap`. The search runs at
+    ~50M characters/s (0.65 s over the 33M characters of every mirror source, none of which has one)."""
+    return re.compile(r"[\S\x1c-\x1f]{%d,}|[^\S\x1c-\x1f]{%d,}" % (cap, cap))
+
+
+def trainer_texts(texts, pre_tokenizer, cap: int = TRAIN_MAX_WORD) -> Iterator[str]:
+    """What the BPE trainer is fed: each text as is, unless one of its words (`pre_tokenizer`'s
+    pre-tokens) is longer than `cap` characters; then the text in pieces, cut every `cap` characters
+    inside each such word, so that no word of a piece is longer. Only a text with a run of `cap`
+    characters (rare: a blob, or a long CJK paragraph) is pre-tokenized here. Training only."""
+    long_run = _long_run(cap)
+    for text in texts:
+        if long_run.search(text) is None:
+            yield text
+            continue
+        start = 0
+        for _, (a, b) in pre_tokenizer.pre_tokenize_str(text):
+            for cut in range(a + cap, b, cap):
+                yield text[start:cut]
+                start = cut
+        yield text[start:] if start else text
 
 
 def _train_batches(config: Config, manifest: dict, columns: list[str]):
