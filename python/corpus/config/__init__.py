@@ -14,7 +14,7 @@ from corpus.store import root as store_root
 from corpus.store.s3 import is_remote
 from corpus.store.atomic import canonical_json
 from corpus.errors import CorpusError
-from corpus.config.schemas import load_schema, validate, with_defaults
+from corpus.config.schemas import load_schema, read_user_file, validate, with_defaults
 
 DEFAULT_CONFIG = "configs/demo.toml"
 DEFAULT_ARTIFACTS = "/artifacts"
@@ -80,15 +80,8 @@ def config_sha256(data: dict[str, Any]) -> str:
 def load_config(path: str | os.PathLike | None = None, *, artifacts: str | None = None) -> Config:
     """Read, validate and complete a config. Artifacts root: argument > CORPUS_ARTIFACTS > [paths].artifacts > /artifacts."""
     path = Path(path or os.environ.get("CORPUS_CONFIG") or DEFAULT_CONFIG)
-    try:
-        with open(path, "rb") as f:
-            data_bytes = f.read()
-    except FileNotFoundError:
-        raise CorpusError(f"{path}: config file not found") from None
-    except IsADirectoryError:
-        raise CorpusError(f"{path}: is a directory, not a config file (pass the .toml file)") from None
-    except OSError as e:
-        raise CorpusError(f"{path}: cannot read the config: {e.strerror}") from None
+    data_bytes = read_user_file(path, "config", not_found="config file not found",
+                                is_dir="a config file (pass the .toml file)")
     try:
         text = data_bytes.decode("utf-8")
     except UnicodeDecodeError as e:

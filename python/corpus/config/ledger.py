@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Iterable
 
 from corpus.errors import CorpusError
-from corpus.config.schemas import validate
+from corpus.config.schemas import read_user_file, validate
 
 SCHEMA = "ledger-row.schema.json"
 FIELD_ORDER = ("source_id", "role", "url", "sha256", "bytes", "license_spdx", "format", "members",
@@ -43,14 +43,8 @@ def load_ledger(path: str | os.PathLike) -> dict[str, dict]:
     """Rows by source_id, in file order. Errors name the file and line."""
     path = Path(path)
     rows: dict[str, dict] = {}
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise CorpusError(f"{path}: ledger not found") from None
-    except IsADirectoryError:
-        raise CorpusError(f"{path}: is a directory, not a ledger file (a JSON Lines file, one row per source)") from None
-    except OSError as e:
-        raise CorpusError(f"{path}: cannot read the ledger: {e.strerror}") from None
+    data = read_user_file(path, "ledger", not_found="ledger not found",
+                          is_dir="a ledger file (a JSON Lines file, one row per source)")
     for n, raw in enumerate(data.splitlines(), 1):
         where = f"{path}:{n}"
         try:

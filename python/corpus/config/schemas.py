@@ -18,6 +18,19 @@ SCHEMA_DIR = Path(os.environ.get("CORPUS_SCHEMAS", PACKAGED))
 
 
 @functools.cache
+def read_user_file(path: str | os.PathLike, what: str, *, not_found: str, is_dir: str) -> bytes:
+    """The bytes of a file the user names (config, ledger): a missing file, a directory or an unreadable
+    file is one line naming it."""
+    try:
+        return Path(path).read_bytes()
+    except FileNotFoundError:
+        raise CorpusError(f"{path}: {not_found}") from None
+    except IsADirectoryError:
+        raise CorpusError(f"{path}: is a directory, not {is_dir}") from None
+    except OSError as e:
+        raise CorpusError(f"{path}: cannot read the {what}: {e.strerror}") from None
+
+
 def load_schema(name: str) -> dict:
     path = SCHEMA_DIR / name
     with open(path, encoding="utf-8") as f:
