@@ -17,7 +17,6 @@ PACKAGED = Path(__file__).resolve().parents[3] / "schemas"
 SCHEMA_DIR = Path(os.environ.get("CORPUS_SCHEMAS", PACKAGED))
 
 
-@functools.cache
 def read_user_file(path: str | os.PathLike, what: str, *, not_found: str, is_dir: str) -> bytes:
     """The bytes of a file the user names (config, ledger): a missing file, a directory or an unreadable
     file is one line naming it."""
@@ -31,6 +30,7 @@ def read_user_file(path: str | os.PathLike, what: str, *, not_found: str, is_dir
         raise CorpusError(f"{path}: cannot read the {what}: {e.strerror}") from None
 
 
+@functools.cache
 def load_schema(name: str) -> dict:
     path = SCHEMA_DIR / name
     with open(path, encoding="utf-8") as f:
