@@ -23,6 +23,7 @@ from corpus.dedup.minhash import (
     normalize_for_shingles,
     poly_hash32,
     poly_hash64,
+    shingle_hashes,
     shingles,
     star_pairs,
     unique_edges,
@@ -302,3 +303,24 @@ def test_articles_100_planted_pairs_found_and_unrelated_not(articles, truth_pair
     unrelated = next(i for i in range(len(ids)) if ids[i] not in {x for pair in truth_pairs for x in pair})
     assert roots[unrelated] != roots[position[a]] and roots[unrelated] == unrelated
     assert found == truth  # nothing else in this file is a near duplicate
+
+
+@pytest.mark.parametrize("scheme", ["affine32", "legacy"])
+def test_a_long_document_is_done_in_pieces_with_the_same_result(articles, monkeypatch, scheme):
+    """Hostile inputs, case 6: a long text is normalised in whitespace-cut pieces, its spans hashed a
+    window at a time and its shingles permuted a scratch chunk at a time. With the piece, window and
+    chunk sizes set small (so a few real articles are "long"), every value equals the whole-text path.
+    The Greek sentence checks lower()'s final-sigma rule at a cut."""
+    texts = [" ".join(articles[1][:40]) + " ΟΔΟΣ ΣΟΦΟΣ\tΣ " * 50, articles[1][0], " ".join(articles[1][40:80])]
+    hasher = MinHasher(scheme=scheme)
+    whole = ([normalize_for_shingles(t) for t in texts], shingle_hashes(texts), hasher.signatures(texts))
+    monkeypatch.setattr(minhash_module, "_PIECE_CHARS", 1000)
+    monkeypatch.setattr(minhash_module, "_SPAN_WINDOW", 4096)
+    monkeypatch.setattr(minhash_module, "_SHINGLE_CHUNK", 256)
+    assert max(len(t) for t in texts) > 20 * 1000
+    assert [normalize_for_shingles(t) for t in texts] == whole[0]
+    hashes, counts = shingle_hashes(texts)
+    assert counts.max() > 10 * 256
+    np.testing.assert_array_equal(hashes, whole[1][0])
+    np.testing.assert_array_equal(counts, whole[1][1])
+    np.testing.assert_array_equal(hasher.signatures(texts), whole[2])

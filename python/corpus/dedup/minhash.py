@@ -60,6 +60,12 @@ _EDGE_CHUNK = 1 << 13  # edges confirmed at once: 2 x 8k x num_perm values of sc
 # Texts hashed together: the byte-level prefix sums stay cache-sized (cumsum/cumprod of tens of MB
 # cost more than the rest of the work).
 _TEXT_BATCH_CHARS = 1 << 20
+# A longer text is normalised a piece at a time (cut at whitespace) and its spans hashed a window of
+# bytes at a time: memory per document stays a few bytes per byte of text, not a Python string per word
+# and a prefix sum and power table as long as the document (hostile inputs, case 6).
+_PIECE_CHARS = 1 << 20
+_SPAN_WINDOW = 1 << 21
+_WHITESPACE = re.compile(r"\s")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -70,7 +76,23 @@ def normalize_for_shingles(text: str) -> str:
     """Lowercase, delete punctuation/symbols (anything not a word character or space), collapse whitespace.
 
     Deleting (not spacing) punctuation keeps "don't" one word; the result has single ASCII spaces only.
+    A long text is done in pieces cut at whitespace: the same result (no step looks across whitespace,
+    not even lower()'s final-sigma rule), without a list of every word of the document.
     """
+    if len(text) <= _PIECE_CHARS:
+        return _normalize_piece(text)
+    pieces, start = [], 0
+    while start < len(text):
+        cut = _WHITESPACE.search(text, start + _PIECE_CHARS) if len(text) - start > _PIECE_CHARS else None
+        stop = cut.start() if cut else len(text)
+        piece = _normalize_piece(text[start:stop])
+        if piece:
+            pieces.append(piece)
+        start = stop
+    return " ".join(pieces)
+
+
+def _normalize_piece(text: str) -> str:
     return " ".join(_PUNCTUATION.sub("", text.lower()).replace("_", "").split())
 
 
@@ -154,14 +176,37 @@ def _cumulative_powers(base: int, size: int) -> np.ndarray:
 
 
 _POWERS = _PowerTable()
+_POWERS_CACHED = 2 * _SPAN_WINDOW + 2  # what at_least may grow to for a window's spans (it doubles)
 
 
 def span_hashes64(buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """poly_hash64(buffer[s:e]) for every (s, e), vectorised: one prefix sum, O(1) per span.
 
-    With Q[k] = sum_{t<k} c_t B^-(t+1), the polynomial of buffer[s:e] is B^e (Q[e] - Q[s]) mod 2**64.
+    Spans come in order (starts and ends non-decreasing, as ngram_word_spans makes them) and are hashed
+    a window of about _SPAN_WINDOW bytes at a time: a span's hash depends on its bytes only, so the
+    values are the same, and the prefix sum and power tables stay window-sized for any document.
     """
-    powers, inverse_powers = _POWERS.at_least(len(buffer) + 1)
+    starts, ends = np.asarray(starts, dtype=np.int64), np.asarray(ends, dtype=np.int64)
+    if len(starts) == 0 or int(ends[-1]) - int(starts[0]) <= _SPAN_WINDOW:
+        return _window_hashes64(buffer, starts, ends)
+    out = np.empty(len(starts), dtype=np.uint64)
+    first = 0
+    while first < len(starts):
+        low = int(starts[first])
+        stop = max(int(np.searchsorted(ends, low + _SPAN_WINDOW, side="right")), first + 1)
+        high = int(ends[stop - 1])
+        out[first:stop] = _window_hashes64(buffer[low:high], starts[first:stop] - low, ends[first:stop] - low)
+        first = stop
+    return out
+
+
+def _window_hashes64(buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """With Q[k] = sum_{t<k} c_t B^-(t+1), the polynomial of buffer[s:e] is B^e (Q[e] - Q[s]) mod 2**64."""
+    if len(buffer) + 1 > _POWERS_CACHED:  # one long word: its tables are made for it, not kept
+        powers, inverse_powers = (_cumulative_powers(_POLY_BASE, len(buffer) + 1),
+                                  _cumulative_powers(_POLY_BASE_INV, len(buffer) + 1))
+    else:
+        powers, inverse_powers = _POWERS.at_least(len(buffer) + 1)
     prefix = np.zeros(len(buffer) + 1, dtype=np.uint64)
     np.cumsum(buffer.astype(np.uint64) * inverse_powers[1 : len(buffer) + 1], out=prefix[1:])
     return fmix64(powers[ends] * (prefix[ends] - prefix[starts]))
@@ -303,8 +348,14 @@ class MinHasher:
             # Whole documents up to _SHINGLE_CHUNK shingles; a longer document goes alone.
             stop = max(int(np.searchsorted(ends, starts[first] + _SHINGLE_CHUNK, side="right")), first + 1)
             chunk = hashes[starts[first] : ends[stop - 1]]
-            out = scratch if len(chunk) <= _SHINGLE_CHUNK else np.empty((self.num_perm, len(chunk)), self.dtype)
-            permuted = self._permute_into(chunk, out)
+            if len(chunk) > _SHINGLE_CHUNK:  # one long document: a running minimum over scratch-sized pieces
+                minimum = signatures[nonempty[first]]
+                for at in range(0, len(chunk), _SHINGLE_CHUNK):
+                    piece = self._permute_into(chunk[at : at + _SHINGLE_CHUNK], scratch)
+                    np.minimum(minimum, piece.min(axis=1), out=minimum)
+                first = stop
+                continue
+            permuted = self._permute_into(chunk, scratch)
             # reduceat only over non-empty documents: an empty range would yield a value, not the identity.
             minima = np.minimum.reduceat(permuted, starts[first:stop] - starts[first], axis=1)
             signatures[nonempty[first:stop]] = minima.T

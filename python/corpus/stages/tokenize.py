@@ -39,6 +39,7 @@ from corpus.errors import CorpusError
 from corpus.engine.memory import release_freed_memory
 from corpus.config.layout import CORPUS_MANIFEST, CORPUS_SCHEMA, TOKENIZER_FILE, TOKENS_MANIFEST, TOKENS_SCHEMA, tokens_root
 from corpus.formats.parts import PartReader
+from corpus.tokens import pieces
 from corpus.engine.runner import WORK_DIR as WORK, Job, Map, PhaseContext, RunOptions, Step, published_stage
 from corpus.config.schemas import validate
 from corpus.engine.versions import output_packages
@@ -76,6 +77,9 @@ ENCODE_READ_ROWS = 128
 # a piece's square stays small whatever the vocabulary. A cut word loses one pair count per cut, and a
 # word that long is a blob, not something to learn merges from. The documents are still encoded whole.
 TRAIN_MAX_WORD = 256
+# The trainer pre-tokenizes each text it is fed whole, at ~100 bytes a character: one 20 MB document
+# peaked tokenize at 2.9 GB. A longer text is fed in pieces of about this many characters (the same words).
+TRAIN_PIECE_CHARS = 1 << 18
 
 
 # ---------------------------------------------------------------- inputs
@@ -131,7 +135,7 @@ def trainer_texts(texts, pre_tokenizer, cap: int = TRAIN_MAX_WORD) -> Iterator[s
     inside each such word, so that no word of a piece is longer. Only a text with a run of `cap`
     characters (rare: a blob, or a long CJK paragraph) is pre-tokenized here. Training only."""
     long_run = _long_run(cap)
-    for text in texts:
+    for text in _train_pieces(texts):
         if long_run.search(text) is None:
             yield text
             continue
@@ -141,6 +145,16 @@ def trainer_texts(texts, pre_tokenizer, cap: int = TRAIN_MAX_WORD) -> Iterator[s
                 yield text[start:cut]
                 start = cut
         yield text[start:] if start else text
+
+
+def _train_pieces(texts, size: int = TRAIN_PIECE_CHARS) -> Iterator[str]:
+    """Each text, a long one cut where the byte-level pre-tokenizer splits anyway (tokens/pieces.py): the
+    trainer counts the same words, without pre-tokenizing a whole long document at once."""
+    for text in texts:
+        if len(text) <= size:
+            yield text
+        else:
+            yield from pieces.pieces(text, size)
 
 
 def _train_batches(config: Config, manifest: dict, columns: list[str]):
@@ -252,6 +266,12 @@ def _tokenizer(path: str):
 def _batches(texts: list[str], max_chars: int = ENCODE_BATCH_CHARS_PER_THREAD) -> list[tuple[int, int]]:
     out, start, chars = [], 0, 0
     for i, t in enumerate(texts):
+        if len(t) > max_chars:  # a long document goes alone (encode_docs may encode it in pieces)
+            if start < i:
+                out.append((start, i))
+            out.append((i, i + 1))
+            start, chars = i + 1, 0
+            continue
         chars += len(t)
         if i + 1 - start >= ENCODE_BATCH_DOCS or chars >= max_chars:
             out.append((start, i + 1))
@@ -268,7 +288,11 @@ def encode_docs(tok, texts: list[str], eos_id: int, dtype: np.dtype,
     tokens, lengths = [], []
     eos = np.array([eos_id], dtype=np.int64)
     for a, b in _batches(texts, max_chars):
-        docs = [np.array(e.ids, dtype=np.int64) for e in tok.encode_batch_fast(texts[a:b], add_special_tokens=False)]
+        if b - a == 1 and len(texts[a]) > max_chars and _cuttable(tok):  # a long document alone: in pieces
+            docs = [_encode_in_pieces(tok, texts[a], max_chars)]
+        else:
+            docs = [np.array(e.ids, dtype=np.int64)
+                    for e in tok.encode_batch_fast(texts[a:b], add_special_tokens=False)]
         flat = np.concatenate([x for d in docs for x in (d, eos)])  # exactly one EOS after every document
         check_range(flat, dtype)  # before the cast: a silent wrap (70,000 → 4,464 in uint16) is impossible
         tokens.append(flat.astype(dtype.newbyteorder("<")))
@@ -276,6 +300,32 @@ def encode_docs(tok, texts: list[str], eos_id: int, dtype: np.dtype,
     if not tokens:
         return np.zeros(0, dtype), np.zeros(0, np.int64)
     return np.concatenate(tokens), np.concatenate(lengths)
+
+
+_CUTTABLE: dict[int, bool] = {}
+
+
+def _cuttable(tok) -> bool:
+    """tokens.pieces.cuttable for this tokenizer object, decided once per process."""
+    if id(tok) not in _CUTTABLE:
+        _CUTTABLE[id(tok)] = pieces.cuttable(tok.to_str())
+    return _CUTTABLE[id(tok)]
+
+
+def _encode_in_pieces(tok, text: str, max_chars: int) -> np.ndarray:
+    """The ids of `text`, encoded a batch of pieces (max_chars in all) at a time: the same ids as
+    encoding it whole (tokens/pieces.py says why), with Encodings for max_chars characters at most."""
+    size = max(1, max_chars // 4)
+    out, batch, chars = [], [], 0
+    for piece in pieces.pieces(text, size):
+        batch.append(piece)
+        chars += len(piece)
+        if chars >= max_chars:
+            out += [np.array(e.ids, dtype=np.int64) for e in tok.encode_batch_fast(batch, add_special_tokens=False)]
+            batch, chars = [], 0
+    if batch:
+        out += [np.array(e.ids, dtype=np.int64) for e in tok.encode_batch_fast(batch, add_special_tokens=False)]
+    return np.concatenate(out)
 
 
 def _work_file(work: Path, name: str, data: bytes) -> dict:
