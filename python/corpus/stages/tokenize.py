@@ -302,14 +302,14 @@ def encode_docs(tok, texts: list[str], eos_id: int, dtype: np.dtype,
     return np.concatenate(tokens), np.concatenate(lengths)
 
 
-_CUTTABLE: dict[int, bool] = {}
+_CUTTABLE: dict[int, tuple] = {}  # id -> (the tokenizer, kept so that its id is never reused; the answer)
 
 
 def _cuttable(tok) -> bool:
     """tokens.pieces.cuttable for this tokenizer object, decided once per process."""
     if id(tok) not in _CUTTABLE:
-        _CUTTABLE[id(tok)] = pieces.cuttable(tok.to_str())
-    return _CUTTABLE[id(tok)]
+        _CUTTABLE[id(tok)] = (tok, pieces.cuttable(tok.to_str()))
+    return _CUTTABLE[id(tok)][1]
 
 
 def _encode_in_pieces(tok, text: str, max_chars: int) -> np.ndarray:
