@@ -291,8 +291,7 @@ def encode_docs(tok, texts: list[str], eos_id: int, dtype: np.dtype,
         if b - a == 1 and len(texts[a]) > max_chars and _cuttable(tok):  # a long document alone: in pieces
             docs = [_encode_in_pieces(tok, texts[a], max_chars)]
         else:
-            docs = [np.array(e.ids, dtype=np.int64)
-                    for e in tok.encode_batch_fast(texts[a:b], add_special_tokens=False)]
+            docs = _ids(tok, texts[a:b])
         flat = np.concatenate([x for d in docs for x in (d, eos)])  # exactly one EOS after every document
         check_range(flat, dtype)  # before the cast: a silent wrap (70,000 → 4,464 in uint16) is impossible
         tokens.append(flat.astype(dtype.newbyteorder("<")))
@@ -321,11 +320,16 @@ def _encode_in_pieces(tok, text: str, max_chars: int) -> np.ndarray:
         batch.append(piece)
         chars += len(piece)
         if chars >= max_chars:
-            out += [np.array(e.ids, dtype=np.int64) for e in tok.encode_batch_fast(batch, add_special_tokens=False)]
+            out += _ids(tok, batch)
             batch, chars = [], 0
     if batch:
-        out += [np.array(e.ids, dtype=np.int64) for e in tok.encode_batch_fast(batch, add_special_tokens=False)]
+        out += _ids(tok, batch)
     return np.concatenate(out)
+
+
+def _ids(tok, texts: list[str]) -> list[np.ndarray]:
+    """Each text's ids, without added special tokens (encode_batch_fast: no offsets computed)."""
+    return [np.array(e.ids, dtype=np.int64) for e in tok.encode_batch_fast(texts, add_special_tokens=False)]
 
 
 def _work_file(work: Path, name: str, data: bytes) -> dict:
