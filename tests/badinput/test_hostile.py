@@ -155,21 +155,27 @@ def test_rejects_names_what_cannot_match(tmp_path, args, expected):
 
 @pytest.mark.slow
 def test_force_on_a_stage_does_not_paper_over_a_stale_input(tmp_path):
-    """After a filter threshold edit, `dedup --force` and `pii --force` refuse (naming the stale stage
-    they read) instead of publishing this config's name over another config's filter output."""
+    """After a filter threshold edit, `dedup --force`, `pii --force`, `shard --force` and `tokenize --force`
+    refuse (naming the stale stage they read) instead of publishing this config's name over another
+    config's filter output; after a [shard] edit, `tokenize --force` refuses the stale shards."""
     from conftest import LEDGER
 
-    tables = {"fetch": {"part_docs": 300}, "decontam": {"evals": []}}
+    tables = {"fetch": {"part_docs": 300}, "decontam": {"evals": []}, "tokenize": {"vocab_size": 512}}
     art = tmp_path / "art"
     cfg = write_config(tmp_path / "c.toml", ledger=LEDGER, sources=["tinystories-train-head"], artifacts=art, **tables)
-    run_corpus("--config", cfg, "run", "--through", "pii", "-j", "1", check=True)
-    before = {p: p.read_bytes() for p in art.rglob("*") if p.is_file() and "stages" in p.parts}
+    run_corpus("--config", cfg, "run", "-j", "1", check=True)
+    before = {p: p.read_bytes() for p in art.rglob("*") if p.is_file() and "raw" not in p.parts}
     edited = write_config(tmp_path / "c.toml", ledger=LEDGER, sources=["tinystories-train-head"], artifacts=art,
                           **tables, **{"filters.gopher": {"min_words": 60}})
-    for stage, reads in (("dedup", "03-filter"), ("pii", "04-dedup")):
+    for stage, reads in (("dedup", "stages/03-filter"), ("pii", "stages/04-dedup"), ("shard", "stages/05-pii")):
         line = error_line(run_corpus("--config", edited, stage, "--force", "-j", "1"))
-        assert f"stages/{reads}: the published" in line and "is stale" in line and "run `corpus" in line, line
-    assert {p: p.read_bytes() for p in art.rglob("*") if p.is_file() and "stages" in p.parts} == before
+        assert f"{reads}: the published" in line and "is stale" in line and "run `corpus" in line, line
+    for edit in ({"filters.gopher": {"min_words": 60}}, {"shard": {"val_permille": 100}}):
+        edited = write_config(tmp_path / "c.toml", ledger=LEDGER, sources=["tinystories-train-head"], artifacts=art,
+                              **tables, **edit)
+        line = error_line(run_corpus("--config", edited, "tokenize", "--force", "-j", "1"))
+        assert "t/v1: the published shard output is stale" in line and "run `corpus shard` first" in line, line
+    assert {p: p.read_bytes() for p in art.rglob("*") if p.is_file() and "raw" not in p.parts} == before
 
 
 @pytest.mark.cluster
@@ -219,3 +225,52 @@ def test_an_s3_endpoint_that_never_answers_fails_after_the_timeouts(tmp_path):
     assert "timeout" in line.lower(), line
     assert "taking the writer lease (endpoint" in proc.stderr
     assert elapsed < 30, elapsed
+
+
+def test_a_long_s3_transfer_prints_progress_lines(tmp_path, monkeypatch, caplog):
+    """Case 12: a transfer that takes long (here: a stream that trickles) prints a line every
+    CORPUS_S3_PROGRESS_S seconds naming the object and the bytes so far; a quick one prints none."""
+    import io
+    import logging
+
+    from corpus.store import s3
+
+    class Trickle(io.BytesIO):
+        def read(self, n=-1):
+            time.sleep(0.05)
+            return super().read(min(n, 1000) if n and n > 0 else 1000)
+
+    class FakeFs:
+        def open_input_stream(self, key, compression=None):
+            return Trickle(b"x" * 20_000)
+
+        def open_output_stream(self, key, compression=None):
+            class Slow(io.BytesIO):
+                def write(self, b):
+                    time.sleep(0.05)
+                    return super().write(b)
+            return Slow()
+
+    class SlowRemote(s3.Remote):
+        fs = FakeFs()
+
+    monkeypatch.setenv(s3.PROGRESS_ENV, "0.2")
+    remote = SlowRemote(tmp_path / "obj", "bucket/run/obj", {"endpoint": "", "region": ""})
+    with caplog.at_level(logging.WARNING, logger="corpus.store.s3"):
+        sha, n = s3.download(remote, tmp_path / "got")
+    assert n == 20_000 and (tmp_path / "got").read_bytes() == b"x" * 20_000
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) >= 2 and all(x.startswith("s3: still downloading s3://bucket/run/obj: ") for x in lines), lines
+    caplog.clear()
+    monkeypatch.setattr(s3, "CHUNK", 1000)
+    big = tmp_path / "big"
+    big.write_bytes(b"y" * 10_000)
+    with caplog.at_level(logging.WARNING, logger="corpus.store.s3"):
+        s3.upload(big, remote)
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines and all(" of 0.0 MB after " in x and x.startswith("s3: still uploading") for x in lines), lines
+    caplog.clear()
+    monkeypatch.setenv(s3.PROGRESS_ENV, "30")
+    with caplog.at_level(logging.WARNING, logger="corpus.store.s3"):
+        s3.download(remote, tmp_path / "again")
+    assert not caplog.records

@@ -31,7 +31,7 @@ from corpus.formats.parts import read_parquet
 from corpus.engine.runner import read_stage_manifest
 from corpus.store.root import verify_entries
 from corpus.config.schemas import load_json
-from corpus.stages import part_stages
+from corpus.stages import config_hash, part_stages
 from corpus.tokens.directory import verify_tokens_dir
 
 
@@ -162,8 +162,9 @@ def audit(config: Config) -> list[Check]:
             m = load_manifest(d, verify_parts=True)
             c = m["counts"]
             where = d / STAGE_FILE
-            if m["config_sha256"] != config.sha256:
-                raise CorpusError(f"{where}: made with config {m['config_sha256'][:12]}…, current is {config.sha256[:12]}…")
+            want = config_hash(config, st.name)
+            if m["config_sha256"] != want:
+                raise CorpusError(f"{where}: made with config {m['config_sha256'][:12]}…, current is {want[:12]}…")
             if c["docs_in"] != c["docs_out"] + _drops(c):
                 raise CorpusError(f"{where}: docs_in {c['docs_in']} != docs_out {c['docs_out']} + drops {_drops(c)}")
             if c["docs_in"] != expected_in:
@@ -262,7 +263,7 @@ def audit_shards(config: Config, ledger: dict, expected_docs: int) -> list[Check
     problems = []
     if m["n_docs"] != expected_docs:
         problems.append(f"{path}: n_docs {m['n_docs']} != {expected_docs} documents out of stage 05")
-    if m["config_sha256"] != config.sha256:
+    if m["config_sha256"] != config_hash(config, "shard"):
         problems.append(f"{path}: made with another config ({m['config_sha256'][:12]}…)")
     for s in m["sources"]:
         row = ledger.get(s["source_id"])

@@ -72,8 +72,16 @@ class Config:
         return self.artifacts / "corpus" / "downloads"
 
 
-def config_sha256(data: dict[str, Any]) -> str:
-    hashed = {k: v for k, v in data.items() if k not in UNHASHED_TABLES}
+def config_sha256(data: dict[str, Any], keys: tuple[str, ...] | None = None) -> str:
+    """The sha256 of the config's hashed tables, or of only `keys` (tables such as "filters", or one key
+    of a table such as "dataset.sources"): a stage's identity hashes the keys it and its inputs read."""
+    if keys is None:
+        hashed = {k: v for k, v in data.items() if k not in UNHASHED_TABLES}
+    else:
+        hashed = {}
+        for key in keys:
+            table, _, name = key.partition(".")
+            hashed[key] = data[table][name] if name else data[table]
     return hashlib.sha256(canonical_json(hashed).encode("utf-8")).hexdigest()
 
 

@@ -199,18 +199,19 @@ def input_ref(config: Config, directory: Path, name: str = STAGE_FILE) -> dict:
 
 
 def published_stage(config: Config, directory: Path, stage: str, *, verify: bool | str = "size",
-                    upstream: bool = False) -> tuple[dict, dict]:
+                    upstream: str | None = None) -> tuple[dict, dict]:
     """The manifest of a published earlier stage (schema checked; parts present with their size — each
     part's sha256 is checked by whoever reads it) and the {path, sha256} to record as an input.
-    `upstream`: the stage's own input, which must have been made with this config — a stage run with
-    --force over a stale input would publish this config's name over another config's data."""
+    `upstream`: the config_sha256 that stage has under this config (stages.config_hash), for the stage's
+    own input — a stage run with --force over a stale input would publish this config's name over
+    another config's data."""
     manifest = read_stage_manifest(directory)
     if manifest is None:
         raise CorpusError(f"{directory}: no published {stage} output (run `corpus {stage}` first)")
     made_with = manifest.get("config_sha256")
-    if upstream and made_with is not None and made_with != config.sha256:
+    if upstream is not None and made_with is not None and made_with != upstream:
         raise StaleError(f"{directory}: the published {stage} output is stale (made with config {made_with[:12]}…, "
-                         f"{config.path} is {config.sha256[:12]}…); run `corpus {stage}` first, or `corpus run`")
+                         f"{config.path} gives {stage} {upstream[:12]}…); run `corpus {stage}` first, or `corpus run`")
     if verify:
         store_of(directory).check_input(directory, manifest, sha=verify is True, recount=verify_counts)
     return manifest, input_ref(config, directory)

@@ -48,6 +48,9 @@ class Stage:
     # click options of its command beyond --workers/--force/--resume; their values reach the stage
     # as RunOptions.extra (declared here so `corpus --help` never imports a stage module)
     options: tuple = ()
+    # the config keys it reads (tables, or "table.key"): with those of the stages before it, its identity's
+    # config_sha256 (config_hash), so an edit reruns the stage that reads the key and those after it only
+    config: tuple[str, ...] = ()
 
     def module(self) -> ModuleType:
         return importlib.import_module(f"{__name__}.{self.name}")
@@ -83,29 +86,29 @@ def _filter_annotations() -> dict:
 
 STAGES: tuple[Stage, ...] = (
     Stage("fetch", "01-fetch", None, "sources", "ledger sources -> corpus/raw/<source_id>/<yyyymmdd>/part-<nnnnn>.jsonl.zst",
-          "fetch", options=(click.option("--source", "sources", multiple=True, metavar="ID",
+          "fetch", config=("fetch",), options=(click.option("--source", "sources", multiple=True, metavar="ID",
                                          help="Fetch only this ledger source (repeatable). Default: the dataset's "
                                               "sources, evals and perplexity reference."),)),
     Stage("normalize", "02-normalize", "fetch", "parts", "NFC, newlines, control characters, trailing spaces; assigns ids",
-          "normalize", adds=BASE_COLUMNS),
+          "normalize", adds=BASE_COLUMNS, config=("dataset", "normalize")),
     Stage("filter", "03-filter", "normalize", "parts",
           "language ID, Gopher quality and repetition, perplexity (the filter registry, in configured order)",
-          "filter", adds=_filter_annotations(),
+          "filter", adds=_filter_annotations(), config=("filters",),
           side=Side("rejects", {"id": pa.string(), "source_id": pa.string(), "url": pa.string(),
                                 "filter": pa.string(), "rule": pa.string(), "value": pa.float64(),
                                 "text": pa.string()})),
     Stage("dedup", "04-dedup", "filter", "parts", "decontamination, exact and MinHash-LSH near-dedup",
-          "dedup", adds={"minhash_cluster": pa.int64()},
+          "dedup", adds={"minhash_cluster": pa.int64()}, config=("dedup", "decontam"),
           side=Side("dropped", {"id": pa.string(), "source_id": pa.string(), "url": pa.string(),
                                 "reason": pa.string(), "duplicate_of": pa.string(), "eval_source": pa.string(),
                                 "matched_ngram": pa.string(), "jaccard": pa.float64(),
                                 "shared_shingles": pa.int64(), "text": pa.string()})),
     Stage("pii", "05-pii", "dedup", "parts", "PII -> <EMAIL> <PHONE> <CARD> <IP> <KEY> placeholders",
-          "pii", adds={"pii_redactions": pa.int32()}),
+          "pii", adds={"pii_redactions": pa.int32()}, config=("pii",)),
     Stage("shard", "06-shard", "pii", "shards", "sorted, content-hash-split Parquet shards + _MANIFEST.json",
-          "shards"),
+          "shards", config=("shard",)),
     Stage("tokenize", "07-tokenize", "shard", "tokens", "token streams (.bin + Megatron .idx) for the trainer",
-          "tokens", options=(
+          "tokens", config=("tokenize",), options=(
               click.option("--max-documents", type=click.IntRange(min=0), default=None,
                            help="Train on at most N documents of the shuffled order (val is not capped)."),
               click.option("--train-tokens", type=click.IntRange(min=0), default=None,
@@ -113,6 +116,26 @@ STAGES: tuple[Stage, ...] = (
 )
 STAGE = {s.name: s for s in STAGES}
 NAMES = tuple(s.name for s in STAGES)
+
+
+def config_keys(name: str) -> tuple[str, ...]:
+    """The config keys a stage's output depends on: its own and those of every stage before it. Not
+    fetch's: a raw output is shared by every dataset and identified by its ledger row and the `[fetch]`
+    part sizes (engine.raw.fetch_identity); a stage after it sees another raw output through its inputs."""
+    keys: list[str] = []
+    for s in STAGES:
+        keys += s.config if s.kind != "sources" else ()
+        if s.name == name:
+            return tuple(keys)
+    raise KeyError(name)
+
+
+def config_hash(config: Config, name: str) -> str:
+    """The config_sha256 a stage records: the sha256 of config_keys(name) (fetch's raw output, shared by
+    every dataset, records none)."""
+    from corpus.config import config_sha256
+
+    return config_sha256(config.data, config_keys(name))
 
 
 def columns(name: str) -> dict:

@@ -37,7 +37,7 @@ from corpus.engine.idsort import IdSort, id_sort, rank_range, sample_part, suffi
 from corpus.formats.parts import read_table, validate_columns, write_table
 from corpus.engine.raw import raw_texts
 from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step, published_stage
-from corpus.stages import STAGE, input_columns
+from corpus.stages import STAGE, config_hash, input_columns
 
 log = logging.getLogger(__name__)
 ME = STAGE["dedup"]
@@ -239,7 +239,7 @@ class DedupRun:
 def dedup_run(config: Config, opts: RunOptions) -> tuple[DedupRun, dict]:
     """The run, and its identity (config, parameters, inputs): what decides whether an output is current."""
     src = STAGE[ME.reads].path(config)
-    manifest, ref = published_stage(config, src, ME.reads, upstream=True)
+    manifest, ref = published_stage(config, src, ME.reads, upstream=config_hash(config, ME.reads))
     d = dict(config["dedup"])
     if d["num_perm"] % d["bands"]:
         raise CorpusError(f"{config.path}: dedup.num_perm ({d['num_perm']}) must be a multiple of dedup.bands ({d['bands']})")
@@ -255,7 +255,7 @@ def dedup_run(config: Config, opts: RunOptions) -> tuple[DedupRun, dict]:
         against=tuple((name, tuple((str(directory / f["name"]), f["sha256"]) for f in files))
                       for name, directory, files in against),
         sort=id_sort(config, opts.workers, parts, "global/ranges", by_rank=True))
-    return run, {"config_sha256": config.sha256, "params": params, "inputs": [ref, *against_refs]}
+    return run, {"config_sha256": config_hash(config, ME.name), "params": params, "inputs": [ref, *against_refs]}
 
 
 def global_dir(ctx: PhaseContext) -> Path:

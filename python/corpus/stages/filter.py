@@ -16,7 +16,7 @@ from corpus.config import Config
 from corpus.filters.registry import chain_for, filter_order, registry
 from corpus.formats.parts import PartReader, PartWriter, schema_of, validate_columns
 from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step, published_stage
-from corpus.stages import STAGE, columns, input_columns
+from corpus.stages import STAGE, config_hash, columns, input_columns
 
 ME = STAGE["filter"]
 OUT_COLUMNS = columns("filter")
@@ -84,7 +84,7 @@ def filter_part(u: FilterUnit) -> dict:
 
 def plan(config: Config, opts: RunOptions) -> list[Job]:
     src = STAGE[ME.reads].path(config)
-    manifest, ref = published_stage(config, src, ME.reads, upstream=True)
+    manifest, ref = published_stage(config, src, ME.reads, upstream=config_hash(config, ME.reads))
     filters = config["filters"]
     order = filter_order(filters)
     params = {"filters": filters, "order": order}
@@ -109,7 +109,7 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
         return [FilterUnit(p["name"].removesuffix(".parquet"), src / p["name"], p["sha256"], filters_json,
                            ctx.state["resources_json"], ctx.staging) for p in manifest["parts"]]
 
-    return [Job("filter", ME.path(config), {"config_sha256": config.sha256, "params": params, "inputs": [ref]},
+    return [Job("filter", ME.path(config), {"config_sha256": config_hash(config, ME.name), "params": params, "inputs": [ref]},
                 [Step("prepare", prepare), Map("filter", units, filter_part)],
                 dataset=config.dataset, version=config.version)]
 

@@ -23,7 +23,7 @@ from corpus.formats.parts import BATCH_ROWS, PartWriter, schema_of
 from corpus.engine.raw import current_raw
 from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, input_ref
 from corpus.formats.textnorm import normalize_text
-from corpus.stages import STAGE, columns
+from corpus.stages import STAGE, config_hash, columns
 
 ME = STAGE["normalize"]
 OUT_COLUMNS = columns("normalize")
@@ -113,5 +113,5 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
 
     params = {"normalize": options, "sources": [r["source_id"] for r in rows],
               "source_sha256": {r["source_id"]: r["sha256"] for r in rows}}
-    return [Job("normalize", ME.path(config), {"config_sha256": config.sha256, "params": params, "inputs": inputs},
+    return [Job("normalize", ME.path(config), {"config_sha256": config_hash(config, ME.name), "params": params, "inputs": inputs},
                 [Map("normalize", units, normalize_part)], dataset=config.dataset, version=config.version)]

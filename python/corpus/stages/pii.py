@@ -15,7 +15,7 @@ from corpus.config import Config
 from corpus.formats.parts import PartReader, PartWriter, validate_columns
 from corpus.pii.scrub import PiiParams, detectors, scrub_batch
 from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, published_stage
-from corpus.stages import STAGE, columns, input_columns
+from corpus.stages import STAGE, config_hash, columns, input_columns
 
 ME = STAGE["pii"]
 IN_COLUMNS = input_columns("pii")
@@ -79,14 +79,14 @@ def warm(config: Config) -> tuple:
 
 def plan(config: Config, opts: RunOptions) -> list[Job]:
     src = STAGE[ME.reads].path(config)
-    manifest, ref = published_stage(config, src, ME.reads, upstream=True)
+    manifest, ref = published_stage(config, src, ME.reads, upstream=config_hash(config, ME.reads))
     params = pii_params(config["pii"])
 
     def units(ctx: PhaseContext) -> list[PiiUnit]:
         return [PiiUnit(p["name"].removesuffix(".parquet"), src / p["name"], p["sha256"], params, ctx.staging)
                 for p in manifest["parts"] if p["name"].startswith("part-")]
 
-    return [Job("pii", ME.path(config), {"config_sha256": config.sha256, "params": {"pii": config["pii"]},
+    return [Job("pii", ME.path(config), {"config_sha256": config_hash(config, ME.name), "params": {"pii": config["pii"]},
                                          "inputs": [ref]},
                 [Map("pii", units, scrub_part)], dataset=config.dataset, version=config.version)]
 

@@ -36,7 +36,7 @@ from corpus.engine.idsort import id_sort, part_ranks, rank_range, sample_part
 from corpus.engine.partitioning import work_entry
 from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step, published_stage, read_stage_manifest
 from corpus.config.schemas import validate
-from corpus.stages import STAGE, input_columns, part_stages
+from corpus.stages import STAGE, config_hash, input_columns, part_stages
 
 log = logging.getLogger(__name__)
 ME = STAGE["shard"]
@@ -398,7 +398,7 @@ def build_manifest(config: Config, shards: list[dict], sources: dict, stage_coun
                 "ips": red.get("IP", 0), "keys": red.get("KEY", 0)},
         "docs_per_stage": {stage: {"in": c["docs_in"], "out": c["docs_out"]} for stage, c in stage_counts.items()},
         "ledger_ref": ledger_ref(config),
-        "config_sha256": config.sha256,
+        "config_sha256": config_hash(config, ME.name),
         "corpus_version": __version__,
         "packages": output_packages(),  # the library versions that decide these bytes (corpus.engine.versions)
     }
@@ -426,7 +426,7 @@ def empty_corpus_message(config: Config) -> str:
 
 def plan(config: Config, opts: RunOptions) -> list[Job]:
     src = STAGE[ME.reads].path(config)
-    manifest, ref = published_stage(config, src, ME.reads, upstream=True)
+    manifest, ref = published_stage(config, src, ME.reads, upstream=config_hash(config, ME.reads))
     parts = [(src / p["name"], p) for p in manifest["parts"] if p["name"].startswith("part-")]
     if not sum(p["rows"] for _, p in parts):
         raise CorpusError(empty_corpus_message(config))
@@ -463,7 +463,7 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
                       "n_shards": result["n_shards"], "splits": result["splits"]}
 
     params = {"shard": config["shard"], "ledger_sha256": ledger_ref(config)["sha256"]}
-    return [Job("shard", ME.path(config), {"config_sha256": config.sha256, "params": params, "inputs": [ref]},
+    return [Job("shard", ME.path(config), {"config_sha256": config_hash(config, ME.name), "params": params, "inputs": [ref]},
                 [Map("sample", sort.sample_units, sample_part), Step("splitters", sort.splitters_step),
                  Map("rank", sort.range_units, rank_range, unit="ranges"), Step("offsets", sort.offsets_step),
                  Map("scatter", scatter_units, scatter_part),

@@ -47,7 +47,7 @@ from corpus.tokens import hf
 from corpus.formats.megatron import MegatronWriter, check_range, choose_dtype, manifest_file_entry
 from corpus.engine.partitioning import partitions
 from corpus.tokens.plan import BUCKETS, Cumulative, bucket_ranges, budget_end, buckets_of, cut_parts, shuffle_buckets
-from corpus.stages import STAGE
+from corpus.stages import STAGE, config_hash
 
 log = logging.getLogger(__name__)
 ME = STAGE["tokenize"]
@@ -520,7 +520,8 @@ def encode_threads(rows: list[int], cores: int, workers: int) -> list[int]:
 
 def plan(config: Config, opts: RunOptions) -> list[Job]:
     tcfg = config["tokenize"]
-    _, shard_ref = published_stage(config, STAGE[ME.reads].path(config), ME.reads, verify=False)
+    _, shard_ref = published_stage(config, STAGE[ME.reads].path(config), ME.reads, verify=False,
+                                  upstream=config_hash(config, ME.reads))
     corpus, corpus_sha = load_corpus_manifest(config)
     max_documents, train_tokens = opts.extra.get("max_documents"), opts.extra.get("train_tokens")
     budgets = {"max_documents": max_documents, "train_tokens": train_tokens,
@@ -580,7 +581,7 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
             splits[split] = {"docs": sum(f["docs"] for f in files), "tokens": sum(f["tokens"] for f in files),
                              "files": files}
         manifest = {"dataset": config.dataset, "version": config.version, "tokenizer_id": tokenizer_id,
-                    "corpus_manifest_sha256": corpus_sha, "config_sha256": config.sha256,
+                    "corpus_manifest_sha256": corpus_sha, "config_sha256": config_hash(config, ME.name),
                     "tokenizer": {"file": TOKENIZER_FILE, "sha256": sha256_bytes(tok_bytes), **ctx.state["facts"]},
                     "seed": tcfg["seed"], "budgets": budgets, "splits": splits, "packages": output_packages()}
         validate(manifest, TOKENS_SCHEMA, what=str(ctx.job.final / TOKENS_MANIFEST))
@@ -598,7 +599,7 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
               Map("write", lambda ctx: ctx.state["part_units"], write_part, in_process=True),
               Step("manifest", manifest_step)]
     return [Job("tokenize", tokens_root(config) / tokenizer_id,
-                {"config_sha256": config.sha256, "params": params, "inputs": [shard_ref]}, phases,
+                {"config_sha256": config_hash(config, ME.name), "params": params, "inputs": [shard_ref]}, phases,
                 dataset=config.dataset, version=config.version)]
 
 

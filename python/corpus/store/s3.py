@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import os
+import threading
+import time
 import urllib.parse
 from pathlib import Path
 
@@ -19,6 +22,7 @@ from corpus.store.atomic import CHUNK, temp_beside
 
 SCHEME = "s3"
 _FS: dict[tuple, object] = {}
+log = logging.getLogger(__name__)
 
 
 def is_remote(root: str | os.PathLike | None) -> bool:
@@ -41,6 +45,7 @@ def env_endpoint() -> dict:
 CONNECT_TIMEOUT_ENV = "CORPUS_S3_CONNECT_TIMEOUT_S"   # seconds to open a connection (default 10)
 REQUEST_TIMEOUT_ENV = "CORPUS_S3_REQUEST_TIMEOUT_S"   # seconds a request may wait for the next bytes (default 30)
 ATTEMPTS = 3                                          # tries of a request before its error is the user's
+PROGRESS_ENV = "CORPUS_S3_PROGRESS_S"                 # seconds between progress lines of one transfer (default 10)
 
 
 def timeouts() -> tuple[float, float]:
@@ -111,16 +116,46 @@ def read_bytes(r: Remote) -> bytes | None:
         raise named_error(r.uri, e) from None
 
 
+class Progress:
+    """While a transfer runs, a line every CORPUS_S3_PROGRESS_S seconds from a watcher thread, so a long or
+    stalled transfer is never silent: what moves, how many bytes so far, for how long. Quiet transfers
+    that end before the first interval print nothing."""
+
+    def __init__(self, verb: str, uri: str, total: int | None = None):
+        self.verb, self.uri, self.total, self.done = verb, uri, total, 0
+        self._stop = threading.Event()
+        self._every = float(os.environ.get(PROGRESS_ENV) or 10)
+
+    def _watch(self) -> None:
+        t0 = time.monotonic()
+        while not self._stop.wait(self._every):
+            of = f" of {self.total / 1e6:,.1f}" if self.total is not None else ""
+            secs = time.monotonic() - t0
+            log.warning("s3: still %s %s: %s%s MB after %.0f s (%.2f MB/s)", self.verb, self.uri,
+                        f"{self.done / 1e6:,.1f}", of, secs, self.done / 1e6 / max(secs, 1e-9))
+
+    def __enter__(self) -> "Progress":
+        self._thread = threading.Thread(target=self._watch, name="s3-progress", daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
 def download(r: Remote, dest: Path) -> tuple[str, int]:
     """Stream the object into `dest` (temp beside it, then rename); returns (sha256, bytes)."""
     dest.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = temp_beside(dest)
     h, n = hashlib.sha256(), 0
     try:
-        with os.fdopen(fd, "wb") as out, r.fs.open_input_stream(r.key, compression=None) as src:
+        with Progress("downloading", r.uri) as progress, os.fdopen(fd, "wb") as out, \
+                r.fs.open_input_stream(r.key, compression=None) as src:
             while chunk := src.read(CHUNK):
                 h.update(chunk)
                 n += len(chunk)
+                progress.done = n
                 out.write(chunk)
         os.replace(tmp, dest)
     except OSError as e:
@@ -133,9 +168,11 @@ def download(r: Remote, dest: Path) -> tuple[str, int]:
 
 def upload(src: Path, r: Remote) -> None:
     try:
-        with open(src, "rb") as f, r.fs.open_output_stream(r.key, compression=None) as out:
+        with open(src, "rb") as f, Progress("uploading", r.uri, os.fstat(f.fileno()).st_size) as progress, \
+                r.fs.open_output_stream(r.key, compression=None) as out:
             while chunk := f.read(CHUNK):
                 out.write(chunk)
+                progress.done += len(chunk)
     except OSError as e:
         raise named_error(f"{r.uri}: upload failed", e) from None
 

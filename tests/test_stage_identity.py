@@ -1,0 +1,87 @@
+"""Per-stage identity: a stage's config_sha256 hashes only the config keys it and the stages before it
+read (the stage table's `config`), so an edit reruns the stage that reads the key and those after it."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from corpus.config import UNHASHED_TABLES, Config, load_config
+from corpus.stages import NAMES, STAGES, config_hash, config_keys
+
+@pytest.fixture(scope="module")
+def demo() -> Config:
+    return load_config("configs/demo.toml")
+
+
+def _leaves(d: dict, prefix: str = ""):
+    for k, v in d.items():
+        if isinstance(v, dict) and v:
+            yield from _leaves(v, f"{prefix}{k}.")
+        else:
+            yield f"{prefix}{k}"
+
+
+def _changed(value):
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, (int, float)):
+        return value + 1
+    if isinstance(value, str):
+        return value + "x"
+    if isinstance(value, list):
+        return value + ["x"]
+    return {"x": 1}
+
+
+def _edit(config: Config, dotted: str) -> Config:
+    data = copy.deepcopy(config.data)
+    *tables, key = dotted.split(".")
+    d = data
+    for t in tables:
+        d = d[t]
+    d[key] = _changed(d[key])
+    return Config(path=config.path, data=data, artifacts=config.artifacts)
+
+
+def _first_reader(dotted: str) -> str:
+    """The first stage whose declared keys cover this config key."""
+    for s in STAGES:
+        if any(dotted == k or dotted.startswith(k + ".") for k in s.config):
+            return s.name
+    raise AssertionError(f"no stage declares config key {dotted}")
+
+
+def test_every_hashed_config_key_is_read_by_a_stage(demo):
+    for table in demo.data:
+        if table in UNHASHED_TABLES:
+            assert not any(k.split(".")[0] == table for n in NAMES for k in config_keys(n)), table
+            continue
+        for leaf in _leaves({table: demo.data[table]}):
+            _first_reader(leaf)
+
+
+def test_each_config_key_invalidates_its_stage_and_those_after_only(demo):
+    before = {n: config_hash(demo, n) for n in NAMES}
+    for table in demo.data:
+        for leaf in _leaves({table: demo.data[table]}):
+            after = {n: config_hash(_edit(demo, leaf), n) for n in NAMES}
+            if table in UNHASHED_TABLES:
+                assert after == before, leaf
+                continue
+            changed = [n for n in NAMES if after[n] != before[n]]
+            if _first_reader(leaf) == "fetch":  # raw outputs carry no config hash (fetch_identity's params)
+                assert changed == [], (leaf, changed)
+                continue
+            first = NAMES.index(_first_reader(leaf))
+            assert changed == list(NAMES[first:]), (leaf, changed)
+
+
+def test_a_filter_threshold_leaves_fetch_and_normalize_current(demo):
+    edited = _edit(demo, "filters.gopher.min_words")
+    assert config_hash(edited, "normalize") == config_hash(demo, "normalize")
+    assert config_hash(edited, "filter") != config_hash(demo, "filter")
+    assert config_hash(edited, "tokenize") != config_hash(demo, "tokenize")
+    tokenizer_only = _edit(demo, "tokenize.seed")
+    assert [n for n in NAMES if config_hash(tokenizer_only, n) != config_hash(demo, n)] == ["tokenize"]
