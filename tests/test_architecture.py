@@ -105,7 +105,7 @@ LAYERS = [
     {"corpus", "corpus.errors", "corpus.faults"},
     {"corpus.store"},
     {"corpus.config"},
-    {"corpus.formats", "corpus.tokens"},
+    {"corpus.formats", "corpus.tokens", "corpus.web"},
     {"corpus.engine"},
     {"corpus.filters", "corpus.dedup", "corpus.pii"},
     {"corpus.stages"},

@@ -12,7 +12,9 @@ tests in tests/faults can check that every such point is recoverable. Unset, eac
                                      on s3 s3-parts-uploaded, s3-manifest-written; and <stage>:between in
                                      `corpus run`, after that stage and before the next
     CORPUS_TEST_LOCK_BARRIER=<file>  wait for <file> right before trying the writer lock (after touching
-                                     <file>.<pid>.ready), so two writers race for it at the same instant"""
+                                     <file>.<pid>.ready), so two writers race for it at the same instant
+    CORPUS_FAULT_EXTRACT=<how>:<text>  the sandboxed HTML extractor hangs (how = hang), dies (crash) or
+                                     raises (raise) on a page whose URL contains <text>"""
 
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ AFTER_ENV = "CORPUS_FAULT_AFTER"
 TORN_ENV = "CORPUS_FAULT_TORN"
 AT_ENV = "CORPUS_FAULT_AT"
 LOCK_BARRIER_ENV = "CORPUS_TEST_LOCK_BARRIER"
+EXTRACT_ENV = "CORPUS_FAULT_EXTRACT"
 
 
 def unit_point(env: str = AFTER_ENV) -> tuple[str, int] | None:
@@ -55,3 +58,18 @@ def lock_barrier() -> None:
     deadline = time.monotonic() + 60
     while not Path(barrier).exists() and time.monotonic() < deadline:
         time.sleep(0.001)
+
+
+def extract_fault(url: str) -> None:
+    """In the extractor's child: hang, die or raise on a page whose URL holds CORPUS_FAULT_EXTRACT's text."""
+    spec = os.environ.get(EXTRACT_ENV, "")
+    how, _, text = spec.partition(":")
+    if not spec or text not in url:
+        return
+    if how == "hang":
+        while True:
+            time.sleep(60)
+    if how == "crash":
+        os.kill(os.getpid(), signal.SIGKILL)
+    if how == "raise":
+        raise RuntimeError(f"fault injected for {url}")

@@ -143,7 +143,9 @@ def audit(config: Config) -> list[Check]:
                 raise CorpusError(f"{d / STAGE_FILE}: made from sha256 {m['source']['sha256']}, ledger says "
                                   f"{ledger[sid]['sha256']}")
             c = m["counts"]
-            if c["docs_in"] != c["docs_out"] + c["skipped_empty"] or _rows(m, "part-") != c["docs_out"]:
+            rejected = sum(c.get("rejected", {}).values())  # a web source's rejected records
+            if c["docs_in"] != c["docs_out"] + c["skipped_empty"] + rejected or _rows(m, "part-") != c["docs_out"] \
+                    or _rows(m, "rejects/") != rejected:
                 raise CorpusError(f"{d / STAGE_FILE}: counts do not add up: {c}")
             check_listed(d, m)
             if sid in config["dataset"]["sources"]:

@@ -20,6 +20,7 @@ from corpus.stages import NAMES, STAGES
 from corpus.store.root import store_of
 
 SIDE_STAGES = tuple(s.name for s in STAGES if s.side is not None)
+REJECT_STAGES = SIDE_STAGES + ("fetch",)   # fetch: a web source's rejected records
 
 log = logging.getLogger("corpus")
 _LOADED: list = []   # the config this command loaded (main() names its artifacts root on a full disk)
@@ -141,8 +142,9 @@ for _stage in STAGES:
 
 
 @cli.command()
-@click.option("--stage", type=click.Choice(list(SIDE_STAGES)), default=SIDE_STAGES[0], show_default=True,
-              help="filter: stage 03 rejects; dedup: stage 04 drops (decontam, exact, near).")
+@click.option("--stage", type=click.Choice(list(REJECT_STAGES)), default=SIDE_STAGES[0], show_default=True,
+              help="filter: stage 03 rejects; dedup: stage 04 drops (decontam, exact, near); fetch: web records "
+                   "fetch rejected (timeout, undecodable, ...: docs/web.md).")
 @click.option("--filter", "filter_name", default=None, help="Only this filter (lang, gopher, repetition, ppl).")
 @click.option("--rule", default=None, help="Only this rule (e.g. min_words) or dedup reason (e.g. near).")
 @click.option("--source", default=None, help="Only documents of this source_id.")
@@ -158,8 +160,11 @@ def rejects(c: Ctx, stage, filter_name, rule, source, per_rule, width):
     c.published_view()
     for (f, r), n, sample in sample_rejects(c.config, stage=stage, filter_name=filter_name, rule=rule,
                                             source=source, per_rule=per_rule):
-        click.echo(f"{f}.{r}: {n} documents")
+        click.echo(f"{f}.{r}: {n} {'records' if stage == 'fetch' else 'documents'}")
         for row in sample:
+            if stage == "fetch":
+                click.echo(f"  {row['locator']}  {row['url'] or '(no url)'}\n      {row['detail']}")
+                continue
             text = " ".join(row["text"].split())
             text = text if len(text) <= width else text[: width - 1] + "…"
             if stage == "dedup":

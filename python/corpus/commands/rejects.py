@@ -1,5 +1,6 @@
 """Reading dropped documents back for people: counts and an even sample per (filter, rule) of the filter
-stage's rejects, or per reason of the dedup stage's dropped documents (the stages with a side output)."""
+stage's rejects, per reason of the dedup stage's dropped documents (the stages with a side output), or
+per reason of the web records fetch rejected (a warc source's raw rejects/ parts)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from corpus.engine.runner import published_stage
 from corpus.stages import STAGE, STAGES
 
 SIDE_STAGES = tuple(s.name for s in STAGES if s.side is not None)
+REJECT_STAGES = SIDE_STAGES + ("fetch",)
 DEDUP_ORDER = ("decontam", "exact", "near")
 
 
@@ -30,6 +32,15 @@ def check_selection(config: Config, stage: str, filter_name: str | None, rule: s
     sources = list(config["dataset"]["sources"])
     if source is not None and source not in sources:
         raise _unknown("--source", source, sources, f"source in dataset {config.dataset}/{config.version}")
+    if stage == "fetch":
+        from corpus.web.records import REASONS
+
+        if filter_name not in (None, "fetch"):
+            raise UsageError(f"--filter '{filter_name}': fetch's rejects have reasons, not filters "
+                             f"(use --rule {'|'.join(REASONS)})")
+        if rule is not None and rule not in REASONS:
+            raise _unknown("--rule", rule, list(REASONS), "fetch reject reason")
+        return
     if stage == "dedup":
         if filter_name not in (None, "dedup"):
             raise UsageError(f"--filter '{filter_name}': the dedup stage's drops have reasons, not filters "
@@ -54,6 +65,8 @@ def sample_rejects(config: Config, *, stage="filter", filter_name=None, rule=Non
     stage "filter": rows of rejects/ (filter, rule, value, text). stage "dedup": rows of dropped/, keyed
     ("dedup", reason), with duplicate_of or eval_source and matched_ngram."""
     check_selection(config, stage, filter_name, rule, source)
+    if stage == "fetch":
+        return _fetch_rejects(config, rule, source, per_rule)
     st = STAGE[stage]
     d = st.path(config)
     manifest, _ = published_stage(config, d, stage)
@@ -76,4 +89,32 @@ def sample_rejects(config: Config, *, stage="filter", filter_name=None, rule=Non
         rows = sorted(groups[key], key=lambda r: r["id"].encode())
         step = max(1, len(rows) // per_rule)
         out.append((key, len(rows), rows[::step][:per_rule]))
+    return out
+
+
+def _fetch_rejects(config: Config, reason: str | None, source: str | None, per_rule: int):
+    """[(("fetch", reason), count, [rows])]: the web records fetch rejected (url, locator, record_id, reason,
+    detail, source_id), in the reasons' order, rows spread evenly in file order."""
+    from corpus.config.ledger import load_ledger
+    from corpus.engine.raw import REJECTS, WEB_FORMATS, current_raw
+    from corpus.formats.jsonl import read_zst_jsonl
+    from corpus.web.records import REASONS
+
+    ledger = load_ledger(config.ledger_path)
+    groups: dict[str, list[dict]] = {}
+    for sid in config["dataset"]["sources"]:
+        row = ledger.get(sid)
+        if row is None or row["format"] not in WEB_FORMATS or source not in (None, sid):
+            continue
+        directory, manifest = current_raw(config, row)
+        for p in manifest["parts"]:
+            if p["name"].startswith(REJECTS + "/"):
+                for rec in read_zst_jsonl(directory / p["name"]):
+                    if reason in (None, rec["reason"]):
+                        groups.setdefault(rec["reason"], []).append({**rec, "source_id": sid})
+    out = []
+    for r in sorted(groups, key=lambda r: REASONS.index(r) if r in REASONS else 99):
+        rows = groups[r]
+        step = max(1, len(rows) // per_rule)
+        out.append((("fetch", r), len(rows), rows[::step][:per_rule]))
     return out

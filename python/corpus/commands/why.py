@@ -23,7 +23,7 @@ from corpus.formats.jsonl import read_zst_jsonl
 from corpus.config.layout import CORPUS_MANIFEST, STAGE_FILE, TOKENS_MANIFEST, tokens_root
 from corpus.config.ledger import load_ledger
 from corpus.formats.parts import read_parquet, read_table
-from corpus.engine.raw import current_raw
+from corpus.engine.raw import current_raw, document_parts
 from corpus.engine.runner import read_stage_manifest
 from corpus.stages import STAGE
 from corpus.formats.megatron import MegatronIndex
@@ -72,13 +72,21 @@ def _thresholds(filters_cfg: dict) -> dict[str, object]:
 def _raw_step(config: Config, row: dict, k: int) -> dict:
     directory, manifest = current_raw(config, row)
     start = 0
-    for part in manifest["parts"]:
+    for part in document_parts(manifest):
         if k < start + part["rows"]:  # current_raw has verified every part's sha256 already
             for line, rec in enumerate(read_zst_jsonl(directory / part["name"]), 1):
                 if line == k - start + 1:
-                    return {"stage": "fetch", "status": "read", "raw_part": str(directory.relative_to(config.artifacts) / part["name"]),
+                    step = {"stage": "fetch", "status": "read",
+                            "raw_part": str(directory.relative_to(config.artifacts) / part["name"]),
                             "raw_line": line, "locator": rec["url"], "fetched_at": rec["fetched_at"],
                             "license_spdx": rec["license_spdx"], "chars": len(rec["text"])}
+                    if "meta" in rec:  # a web page: its URL, and where its WARC record is
+                        meta = rec["meta"]
+                        step.update(url=rec["url"], locator=meta["locator"],
+                                    **{k: meta[k] for k in ("record_id", "warc_date", "http_status", "charset",
+                                                            "charset_from") if meta.get(k) is not None},
+                                    extractor=manifest["params"]["extract"]["engine"])
+                    return step
         start += part["rows"]
     raise CorpusError(f"'{row['source_id']}:{k}': the source has {start} documents (ids run from 0 to {start - 1})")
 

@@ -13,21 +13,45 @@ from corpus.errors import CorpusError
 from corpus.formats.jsonl import read_zst_jsonl
 from corpus.engine.runner import find_current, identity_of, read_stage_manifest
 from corpus.formats.textnorm import normalize_text
+from corpus.web.extract import ENGINES
+from corpus.web.extract import versions as extractor_versions
 
 # Ledger fields that decide what the raw documents are; a change to any of them means fetching again.
 READ_FIELDS = ("url", "sha256", "bytes", "license_spdx", "format", "members", "text_fields", "split",
                "delimiter", "pattern", "encoding")
 
 
-def fetch_params(row: dict, fetch: dict) -> dict:
-    return {"source_id": row["source_id"], "part_docs": fetch["part_docs"], "part_bytes": fetch["part_bytes"],
-            "unit_bytes": fetch["unit_bytes"], "ledger_row": {k: row[k] for k in READ_FIELDS if k in row}}
+WEB_FORMATS = ("warc",)
+REJECTS = "rejects"   # a web source's rejected records: rejects/part-<nnnnn>.jsonl.zst beside the documents
 
 
-def fetch_identity(row: dict, fetch: dict) -> dict:
+def document_parts(manifest: dict) -> list[dict]:
+    """The parts of a raw manifest that hold documents (not the rejects/ parts of a web source)."""
+    return [p for p in manifest["parts"] if "/" not in p["name"]]
+
+
+def extract_params(extract: dict) -> dict:
+    """What decides a web source's documents: the [extract] table with the chosen engine's options only,
+    and the versions of the libraries that extract."""
+    engine = extract["engine"]
+    common = {k: v for k, v in extract.items() if k not in ENGINES}
+    return {**common, engine: extract[engine], "versions": extractor_versions(engine)}
+
+
+def fetch_params(row: dict, config: Config) -> dict:
+    fetch = config["fetch"]
+    params = {"source_id": row["source_id"], "part_docs": fetch["part_docs"], "part_bytes": fetch["part_bytes"],
+              "unit_bytes": fetch["unit_bytes"], "ledger_row": {k: row[k] for k in READ_FIELDS if k in row}}
+    if row["format"] in WEB_FORMATS:
+        params["extract"] = extract_params(config["extract"])
+    return params
+
+
+def fetch_identity(row: dict, config: Config) -> dict:
     """What a raw output records and is matched by: its ledger facts, part sizes and fetch unit size
-    (a range's parts end with it). No config hash: raw sources are shared by every dataset."""
-    return {"config_sha256": None, "params": fetch_params(row, fetch),
+    (a range's parts end with it), and for a web source how its pages are extracted. No config hash: raw
+    sources are shared by every dataset."""
+    return {"config_sha256": None, "params": fetch_params(row, config),
             "inputs": [{"path": row["url"], "sha256": row["sha256"]}]}
 
 
@@ -43,7 +67,7 @@ def current_raw(config: Config, row: dict, *, verify: bool = True) -> tuple[Path
     verify=False checks the parts' sizes only, for a reader that checks each part's sha256 and rows as it
     streams it (normalize, in its workers: the driver then neither hashes nor decompresses every part
     before the first unit starts)."""
-    candidates, identity = dated_dirs(config, row["source_id"]), fetch_identity(row, config["fetch"])
+    candidates, identity = dated_dirs(config, row["source_id"]), fetch_identity(row, config)
     if verify:
         found = find_current(candidates, identity)
     else:
@@ -60,6 +84,6 @@ def current_raw(config: Config, row: dict, *, verify: bool = True) -> tuple[Path
 def raw_texts(config: Config, row: dict) -> Iterator[str]:
     """A source's raw documents in id order, normalised as stage 02 normalises the corpus."""
     directory, manifest = current_raw(config, row)
-    for part in manifest["parts"]:
+    for part in document_parts(manifest):
         for rec in read_zst_jsonl(directory / part["name"]):
             yield normalize_text(rec["text"], **config["normalize"])

@@ -8,7 +8,7 @@ from __future__ import annotations
 from corpus.config import Config
 from corpus.formats.jsonl import read_zst_jsonl
 from corpus.config.ledger import load_ledger
-from corpus.engine.raw import current_raw
+from corpus.engine.raw import current_raw, document_parts
 from corpus.report import STAGES, side_prefix
 from corpus.report.reading import parts_of, stage_manifest
 from corpus.report.sampling import Budget, choose_parts
@@ -22,7 +22,7 @@ def _raw(config: Config, sources: list[str], budget: Budget) -> dict:
     rows = []
     for sid in sources:
         d, m = current_raw(config, ledger[sid])  # verifies every raw part's sha256
-        rows += [(sid, d, p, m["counts"]) for p in m["parts"]]
+        rows += [(sid, d, p, m["counts"]) for p in document_parts(m)]
     choice = choose_parts([p for _, _, p, _ in rows], budget, "raw")
     chosen = {id(p) for p in choice.parts}
     out, drops, seen = {}, {}, set()
@@ -35,9 +35,11 @@ def _raw(config: Config, sources: list[str], budget: Budget) -> dict:
         if sid not in seen:
             seen.add(sid)
             s["docs_in"] = counts["docs_in"]
-            if counts.get("skipped_empty"):
-                drops[("fetch", "empty")] = {**drops.get(("fetch", "empty"), {}),
-                                             sid: {"docs": counts["skipped_empty"], "chars": 0, "estimated": False}}
+            # a document read and not kept: empty, or a web record rejected (timeout, undecodable, ...)
+            for reason, n in [("empty", counts.get("skipped_empty", 0)), *counts.get("rejected", {}).items()]:
+                if n:
+                    drops[("fetch", reason)] = {**drops.get(("fetch", reason), {}),
+                                                sid: {"docs": n, "chars": 0, "estimated": False}}
     for s in out.values():
         m = s.pop("_measured")
         if m != s["docs"]:

@@ -24,8 +24,10 @@ import pyarrow as pa
 from corpus.config import Config
 from corpus.engine.runner import RunOptions, StageResult, run_jobs
 
+# meta: the canonical JSON of a document's source facts (a web page's WARC record: locator, record id,
+# date, HTTP status, content type, charset and how it was found), null for curated sources
 BASE_COLUMNS = {"id": pa.string(), "text": pa.string(), "source_id": pa.string(), "url": pa.string(),
-                "license_spdx": pa.string()}
+                "license_spdx": pa.string(), "meta": pa.string()}
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,7 @@ def _filter_annotations() -> dict:
 
 STAGES: tuple[Stage, ...] = (
     Stage("fetch", "01-fetch", None, "sources", "ledger sources -> corpus/raw/<source_id>/<yyyymmdd>/part-<nnnnn>.jsonl.zst",
-          "fetch", config=("fetch",), options=(click.option("--source", "sources", multiple=True, metavar="ID",
+          "fetch", config=("fetch", "extract"), options=(click.option("--source", "sources", multiple=True, metavar="ID",
                                          help="Fetch only this ledger source (repeatable). Default: the dataset's "
                                               "sources, evals and perplexity reference."),)),
     Stage("normalize", "02-normalize", "fetch", "parts", "NFC, newlines, control characters, trailing spaces; assigns ids",

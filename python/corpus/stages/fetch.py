@@ -19,12 +19,13 @@ from corpus.config import Config
 from corpus.errors import CorpusError
 from corpus.formats.jsonl import ZstJsonlWriter
 from corpus.config.ledger import load_ledger, select
-from corpus.engine.raw import dated_dirs, fetch_identity
+from corpus.engine.raw import REJECTS, WEB_FORMATS, dated_dirs, fetch_identity
 from corpus.store.retrieve import locate
 from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step
 from corpus.formats.sources.limits import ReadLimits
 from corpus.formats.sources.ranges import Range, plan_ranges
 from corpus.formats.sources.read import read_documents
+from corpus.web.records import WebCounts, WebDoc, web_documents
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,7 @@ class FetchUnit:
     rng: Range
     fetched_at: str
     out_dir: Path
+    extract: dict | None = None   # the [extract] table, for a web source
 
 
 def unit_prefix(index: int) -> str:
@@ -62,8 +64,38 @@ def unit_prefix(index: int) -> str:
     return f"range-{index:05d}-part-"
 
 
+def _parts(writer: ZstJsonlWriter, staging: Path) -> list[dict]:
+    return [{"name": p.relative_to(staging).as_posix(), "sha256": sha256_file(p), "rows": rows,
+             "bytes": p.stat().st_size} for p, rows in writer.close()]
+
+
+def fetch_web_range(u: FetchUnit) -> dict:
+    """Read the records of one range of a WARC/WET file: documents into raw parts (with their record's
+    facts under `meta`), rejects into `rejects/` parts (url, record id, reason, detail)."""
+    (u.out_dir / REJECTS).mkdir(exist_ok=True)
+    prefix = unit_prefix(u.rng.index)
+    docs = ZstJsonlWriter(u.out_dir, u.fetch["part_docs"], u.fetch["part_bytes"], prefix=prefix)
+    rejects = ZstJsonlWriter(u.out_dir / REJECTS, u.fetch["part_docs"], u.fetch["part_bytes"], prefix=prefix)
+    counts = WebCounts()
+    written = 0
+    for item in web_documents(u.path, u.row, u.rng.start, u.rng.stop, u.extract, counts):
+        if isinstance(item, WebDoc):
+            written += 1
+            docs.write({"url": item.url, "fetched_at": u.fetched_at, "license_spdx": u.row["license_spdx"],
+                        "text": item.text, "meta": {"locator": item.locator, **item.meta}})
+        else:
+            rejects.write({"url": item.url, "locator": item.locator, "record_id": item.record_id,
+                           "reason": item.reason, "detail": item.detail})
+    rejected = sum(counts.rejected.values())
+    return {"key": u.key, "parts": _parts(docs, u.out_dir) + _parts(rejects, u.out_dir),
+            "counts": {"docs_in": written + rejected, "docs_out": written, "skipped_empty": 0,
+                       "rejected": counts.rejected, "records": counts.records, "skipped_records": counts.skipped}}
+
+
 def fetch_range(u: FetchUnit) -> dict:
     """Read one range of a source into its own raw parts in the staging dir."""
+    if u.extract is not None:
+        return fetch_web_range(u)
     row = u.row
     writer = ZstJsonlWriter(u.out_dir, u.fetch["part_docs"], u.fetch["part_bytes"], prefix=unit_prefix(u.rng.index))
     docs_in = empty = 0
@@ -73,9 +105,7 @@ def fetch_range(u: FetchUnit) -> dict:
             empty += 1
             continue
         writer.write({"url": locator, "fetched_at": u.fetched_at, "license_spdx": row["license_spdx"], "text": text})
-    parts = [{"name": p.name, "sha256": sha256_file(p), "rows": rows, "bytes": p.stat().st_size}
-             for p, rows in writer.close()]
-    return {"key": u.key, "parts": parts,
+    return {"key": u.key, "parts": _parts(writer, u.out_dir),
             "counts": {"docs_in": docs_in, "docs_out": docs_in - empty, "skipped_empty": empty}}
 
 
@@ -105,11 +135,14 @@ def _record_source(ctx: PhaseContext) -> None:
     """Renumber the ranges' parts `part-<nnnnn>.jsonl.zst` in range order (the order of ctx.parts): a
     document's id k is its position in the source's raw parts read in path order."""
     (res,) = ctx.results["locate"]
-    for n, part in enumerate(ctx.parts):
-        name = f"part-{n:05d}.jsonl.zst"
-        if part["name"] != name:
-            os.replace(ctx.staging / part["name"], ctx.staging / name)
-            part["name"] = name
+    for folder in ("", f"{REJECTS}/"):
+        mine = [p for p in ctx.parts if p["name"].rpartition("/")[0] == folder.rstrip("/")]
+        for n, part in enumerate(mine):
+            name = f"{folder}part-{n:05d}.jsonl.zst"
+            if part["name"] != name:
+                os.replace(ctx.staging / part["name"], ctx.staging / name)
+                part["name"] = name
+    ctx.parts.sort(key=lambda p: ("/" in p["name"], p["name"]))  # documents first, then rejects/
     ctx.run_info.update(found_by=res["found_by"], source_path=res["source_path"], ranges=len(res["ranges"]))
 
 
@@ -131,12 +164,12 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
                               # fetched_at from the job: a --resume keeps the interrupted run's, which its
                               # reused parts carry
                               Range(**{**r, "members": tuple(r["members"])}), ctx.job.extra["fetched_at"],
-                              ctx.staging)
+                              ctx.staging, extract=dict(config["extract"]) if row["format"] in WEB_FORMATS else None)
                     for r in res["ranges"]]
 
         source = {"source_id": sid, "url": row["url"], "sha256": row["sha256"], "bytes": row["bytes"],
                   "license_spdx": row["license_spdx"], "role": row["role"]}
-        jobs.append(Job(sid, config.raw_dir / sid / date, fetch_identity(row, config["fetch"]),
+        jobs.append(Job(sid, config.raw_dir / sid / date, fetch_identity(row, config),
                         [Map("locate", locate_units, locate_source, unit="sources"),
                          Map("read", read_units, fetch_range, unit="ranges"), Step("record", _record_source)],
                         extra={"fetched_at": fetched_at, "source": source},
@@ -156,6 +189,12 @@ def report(result) -> list[str]:
         mb = o.manifest["source"]["bytes"] / 1e6 if fetched else 0.0
         lines.append(f"{o.key:<28} {'fetched' if fetched else 'current':<10} {o.run_info.get('found_by', 'none'):<10} "
                      f"{o.manifest['counts']['docs_out']:>8} {mb:>7.2f} {o.run_info.get('seconds', 0.0):>6.2f}")
+    for o in result.outputs:
+        c = o.manifest["counts"]
+        if c.get("records"):  # a web source: what became of its records
+            rejected = ", ".join(f"{k} {v}" for k, v in sorted(c["rejected"].items())) or "none"
+            skipped = ", ".join(f"{k} {v}" for k, v in sorted(c["skipped_records"].items())) or "none"
+            lines.append(f"  {o.key}: {c['docs_out']} pages kept; rejected: {rejected}; skipped records: {skipped}")
     fetched = [o for o in result.outputs if o.status != "current"]
     docs = sum(o.manifest["counts"]["docs_out"] for o in fetched)
     mb = sum(o.manifest["source"]["bytes"] for o in fetched) / 1e6

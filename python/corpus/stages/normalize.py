@@ -14,13 +14,14 @@ from typing import Iterator
 import pyarrow as pa
 import zstandard
 
+from corpus.store.atomic import canonical_json
 from corpus.store.checksums import VerifiedReader
 from corpus.config import Config
 from corpus.config.layout import STAGE_FILE
 from corpus.errors import CorpusError
 from corpus.config.ledger import load_ledger, select
 from corpus.formats.parts import BATCH_ROWS, PartWriter, schema_of
-from corpus.engine.raw import current_raw
+from corpus.engine.raw import current_raw, document_parts
 from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, input_ref
 from corpus.formats.textnorm import normalize_text
 from corpus.stages import STAGE, config_hash, columns
@@ -79,8 +80,10 @@ def normalize_part(u: NormalizeUnit) -> dict:
             changed += text != raw_text
             if not text.strip():
                 continue
+            meta = rec.get("meta")
             for col, value in (("id", f"{u.source_id}:{k}"), ("text", text), ("source_id", u.source_id),
-                               ("url", rec["url"]), ("license_spdx", rec["license_spdx"])):
+                               ("url", rec["url"]), ("license_spdx", rec["license_spdx"]),
+                               ("meta", None if meta is None else canonical_json(meta))):
                 cols[col].append(value)
             if len(cols["id"]) >= BATCH_ROWS:
                 flush()
@@ -104,7 +107,7 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
         raw_dir, manifest = current_raw(config, row, verify=False)  # each unit checks its part as it reads
         inputs.append(input_ref(config, raw_dir))
         k = 0
-        for part in manifest["parts"]:
+        for part in document_parts(manifest):
             sources.append((row["source_id"], raw_dir / part["name"], part["sha256"], k, part["rows"]))
             k += part["rows"]
 

@@ -43,7 +43,7 @@ ME = STAGE["shard"]
 SHARD_COLUMNS = [("id", pa.string()), ("text", pa.string()), ("source_id", pa.string()), ("url", pa.string()),
                  ("license_spdx", pa.string()), ("lang", pa.string()), ("n_chars", pa.int32()),
                  ("sha256", pa.binary(32)), ("minhash_cluster", pa.int64()), ("pii_redactions", pa.int32()),
-                 ("split", pa.string())]
+                 ("split", pa.string()), ("meta", pa.string())]
 SHARD_SCHEMA = pa.schema(SHARD_COLUMNS)
 # What a shard carries from its input parts (the rest it computes): every input column but lang_score.
 INPUT_COLUMNS = {k: v for k, v in input_columns("shard").items() if k in dict(SHARD_COLUMNS)}
@@ -250,7 +250,7 @@ def _row_group(u: ShardUnit, spills: list[_Spill], a: int, b: int) -> pa.Table:
     cuts = np.searchsorted(offsets, np.arange(0, offsets[-1], PIECE_BYTES), side="right") - 1
     bounds = [*sorted(set(cuts.tolist()) | {0}), len(order)]
     columns: dict[str, list] = {name: [] for name in ("id", "source_id", "url", "license_spdx", "lang",
-                                                       "minhash_cluster", "pii_redactions")}
+                                                       "minhash_cluster", "pii_redactions", "meta")}
     for i, j in zip(bounds, bounds[1:]):
         if j <= i:
             continue
@@ -286,7 +286,7 @@ def _row_group(u: ShardUnit, spills: list[_Spill], a: int, b: int) -> pa.Table:
         "lang": whole["lang"], "n_chars": pa.array(n_chars, pa.int32()),
         "sha256": pa.FixedSizeBinaryArray.from_buffers(pa.binary(32), n, [None, pa.py_buffer(digests.tobytes())]),
         "minhash_cluster": whole["minhash_cluster"], "pii_redactions": whole["pii_redactions"],
-        "split": split,
+        "split": split, "meta": whole["meta"],
     }, schema=SHARD_SCHEMA)
 
 

@@ -14,6 +14,7 @@ from corpus.formats.sources.archives import archive_of, open_zip, safe_member_na
 from corpus.formats.sources.compression import compression_of
 from corpus.formats.sources.limits import MiB
 from corpus.formats.sources.lines import is_wide
+from corpus.formats.sources.warc import plan_warc_ranges
 from corpus.store.retrieve import url_path
 
 
@@ -23,7 +24,8 @@ class Range:
 
     kind "whole": the entire source. "bytes": bytes [start, stop) of an uncompressed line-oriented file,
     cut just after a document boundary, its first line being number `first_line`. "rows": Parquet row
-    groups [start, stop), whose first row is number `first_row`. "members": the archive members named."""
+    groups [start, stop), whose first row is number `first_row`. "members": the archive members named.
+    "records": bytes [start, stop) of a WARC file, both at record (gzip member) starts."""
 
     index: int
     kind: str
@@ -113,11 +115,14 @@ def plan_ranges(path: Path, row: dict, unit_bytes: int) -> list[Range]:
 
     Uncompressed JSONL and text split by line or paragraph: byte ranges of about `unit_bytes`, cut after
     a line end (after an empty line for paragraphs). Parquet: groups of row groups of about `unit_bytes`
-    compressed. Zip and uncompressed tar: groups of wanted members of about `unit_bytes`. Everything else
+    compressed. Zip and uncompressed tar: groups of wanted members of about `unit_bytes`. WARC: byte ranges
+    starting at records (gzip members), corpus.formats.sources.warc.plan_warc_ranges. Everything else
     — a compressed stream (it cannot be entered in the middle), a compressed tar, a JSON array, text
     split by file, regex or delimiter, UTF-16/32 text — is one range."""
     if unit_bytes < 1:
         raise ValueError("unit_bytes must be positive")
+    if row["format"] == "warc":
+        return [Range(k, "records", a, b) for k, (a, b) in enumerate(plan_warc_ranges(path, row["url"], unit_bytes))]
     name = url_path(row["url"])
     compression, archive = compression_of(name), archive_of(name)
     whole = [Range(0, "whole")]

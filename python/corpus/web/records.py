@@ -1,0 +1,179 @@
+"""WARC/WET records to documents, or to counted rejects with a reason — never a silent drop.
+
+A response (or resource) record whose payload is HTML or XHTML (WARC-Identified-Payload-Type, else the HTTP
+Content-Type, else sniffed) with a 2xx status is decoded (corpus.web.charset), bounded (`max_html_bytes`,
+`max_html_elements`: deterministic limits, so that the sandbox's timeout never fires on real pages) and
+extracted in the sandbox (corpus.web.sandbox). A conversion record (a WET file's text) is a document as
+it is. Revisit, request, metadata and warcinfo records are skipped and counted by type.
+
+Reject reasons (the fetch stage's `rejects/` parts, `corpus rejects --stage fetch`):
+
+    not_html           the payload is not HTML/XHTML (declared type, or binary bytes under a text/html label)
+    http_status        the HTTP status is not 2xx
+    too_large          the payload is larger than [extract] max_html_bytes
+    too_many_elements  the page has more tags than [extract] max_html_elements
+    undecodable        no charset fits the bytes (corpus.web.charset)
+    truncated          the file ends inside the record (bad Content-Length, or a download cut short)
+    empty              the extractor found no text
+    timeout            the extractor took longer than [extract] timeout_s (killed; machine-dependent)
+    extractor_error    the extractor raised an exception on the page
+    extractor_crash    the extractor process died on the page (a crash, or its memory limit)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+from corpus.formats.sources.warc import WarcRecord, warc_records
+from corpus.web.charset import Undecodable, decode_page
+from corpus.web.sandbox import sandbox
+
+REASONS = ("not_html", "http_status", "too_large", "too_many_elements", "undecodable", "truncated", "empty",
+           "timeout", "extractor_error", "extractor_crash")
+HTML_TYPES = ("text/html", "application/xhtml+xml")
+DOCUMENT_RECORDS = ("response", "resource", "conversion")
+
+# the first bytes of formats that are surely not HTML, whatever their label says
+BINARY_MAGIC = (b"%PDF", b"\x89PNG", b"GIF8", b"\xff\xd8\xff", b"PK\x03\x04", b"\x1f\x8b", b"RIFF", b"\x00\x00\x01\x00",
+                b"OggS", b"ID3", b"\x7fELF", b"wOFF", b"wOF2", b"%!PS", b"{\\rtf")
+_HTML_START = re.compile(rb"^\s*(<!--.*?-->\s*)*<(!doctype\s+html|html|head|body|meta|title|div|p|!--)", re.I | re.S)
+
+
+@dataclass
+class WebDoc:
+    locator: str            # <file url>@<record offset>
+    url: str                # the page's URL (WARC-Target-URI)
+    text: str
+    meta: dict              # record id, date, status, content type, charset and how it was found, offset
+
+
+@dataclass
+class WebReject:
+    locator: str
+    url: str | None
+    record_id: str | None
+    reason: str             # one of REASONS
+    detail: str
+
+
+@dataclass
+class WebCounts:
+    records: dict[str, int] = field(default_factory=dict)     # every record read, by WARC-Type
+    skipped: dict[str, int] = field(default_factory=dict)     # records that are no document, by type
+    rejected: dict[str, int] = field(default_factory=dict)    # document records rejected, by reason
+    timeouts: list[str] = field(default_factory=list)         # the locators of pages that timed out
+
+
+def media_type(value: str | None) -> str | None:
+    return value.split(";", 1)[0].strip().lower() or None if value else None
+
+
+def looks_binary(payload: bytes) -> bool:
+    head = payload[:1024]
+    return head.startswith(BINARY_MAGIC) or b"\x00" in head.lstrip(b"\xff\xfe\xef\xbb\xbf")[:512] and not (
+        head.startswith((b"\xff\xfe", b"\xfe\xff")))
+
+
+def looks_like_html(payload: bytes) -> bool:
+    head = payload[:2048].lstrip(b"\xef\xbb\xbf")
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16 with a BOM: sniff its text
+        try:
+            head = head.decode("utf-16").encode("utf-8", "replace")
+        except UnicodeDecodeError:
+            return False
+    return bool(_HTML_START.match(head))
+
+
+def payload_type(rec: WarcRecord) -> tuple[str | None, str]:
+    """(media type, where it came from): WARC-Identified-Payload-Type, else the HTTP Content-Type (the
+    record's own Content-Type for a resource record), else sniffed."""
+    identified = media_type(rec.headers.get("WARC-Identified-Payload-Type"))
+    if identified:
+        return identified, "identified"
+    declared = media_type(rec.http_headers.get("content-type") if rec.type == "response"
+                          else rec.headers.get("Content-Type"))
+    if declared:
+        return declared, "content-type"
+    return ("text/html" if looks_like_html(rec.payload) else None), "sniffed"
+
+
+def record_meta(rec: WarcRecord, source_url: str) -> dict:
+    meta = {"record_id": rec.headers.get("WARC-Record-ID"), "warc_date": rec.headers.get("WARC-Date"),
+            "record_type": rec.type, "record_offset": rec.offset, "source": source_url}
+    if rec.type == "response":
+        meta["http_status"] = rec.http_status
+        meta["content_type"] = rec.http_headers.get("content-type")
+    if rec.headers.get("WARC-Truncated"):
+        meta["warc_truncated"] = rec.headers["WARC-Truncated"]  # the crawler cut the payload (kept: still a page)
+    return meta
+
+
+def _page(rec: WarcRecord, cfg: dict) -> tuple[str, dict] | tuple[None, tuple[str, str]]:
+    """An HTML record's page as text ready for extraction, and facts for the meta; or a reject."""
+    if rec.type == "response" and not (rec.http_status is not None and 200 <= rec.http_status < 300):
+        return None, ("http_status", f"HTTP status {rec.http_status}")
+    mtype, how = payload_type(rec)
+    if mtype not in cfg["html_types"]:
+        return None, ("not_html", f"payload type {mtype or 'unknown'} ({how})")
+    if looks_binary(rec.payload):
+        return None, ("not_html", f"binary payload under the label {mtype} ({how}): {rec.payload[:8]!r}")
+    if len(rec.payload) > cfg["max_html_bytes"]:
+        return None, ("too_large", f"more than {cfg['max_html_bytes']} bytes ([extract] max_html_bytes)")
+    try:
+        html, codec, found = decode_page(rec.payload, rec.http_charset)
+    except Undecodable as e:
+        return None, ("undecodable", str(e))
+    elements = html.count("<")
+    if elements > cfg["max_html_elements"]:
+        return None, ("too_many_elements", f"{elements} tags > {cfg['max_html_elements']} ([extract] max_html_elements)")
+    return html, {"charset": codec, "charset_from": found, "payload_type": mtype}
+
+
+def web_documents(path: Path, row: dict, start: int, stop: int, cfg: dict,
+                  counts: WebCounts) -> Iterator[WebDoc | WebReject]:
+    """The documents and rejects of the records that start in bytes [start, stop) of a WARC/WET file.
+    `cfg` is the config's [extract] table; `counts` is filled in as records go by."""
+    url = row["url"]
+    box = sandbox(cfg["engine"], cfg[cfg["engine"]], cfg["timeout_s"], cfg["memory_mb"])
+    for rec in warc_records(path, url, start, stop, cfg["max_html_bytes"]):
+        counts.records[rec.type] = counts.records.get(rec.type, 0) + 1
+        if rec.type not in DOCUMENT_RECORDS:
+            counts.skipped[rec.type] = counts.skipped.get(rec.type, 0) + 1
+            continue
+        locator = f"{url}@{rec.offset}"
+        page_url = rec.headers.get("WARC-Target-URI")
+        meta = record_meta(rec, url)
+
+        def reject(reason: str, detail: str) -> WebReject:
+            counts.rejected[reason] = counts.rejected.get(reason, 0) + 1
+            if reason == "timeout":
+                counts.timeouts.append(locator)
+            return WebReject(locator, page_url, meta["record_id"], reason, detail)
+
+        if rec.truncated:
+            yield reject("truncated", rec.truncated)
+            continue
+        if rec.type == "conversion":  # a WET record: the crawler's own text extraction, UTF-8
+            try:
+                text = rec.payload.decode("utf-8")
+            except UnicodeDecodeError as e:
+                yield reject("undecodable", f"a conversion record that is not UTF-8 (byte {e.start})")
+                continue
+            meta["content_type"] = rec.headers.get("Content-Type")
+        else:
+            html, facts = _page(rec, cfg)
+            if html is None:
+                yield reject(*facts)
+                continue
+            meta.update(facts)
+            text, failure = box.extract(html, page_url or "")
+            if failure is not None:
+                yield reject(*failure)
+                continue
+        if not text.strip():
+            yield reject("empty", "the extractor found no text" if rec.type != "conversion" else "an empty record")
+            continue
+        yield WebDoc(locator, page_url or locator, text, meta)

@@ -1,0 +1,165 @@
+"""HTML extraction in a sandboxed child process, one per worker process: the page goes in over a pipe,
+the text comes back; a page that takes longer than `timeout_s` gets the child killed (and a new one
+started for the next page) and is rejected with reason `timeout`; a child that dies (a crash in the
+parser, its memory limit) rejects the page with `extractor_crash`; an exception inside the extractor
+rejects it with `extractor_error`. The child has an address-space limit and no core dumps, writes
+nothing to the parent's output, and keeps no state between pages (so the output never depends on which
+child saw which pages, or in what order).
+
+    python -m corpus.web.sandbox ENGINE OPTIONS_JSON MEMORY_MB     (started by Sandbox; reads frames on stdin)
+
+Frames: request = <u32 url bytes><u32 html bytes><url utf-8><html utf-8>; reply = <u8 status><u32 n><n bytes
+utf-8> with status 0 (text) or 1 (the extractor's exception, one line)."""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import selectors
+import signal
+import struct
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REQUEST = struct.Struct("<II")
+REPLY = struct.Struct("<BI")
+OK, FAILED = 0, 1
+
+
+class Sandbox:
+    """The parent's side: `extract(html, url)` -> (text, None) or (None, (reason, detail))."""
+
+    def __init__(self, engine: str, options: dict, timeout_s: float, memory_mb: int):
+        self.engine, self.options, self.timeout_s, self.memory_mb = engine, options, timeout_s, memory_mb
+        self.proc: subprocess.Popen | None = None
+        self.started = 0  # children started (1 + restarts after timeouts and crashes)
+
+    def _start(self) -> subprocess.Popen:
+        package_root = str(Path(__file__).resolve().parents[2])  # the directory that holds corpus/
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH"))
+                                                          if p),
+                   OMP_NUM_THREADS="1", PYTHONHASHSEED="0")
+        self.proc = subprocess.Popen([sys.executable, "-m", "corpus.web.sandbox", self.engine,
+                                      json.dumps(self.options, sort_keys=True), str(self.memory_mb)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                     env=env, start_new_session=True)
+        self.started += 1
+        return self.proc
+
+    def close(self) -> None:
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+
+    def _read(self, n: int, deadline: float) -> bytes | None:
+        """n bytes of the child's reply, or None at the deadline (b"" short read: the child died)."""
+        fd = self.proc.stdout.fileno()
+        chunks, got = [], 0
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_READ)
+            while got < n:
+                left = deadline - time.monotonic()
+                if left <= 0 or not sel.select(left):
+                    return None
+                chunk = os.read(fd, min(n - got, 1 << 20))
+                if not chunk:
+                    return b""
+                chunks.append(chunk)
+                got += len(chunk)
+        return b"".join(chunks)
+
+    def extract(self, html: str, url: str) -> tuple[str | None, tuple[str, str] | None]:
+        proc = self.proc if self.proc is not None and self.proc.poll() is None else self._start()
+        u, h = url.encode("utf-8", "surrogatepass"), html.encode("utf-8", "surrogatepass")
+        try:
+            proc.stdin.write(REQUEST.pack(len(u), len(h)) + u + h)
+            proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            return None, self._died()
+        deadline = time.monotonic() + self.timeout_s
+        head = self._read(REPLY.size, deadline)
+        if head is None:
+            self.close()
+            return None, ("timeout", f"no result after {self.timeout_s:g} s; the extractor was killed")
+        if len(head) < REPLY.size:
+            return None, self._died()
+        status, n = REPLY.unpack(head)
+        body = self._read(n, deadline)
+        if body is None:
+            self.close()
+            return None, ("timeout", f"no result after {self.timeout_s:g} s; the extractor was killed")
+        if len(body) < n:
+            return None, self._died()
+        text = body.decode("utf-8", "surrogatepass")
+        return (text, None) if status == OK else (None, ("extractor_error", text))
+
+    def _died(self) -> tuple[str, str]:
+        code = self.proc.wait() if self.proc is not None else None
+        self.proc = None
+        how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
+        return "extractor_crash", f"the extractor process died ({how})"
+
+
+_SANDBOXES: dict[tuple, Sandbox] = {}
+
+
+def sandbox(engine: str, options: dict, timeout_s: float, memory_mb: int) -> Sandbox:
+    """The worker process's sandbox for these settings (started on its first page, closed at exit)."""
+    key = (engine, json.dumps(options, sort_keys=True), timeout_s, memory_mb)
+    if key not in _SANDBOXES:
+        _SANDBOXES[key] = Sandbox(engine, options, timeout_s, memory_mb)
+    return _SANDBOXES[key]
+
+
+@atexit.register
+def close_all() -> None:
+    for s in _SANDBOXES.values():
+        s.close()
+
+
+# ---------------------------------------------------------------- the child
+
+def _read_exact(stream, n: int) -> bytes:
+    data = stream.read(n)
+    if len(data) != n:
+        raise EOFError
+    return data
+
+
+def serve(engine: str, options: dict, memory_mb: int) -> None:
+    import resource
+
+    from corpus import faults
+    from corpus.web.extract import extractor
+
+    limit = memory_mb << 20
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the parent, which kills this child
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # whatever a library prints goes to stderr, never into the replies
+    extract = extractor(engine, options)
+    inp = sys.stdin.buffer
+    while True:
+        try:
+            nu, nh = REQUEST.unpack(_read_exact(inp, REQUEST.size))
+            url = _read_exact(inp, nu).decode("utf-8", "surrogatepass")
+            html = _read_exact(inp, nh).decode("utf-8", "surrogatepass")
+        except EOFError:
+            return
+        try:
+            faults.extract_fault(url)
+            status, payload = OK, extract(html, url or None)
+        except Exception as e:  # noqa: BLE001 — the page is rejected with this as its reason's detail
+            status, payload = FAILED, f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:300]
+        data = payload.encode("utf-8", "surrogatepass")
+        out.write(REPLY.pack(status, len(data)) + data)
+        out.flush()
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1], json.loads(sys.argv[2]), int(sys.argv[3]))

@@ -1,0 +1,214 @@
+"""Web sources (format warc): the real WARC/WET files of the shared data, WARCs written from real pages in
+other charsets, broken records (each a counted reject with a reason, or one error line naming the file and
+place), the extractor's sandbox (timeout, crash), and the same bytes for any worker count and unit size."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import zstandard
+
+from conftest import LEDGER, error_line, mirror_file, run_corpus, write_config, write_ledger
+from corpus.config import load_config
+from corpus.errors import CorpusError
+from corpus.web.records import WebCounts, WebDoc, WebReject, web_documents
+from warcs import eval_pages, ledger_row, other, response, write_warc
+
+
+def extract_cfg(tmp_path: Path, **over) -> dict:
+    cfg = write_config(tmp_path / "x.toml", ledger=LEDGER, sources=["tinystories-train-head"], artifacts=tmp_path)
+    table = dict(load_config(cfg)["extract"])
+    table.update(over)
+    return table
+
+
+def read_all(path: Path, cfg: dict) -> tuple[list, WebCounts]:
+    from corpus.formats.sources.ranges import plan_ranges
+
+    row = ledger_row("t", path)
+    counts = WebCounts()
+    items = [it for r in plan_ranges(path, row, 1 << 30)
+             for it in web_documents(path, row, r.start, r.stop, cfg, counts)]
+    return items, counts
+
+
+def test_real_warc_and_wet_files(tmp_path):
+    cfg = extract_cfg(tmp_path)
+    warc, counts = read_all(mirror_file("cc-whirlwind-warc"), cfg)
+    (doc,) = warc
+    assert isinstance(doc, WebDoc) and doc.url == "https://an.wikipedia.org/wiki/Escopete"
+    assert "Escopete ye un municipio d'a provincia de Guadalachara" in doc.text
+    assert "<div" not in doc.text and "function(" not in doc.text
+    assert doc.meta["record_id"] == "<urn:uuid:2aabeff2-67f5-4608-8466-e87c6296e2b6>"
+    assert doc.meta["warc_date"] == "2024-05-18T01:58:10Z" and doc.meta["http_status"] == 200
+    assert doc.meta["charset"] == "utf-8" and doc.meta["record_offset"] == 1023 and doc.locator.endswith("@1023")
+    assert counts.skipped == {"warcinfo": 1, "request": 1, "metadata": 1} and not counts.rejected
+    wet, counts = read_all(mirror_file("cc-whirlwind-wet"), cfg)
+    (doc,) = wet
+    assert doc.meta["record_type"] == "conversion" and "Escopete" in doc.text and counts.skipped == {"warcinfo": 1}
+    for sid in ("warcio-example-warc-gz", "warcio-example-warc"):  # a gzip content-encoding, a revisit
+        (doc,), counts = read_all(mirror_file(sid), cfg)
+        assert doc.url == "http://example.com/" and "illustrative examples in documents" in doc.text
+        assert counts.skipped == {"warcinfo": 2, "request": 2, "revisit": 1}
+
+
+SNIPPETS = {"windows-1252": "Grüße aus Köln – „Straße“ für 20 €", "shift_jis": "吾輩は猫である。名前はまだ無い。どこで生れたかとんと見当がつかぬ。",
+            "gb18030": "床前明月光，疑是地上霜。举头望明月，低头思故乡。这是一段中文文本。"}
+
+
+def _page(text: str) -> str:
+    para = " ".join([text] * 12)
+    return f"<html><head><title>t</title></head><body><article><h1>Title</h1><p>{para}</p><p>{para}</p></article></body></html>"
+
+
+@pytest.mark.parametrize("charset,header,meta", [
+    ("windows-1252", "text/html; charset=windows-1252", None),   # declared in HTTP
+    ("windows-1252", "text/html; charset=iso-8859-1", None),     # latin-1 label: browsers read windows-1252
+    ("shift_jis", "text/html", "shift_jis"),                     # declared in <meta charset>
+    ("gb18030", "text/html", "gb2312"),                          # a GB2312 label on GB18030 bytes
+    ("shift_jis", "text/html", None),                            # declared nowhere: detected
+    ("gb18030", "text/html; charset=windows-1252", None),        # a wrong declared charset that fits no bytes
+])
+def test_charsets(tmp_path, charset, header, meta):
+    text = SNIPPETS[charset]
+    html = _page(text)
+    if meta:
+        html = html.replace("<head>", f'<head><meta charset="{meta}">')
+    body = html.encode(charset)
+    path = write_warc(tmp_path / "c.warc.gz", [response("http://example.org/p", body, header)])
+    (doc,), _ = read_all(path, extract_cfg(tmp_path))
+    assert isinstance(doc, WebDoc) and text in doc.text, doc
+
+
+def test_utf16_with_bom_and_utf8_under_a_wrong_label(tmp_path):
+    text = "Ünïcödé text with a byte-order mark, repeated so that the extractor keeps it as the main content."
+    records = [response("http://example.org/u16", _page(text).encode("utf-16"), "text/html"),
+               response("http://example.org/u8", _page(text).encode("utf-8"), "text/html; charset=shift_jis")]
+    docs, _ = read_all(write_warc(tmp_path / "u.warc", records, gz=False), extract_cfg(tmp_path))
+    assert [d.meta["charset_from"] for d in docs] == ["bom", "utf-8"]
+    assert all(text in d.text for d in docs)
+
+
+def test_real_pages_decode_and_extract(tmp_path):
+    """The shared evaluation pages as one WARC: every page is a document, its text has what it must have."""
+    pages = eval_pages()[:12]
+    path = write_warc(tmp_path / "p.warc.gz", [response(p["url"], p["html"], "text/html") for p in pages])
+    docs, counts = read_all(path, extract_cfg(tmp_path))
+    assert len(docs) == len(pages) and all(isinstance(d, WebDoc) for d in docs), counts.rejected
+    found = sum(s in d.text for p, d in zip(pages, docs) for s in p["with"])
+    assert found >= 0.8 * sum(len(p["with"]) for p in pages)
+
+
+def test_broken_records_are_counted_rejects(tmp_path):
+    good = _page("A paragraph of ordinary text about gardening, soil and the weather in spring time.").encode()
+    records = [
+        response("http://a.org/ok", good),
+        response("http://a.org/png", b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 40, "text/html"),  # labelled html
+        response("http://a.org/pdf", b"%PDF-1.4 ...", "application/pdf"),
+        response("http://a.org/404", good, status=404),
+        response("http://a.org/empty", b"<html><body><script>var x = 1;</script></body></html>"),
+        response("http://a.org/big", b"<html><body>" + b"<p>word word word</p>" * 500_000 + b"</body></html>"),
+        response("http://a.org/tags", b"<html><body>" + b"<b>x</b>" * 3000 + b"</body></html>"),
+        other("revisit", "http://a.org/ok"),
+        response("http://a.org/cut", good, content_length=10_000),  # runs past the end of the file
+    ]
+    cfg = extract_cfg(tmp_path, max_html_elements=5000)
+    for gz in (True, False):
+        items, counts = read_all(write_warc(tmp_path / f"b{gz}.warc", records, gz=gz), cfg)
+        reasons = {i.url: i.reason for i in items if isinstance(i, WebReject)}
+        assert reasons == {"http://a.org/png": "not_html", "http://a.org/pdf": "not_html",
+                           "http://a.org/404": "http_status", "http://a.org/empty": "empty",
+                           "http://a.org/big": "too_large", "http://a.org/tags": "too_many_elements",
+                           "http://a.org/cut": "truncated"}, reasons
+        assert [i.url for i in items if isinstance(i, WebDoc)] == ["http://a.org/ok"]
+        assert counts.skipped == {"revisit": 1} and sum(counts.rejected.values()) == 7
+
+
+def test_a_truncated_gzip_member_and_garbage(tmp_path):
+    page = _page("Some text about rivers, bridges and the boats that pass below them every day.").encode()
+    data = b"".join(write_warc(tmp_path / f"{i}.gz", [response(f"http://a.org/{i}", page)]).read_bytes()
+                    for i in range(3))
+    cut = tmp_path / "cut.warc.gz"
+    cut.write_bytes(data[:-25])
+    items, counts = read_all(cut, extract_cfg(tmp_path))
+    assert [type(i).__name__ for i in items] == ["WebDoc", "WebDoc", "WebReject"]
+    assert items[-1].reason == "truncated" and "gzip member" in items[-1].detail
+    bad = tmp_path / "garbage.warc.gz"
+    bad.write_bytes(data[:300] + b"not a gzip member" + data[300:])
+    with pytest.raises(CorpusError, match=r"garbage.warc.gz: not a readable WARC file"):
+        read_all(bad, extract_cfg(tmp_path))
+
+
+@pytest.mark.parametrize("how,reason", [("hang", "timeout"), ("crash", "extractor_crash"),
+                                        ("raise", "extractor_error")])
+def test_the_sandbox_rejects_a_page_and_goes_on(tmp_path, monkeypatch, how, reason):
+    from corpus.web import sandbox
+
+    sandbox.close_all()  # children started by earlier tests have another environment
+    monkeypatch.setenv("CORPUS_FAULT_EXTRACT", f"{how}:/bad")
+    page = _page("Text about the mountains and the valleys between them, long enough to keep.").encode()
+    records = [response(f"http://a.org/{n}", page) for n in ("one", "bad", "two")]
+    items, counts = read_all(write_warc(tmp_path / "s.warc.gz", records), extract_cfg(tmp_path, timeout_s=2))
+    assert [type(i).__name__ for i in items] == ["WebDoc", "WebReject", "WebDoc"]
+    assert items[1].reason == reason and counts.rejected == {reason: 1}
+    sandbox.close_all()
+
+
+def _raw_records(art: Path, sid: str) -> dict[str, list[dict]]:
+    """The documents and the rejects of a source's newest raw output, in part order, fetched_at set aside
+    (how they are cut into parts follows the fetch units, so [fetch] unit_bytes)."""
+    (d,) = sorted((art / "corpus" / "raw" / sid).iterdir())
+    out: dict[str, list[dict]] = {"documents": [], "rejects": []}
+    for p in sorted(d.rglob("*.jsonl.zst")):
+        with open(p, "rb") as f:
+            lines = zstandard.ZstdDecompressor().stream_reader(f).read().decode().splitlines()
+        out["rejects" if p.parent.name == "rejects" else "documents"] += [
+            {k: v for k, v in json.loads(x).items() if k != "fetched_at"} for x in lines]
+    return out
+
+
+@pytest.mark.slow
+def test_fetch_of_a_warc_source_end_to_end(tmp_path):
+    """One WARC of real pages and broken records: the same documents and rejects for 1 and 2 workers and
+    any fetch-unit size; an [extract] edit re-extracts from the local file; rejects and why show it."""
+    pages = eval_pages()[:20]
+    records = [response(p["url"], p["html"], "text/html") for p in pages]
+    records.insert(3, response("http://a.org/pdf", b"%PDF-1.4 ...", "application/pdf"))
+    records.insert(7, other("revisit", pages[0]["url"]))
+    warc = write_warc(tmp_path / "pages.warc.gz", records)
+    ledger = write_ledger(tmp_path / "ledger.jsonl", [ledger_row("web-pages", warc)])
+    runs = {}
+    for name, workers, unit in (("one", 1, 1 << 26), ("two", 2, 1024)):
+        cfg = write_config(tmp_path / f"{name}.toml", ledger=ledger, sources=["web-pages"], artifacts=tmp_path / name,
+                           fetch={"unit_bytes": unit})
+        proc = run_corpus("--config", cfg, "fetch", "-j", workers, check=True)
+        assert "web-pages: 20 pages kept; rejected: not_html 1; skipped records: revisit 1" in proc.stdout
+        runs[name] = _raw_records(tmp_path / name, "web-pages")
+    assert runs["one"] == runs["two"]
+    docs = runs["one"]["documents"]
+    assert [d["url"] for d in docs] == [p["url"] for p in pages]
+    assert [r["reason"] for r in runs["one"]["rejects"]] == ["not_html"]
+    stage = json.loads(next((tmp_path / "two" / "corpus" / "raw" / "web-pages").glob("*/_STAGE.json")).read_text())
+    assert stage["counts"]["rejected"] == {"not_html": 1} and stage["params"]["extract"]["versions"]["trafilatura"]
+    run_info = json.loads(next((tmp_path / "two" / "corpus" / "raw" / "web-pages").glob("*/_RUN.json")).read_text())
+    assert run_info["ranges"] >= 20  # about one unit a record (a small one shares the next one's)
+
+    cfg = write_config(tmp_path / "one.toml", ledger=ledger, sources=["web-pages"], artifacts=tmp_path / "one",
+                       fetch={"unit_bytes": 1 << 26}, extract={"engine": "resiliparse"})
+    line = error_line(run_corpus("--config", cfg, "fetch"))  # stale: say so, or let `corpus run` redo it
+    assert "published fetch output is stale" in line and "--force" in line
+    proc = run_corpus("--config", cfg, "run", "--through", "fetch", check=True)
+    assert re.search(r"^fetch +recomputed", proc.stdout, re.M), proc.stdout
+    assert _raw_records(tmp_path / "one", "web-pages")["documents"] != docs  # re-extracted
+
+    proc = run_corpus("--config", cfg, "rejects", "--stage", "fetch", check=True)
+    assert "fetch.not_html: 1 records" in proc.stdout and "application/pdf" in proc.stdout
+    line = error_line(run_corpus("--config", cfg, "rejects", "--stage", "fetch", "--rule", "timeot"))
+    assert "did you mean 'timeout'" in line
+    run_corpus("--config", cfg, "normalize", check=True)
+    proc = run_corpus("--config", cfg, "why", "web-pages:2", check=True)
+    assert f"url '{pages[2]['url']}'" in proc.stdout and "record_id '<urn:uuid:" in proc.stdout, proc.stdout
+    assert "extractor 'resiliparse'" in proc.stdout
