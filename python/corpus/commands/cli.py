@@ -172,7 +172,8 @@ def rejects(c: Ctx, stage, filter_name, rule, source, per_rule, width):
                        f"eval={row['eval_source']} ngram=\"{row['matched_ngram']}\"")
                 click.echo(f"  {row['id']:<32} {why}\n      {text}")
             else:
-                click.echo(f"  {row['id']:<32} value={row['value']:<10.4g} {text}")
+                detail = f" matched={row['detail']!r}" if row.get("detail") is not None else ""
+                click.echo(f"  {row['id']:<32} value={row['value']:<10.4g}{detail} {text}")
 
 
 @cli.command()
@@ -304,8 +305,8 @@ def ledger():
 @click.argument("url")
 @click.option("--source-id", required=True, help="Unique id, ^[a-z0-9][a-z0-9_.-]*$.")
 @click.option("--license", "license_spdx", required=True, help="SPDX id or LicenseRef-….")
-@click.option("--role", type=click.Choice(["corpus", "eval"]), default="corpus", show_default=True)
-@click.option("--format", "fmt", type=click.Choice(["text", "jsonl", "json", "parquet"]), default="text",
+@click.option("--role", type=click.Choice(["corpus", "eval", "list"]), default="corpus", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "jsonl", "json", "parquet", "warc"]), default="text",
               show_default=True)
 @click.option("--split", type=click.Choice(["file", "line", "paragraph", "delimiter", "regex"]), default=None,
               help="For text: how to cut documents (default file).")

@@ -134,9 +134,13 @@ def trace(config: Config, doc_id: str) -> list[dict]:
     kept, side = _kept_or_side(found, "filter", doc_id)
     if kept is None:
         r = side[2]
-        return steps + [{"stage": "filter", "status": "dropped", "filter": r["filter"], "rule": r["rule"],
-                         "value": r["value"], "part": side[0], "row": side[1],
-                         "threshold": _thresholds(found[1]["params"]["filters"]).get(f"{r['filter']}.{r['rule']}")}]
+        step = {"stage": "filter", "status": "dropped", "filter": r["filter"], "rule": r["rule"], "value": r["value"]}
+        threshold = _thresholds(found[1]["params"]["filters"]).get(f"{r['filter']}.{r['rule']}")
+        if threshold is not None:
+            step["threshold"] = threshold
+        if r.get("detail") is not None:  # what matched (the URL filter's list entry)
+            step["detail"] = r["detail"]
+        return steps + [{**step, "part": side[0], "row": side[1]}]
     steps.append({"stage": "filter", "status": "kept", "lang": kept[2]["lang"], "lang_score": kept[2]["lang_score"],
                   "part": kept[0], "row": kept[1]})
 

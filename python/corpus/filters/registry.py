@@ -1,8 +1,8 @@
 """The filter registry: every module in this package that declares `FILTER = FilterSpec(...)`.
 
 A filter is a name, a parameter dataclass built from its config table ([filters.<name>], minus
-`enabled`), and a checker built once per worker whose `check(text)` returns `(rule, value)` for the
-first rule the text fails, or None. A filter may also annotate every document (language ID adds
+`enabled`), and a checker built once per worker whose `check(text)` (or `check(url)`: `reads`) returns
+`(rule, value)` or `(rule, value, detail)` for the first rule the document fails, or None. A filter may also annotate every document (language ID adds
 `lang` and `lang_score`) and may prepare a resource in the staging directory first (the perplexity
 filter trains its model). The default order is the order of the filter tables in
 schemas/corpus-config.schema.json; `[filters] order` changes it. Adding a filter is one module here
@@ -38,10 +38,14 @@ class FilterSpec:
     defaults: tuple = ()                               # their values when the filter is off
     # params -> every rule name its check can return (what `corpus rejects --rule` accepts)
     rules: Callable[[Any], tuple[str, ...]] = lambda params: ()
+    reads: str = "text"                                # the column its check(value) reads: "text" or "url"
+    # config -> the ledger sources it reads (lists), which fetch fetches when the filter is enabled
+    sources: Callable[[Any], list[str]] | None = None
 
 
 class RuleFunction:
-    """A checker over a pure `fn(text, params) -> (rule, value) | None` (the Gopher rule modules)."""
+    """A checker over a pure `fn(text, params) -> (rule, value) | None` (the Gopher rule modules). A check
+    may also return (rule, value, detail): what matched (the URL filter's list entry)."""
 
     def __init__(self, fn: Callable[[str, Any], tuple[str, float] | None], params: Any):
         self.fn, self.params = fn, params
@@ -111,23 +115,24 @@ class FilterChain:
             if spec.columns:
                 slots[name] = len(self.defaults)
                 self.defaults += tuple(spec.defaults)
-        self.checkers = []  # (name, checker, annotation slot or None, its width)
+        self.checkers = []  # (name, checker, annotation slot or None, its width, the column it reads)
         for name in self.order:
             spec = registry()[name]
             if filters_cfg[name]["enabled"]:
                 checker = spec.make(build_params(spec, filters_cfg[name]), resources)
-                self.checkers.append((name, checker, slots.get(name), len(spec.columns)))
+                self.checkers.append((name, checker, slots.get(name), len(spec.columns), spec.reads))
 
-    def check(self, text: str) -> tuple[tuple, tuple[str, str, float] | None]:
+    def check(self, text: str, url: str = "") -> tuple[tuple, tuple[str, str, float, str | None] | None]:
+        """(annotations, None) for a kept document, or (annotations, (filter, rule, value, detail))."""
         values = list(self.defaults)
-        for name, checker, slot, width in self.checkers:
+        for name, checker, slot, width, reads in self.checkers:
             if slot is None:
-                failed = checker.check(text)
+                failed = checker.check(url if reads == "url" else text)
             else:
                 annotation, failed = checker.annotate(text)
                 values[slot:slot + width] = annotation
             if failed is not None:
-                return tuple(values), (name, *failed)
+                return tuple(values), (name, failed[0], failed[1], failed[2] if len(failed) > 2 else None)
         return tuple(values), None
 
 

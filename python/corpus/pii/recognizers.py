@@ -78,6 +78,8 @@ from presidio_analyzer.predefined_recognizers import (
 )
 from spacy.tokens import Doc
 
+from corpus.web.urls import offline_tld_extractor
+
 from corpus.pii.cards import PaymentCardRecognizer
 from corpus.pii.phones import ContextPhoneRecognizer, InternationalPhoneRecognizer
 
@@ -136,9 +138,6 @@ PHONE_LENIENCY = 1
 # --------------------------------------------------------------------------- offline tldextract
 
 
-def offline_tld_extractor() -> tldextract.TLDExtract:
-    """A TLDExtract that only ever reads the public suffix list snapshot bundled with tldextract."""
-    return tldextract.TLDExtract(cache_dir=None, suffix_list_urls=(), fallback_to_snapshot=True)
 
 
 # presidio's e-mail and IP patterns are bounded by \b, which sees no boundary between a CJK letter

@@ -98,7 +98,7 @@ STAGES: tuple[Stage, ...] = (
           "filter", adds=_filter_annotations(), config=("filters",),
           side=Side("rejects", {"id": pa.string(), "source_id": pa.string(), "url": pa.string(),
                                 "filter": pa.string(), "rule": pa.string(), "value": pa.float64(),
-                                "text": pa.string()})),
+                                "text": pa.string(), "detail": pa.string()})),
     Stage("dedup", "04-dedup", "filter", "parts", "decontamination, exact and MinHash-LSH near-dedup",
           "dedup", adds={"minhash_cluster": pa.int64()}, config=("dedup", "decontam"),
           side=Side("dropped", {"id": pa.string(), "source_id": pa.string(), "url": pa.string(),

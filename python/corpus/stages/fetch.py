@@ -120,6 +120,15 @@ def source_rows(config: Config, only: tuple[str, ...] = ()) -> list[dict]:
         return [ledger[s] for s in only]
     rows = select(ledger, config["dataset"]["sources"], "corpus", what=f"{config.path}: dataset.sources")
     rows += select(ledger, config["decontam"]["evals"], "eval", what=f"{config.path}: decontam.evals")
+    from corpus.filters.registry import registry
+
+    for name, spec in registry().items():  # the lists an enabled filter reads (the URL filter's)
+        if spec.sources is not None and config["filters"][name]["enabled"]:
+            for sid in spec.sources(config):
+                if sid not in ledger:
+                    raise CorpusError(f"{config.path}: filters.{name}: source '{sid}' is not in the ledger")
+                if all(r["source_id"] != sid for r in rows):
+                    rows.append(ledger[sid])
     ppl = config["filters"]["ppl"]
     if ppl["enabled"]:  # the perplexity reference may be any ledger source
         refs = ppl["reference"] if isinstance(ppl["reference"], list) else [ppl["reference"]]

@@ -58,7 +58,7 @@ def filter_part(u: FilterUnit) -> dict:
             sid = cols["source_id"][i]
             src = by_source.setdefault(sid, {"docs_in": 0, "docs_out": 0})
             src["docs_in"] += 1
-            values, failed = chain.check(text)
+            values, failed = chain.check(text, cols["url"][i])
             if failed is None:
                 src["docs_out"] += 1
                 for k in IN_COLUMNS:
@@ -66,11 +66,11 @@ def filter_part(u: FilterUnit) -> dict:
                 for k, v in zip(annotations, values):
                     keep[k].append(v)
                 continue
-            name, rule, value = failed
+            name, rule, value, detail = failed
             dropped[name] = dropped.get(name, 0) + 1
             by_rule[f"{name}.{rule}"] = by_rule.get(f"{name}.{rule}", 0) + 1
             for k, v in (("id", cols["id"][i]), ("source_id", sid), ("url", cols["url"][i]), ("filter", name),
-                         ("rule", rule), ("value", float(value)), ("text", text)):
+                         ("rule", rule), ("value", float(value)), ("text", text), ("detail", detail)):
                 rej[k].append(v)
         kept_w.write(pa.record_batch([pa.array(keep[k], type=t) for k, t in OUT_COLUMNS.items()], schema=out_schema))
         rej_w.write(pa.record_batch([pa.array(rej[k], type=t) for k, t in REJECT_COLUMNS.items()], schema=rej_schema))
