@@ -36,6 +36,8 @@ def shard_input(n: int, seed: int = 0, late_nulls: bool = False) -> pa.Table:
         "license_spdx": ["CC-BY-4.0" if i % 2 else "MIT" for i in range(n)],
         "lang": ["en"] * n, "minhash_cluster": pa.array([rng.randrange(5) for _ in range(n)], pa.int64()),
         "pii_redactions": pa.array([i % 3 for i in range(n)], pa.int32()),
+        # a web page's record facts (JSON), null for curated sources: mostly null, as in a mixed corpus
+        "meta": [None if i % 4 else f'{{"record_offset":{i * 977},"warc_date":"2024-05-18T01:58:10Z"}}' for i in range(n)],
     })
 
 
@@ -61,7 +63,8 @@ def whole_shard(table: pa.Table, path: Path, val_permille: int) -> tuple[str, in
                     "n_chars": pa.array([len(x) for x in texts], pa.int32()),
                     "sha256": pa.array(digests, pa.binary(32)),
                     "minhash_cluster": t.column("minhash_cluster"), "pii_redactions": t.column("pii_redactions"),
-                    "split": pa.array([shard.split_of(d, val_permille) for d in digests])}, schema=shard.SHARD_SCHEMA)
+                    "split": pa.array([shard.split_of(d, val_permille) for d in digests]),
+                    "meta": t.column("meta")}, schema=shard.SHARD_SCHEMA)
     cuts = shard.row_group_cuts(pc.binary_length(out.column("text")).to_numpy().astype(np.int64), out.nbytes)
     with pq.ParquetWriter(path, out.schema, **parts.PARQUET_WRITE_OPTIONS) as w:
         for a, b in cuts:
