@@ -212,3 +212,33 @@ def test_fetch_of_a_warc_source_end_to_end(tmp_path):
     proc = run_corpus("--config", cfg, "why", "web-pages:2", check=True)
     assert f"url '{pages[2]['url']}'" in proc.stdout and "record_id '<urn:uuid:" in proc.stdout, proc.stdout
     assert "extractor 'resiliparse'" in proc.stdout
+
+
+@pytest.mark.slow
+def test_the_same_url_from_two_crawls_keeps_the_newest(tmp_path):
+    """Exact URL dedup: a page in two crawls (another date, http vs https, www., a fragment) is kept once,
+    the newest crawl; a page under another URL with the same text is an exact duplicate instead."""
+    pages = eval_pages()[:4]
+    old = [response(p["url"], p["html"], "text/html", warc_headers={"WARC-Date": "2023-01-01T00:00:00Z"})
+           for p in pages[:3]]
+    new_url = pages[0]["url"].replace("https://", "http://").replace("://www.", "://") + "#comments"
+    new = [response(new_url, pages[0]["html"], "text/html", warc_headers={"WARC-Date": "2024-06-01T00:00:00Z"}),
+           response(pages[3]["url"], pages[3]["html"], "text/html"),
+           response("https://mirror.example.org/copy", pages[2]["html"], "text/html")]
+    rows = [ledger_row("crawl-a", write_warc(tmp_path / "a.warc.gz", old)),
+            ledger_row("crawl-b", write_warc(tmp_path / "b.warc", new, gz=False))]
+    ledger = write_ledger(tmp_path / "ledger.jsonl", rows)
+    off = {"enabled": False}
+    cfg = write_config(tmp_path / "c.toml", ledger=ledger, sources=["crawl-a", "crawl-b"], artifacts=tmp_path / "art",
+                       **{"filters.lang": off, "filters.gopher": off, "filters.repetition": off, "filters.ppl": off,
+                          "decontam": {"evals": []}, "dedup": {"near": False}})
+    run_corpus("--config", cfg, "run", "--through", "dedup", "-j", "2", check=True)
+    import pyarrow.parquet as pq
+
+    d = tmp_path / "art" / "corpus" / "t" / "v1" / "stages" / "04-dedup"
+    dropped = sorted((r["id"], r["reason"], r["duplicate_of"]) for p in sorted((d / "dropped").glob("*.parquet"))
+                     for r in pq.read_table(p).to_pylist())
+    same_text = "exact" if pages[0]["html"] != pages[2]["html"] else "url"
+    assert dropped == [("crawl-a:0", "url", "crawl-b:0"), ("crawl-b:2", same_text, "crawl-a:2")], dropped
+    proc = run_corpus("--config", cfg, "rejects", "--stage", "dedup", "--rule", "url", check=True)
+    assert "dedup.url: 1 documents" in proc.stdout and "duplicate_of=crawl-b:0" in proc.stdout

@@ -143,7 +143,7 @@ for _stage in STAGES:
 
 @cli.command()
 @click.option("--stage", type=click.Choice(list(REJECT_STAGES)), default=SIDE_STAGES[0], show_default=True,
-              help="filter: stage 03 rejects; dedup: stage 04 drops (decontam, exact, near); fetch: web records "
+              help="filter: stage 03 rejects; dedup: stage 04 drops (decontam, url, exact, near); fetch: web records "
                    "fetch rejected (timeout, undecodable, ...: docs/web.md).")
 @click.option("--filter", "filter_name", default=None, help="Only this filter (lang, gopher, repetition, ppl).")
 @click.option("--rule", default=None, help="Only this rule (e.g. min_words) or dedup reason (e.g. near).")
@@ -285,9 +285,10 @@ def report(c: Ctx):
         click.echo(f"{s['source_id']:<28} {s['license_spdx']:<26} {s['docs']:>7} {s['train']:>7} {s['val']:>5}")
     click.echo("dropped by filter: " + ", ".join(f"{k} {n}" for k, n in m["filters"].items()))
     d = m["dedup"]
+    by_eval = ", ".join(f"{k} {n}" for k, n in d.get("decontaminated_by_eval", {}).items())
     click.echo(f"dedup: exact {d['exact_dropped']}, near {d['near_dropped']} (Jaccard ≥ {d['jaccard_threshold']}, "
-               f"{d['num_perm']} perms, {d['bands']} bands), decontaminated {d['decontaminated']} "
-               + str(d.get("decontaminated_by_eval", {})))
+               f"{d['num_perm']} perms, {d['bands']} bands), url {d.get('url_dropped', 0)}, decontaminated "
+               f"{d['decontaminated']}" + (f" ({by_eval})" if by_eval else ""))
     click.echo("pii placeholders: " + ", ".join(f"{k} {m['pii'][k]}" for k in ("emails", "phones", "cards", "ips", "keys")))
     from corpus.report.build import build_report
 

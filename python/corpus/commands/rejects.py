@@ -17,7 +17,7 @@ from corpus.stages import STAGE, STAGES
 
 SIDE_STAGES = tuple(s.name for s in STAGES if s.side is not None)
 REJECT_STAGES = SIDE_STAGES + ("fetch",)
-DEDUP_ORDER = ("decontam", "exact", "near")
+DEDUP_ORDER = ("decontam", "url", "exact", "near")
 
 
 def _unknown(option: str, value: str, known: list[str], what: str) -> UsageError:

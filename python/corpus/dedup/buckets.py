@@ -41,6 +41,9 @@ from corpus.dedup.verify import PartedShingleSets, near_duplicate_clusters
 EXACT_REC = np.dtype([("sha", "u1", (32,)), ("row", "<i8"), ("local", "<i8")])
 BAND_REC = np.dtype([("key", "<u8"), ("row", "<i8"), ("local", "<i8")])
 EXACT_OUT = np.dtype([("local", "<i8"), ("keeper", "<i8"), ("index", "<i8"), ("old", "<i8")])
+URL_SIGN = np.dtype([("key", "<u8"), ("date", "<i8"), ("web", "?")])     # per row, from the signatures phase
+URL_REC = np.dtype([("key", "<u8"), ("date", "<i8"), ("row", "<i8"), ("local", "<i8")])
+URL_OUT = np.dtype([("local", "<i8"), ("keeper", "<i8")])
 
 
 def write_scratch(path: Path, data: bytes) -> None:
@@ -90,17 +93,41 @@ class KeysUnit:
     exact: bool
     near: bool
     staging: Path
+    url_units: tuple[str, ...] = ()           # with [dedup] url: the URL units, whose drops take no part here
+
+
+def url_keys(u: KeysUnit) -> dict:
+    """Web pages only: (URL key, crawl date, row) by the key mod P, for the URL units."""
+    rows = own_rows(u.index, u.ranges, u.rows, u.key)
+    sign = np.load(u.work / f"{u.part}.url.npy")
+    web = np.flatnonzero(sign["web"])
+    rec = np.empty(len(web), dtype=URL_REC)
+    rec["key"], rec["date"], rec["row"], rec["local"] = sign["key"][web], sign["date"][web], rows[web], web
+    dest = (rec["key"] % np.uint64(u.p)).astype(np.int64)
+    return {"key": u.key, "work": save_grouped(u.out / "url" / u.part, *grouped(dest, rec, u.p), u.staging)}
+
+
+def url_dropped(out: Path, url_units: tuple[str, ...], index: int) -> np.ndarray:
+    """The local rows of part `index` that URL dedup dropped, with the row each duplicates: URL_OUT."""
+    found = [s for key in url_units if (s := slice_of(out / "url-out" / key, index)) is not None]
+    return np.concatenate(found) if found else np.zeros(0, URL_OUT)
 
 
 def bucket_keys(u: KeysUnit) -> dict:
+    """A part's rows into the exact and band buckets, except the pages URL dedup dropped (another crawl of
+    a kept page): exact and near dedup choose their keepers among the rest only, so no two reasons can
+    drop both copies of a page."""
     rows = own_rows(u.index, u.ranges, u.rows, u.key)
     work = [save(u.out / "rows" / f"{u.part}.npy", rows, u.staging)]
     local = np.arange(u.rows, dtype=np.int64)
+    live = np.ones(u.rows, dtype=bool)
+    live[url_dropped(u.out, u.url_units, u.index)["local"]] = False
     if u.exact:
         sha = np.load(u.work / f"{u.part}.sha.npy", mmap_mode="r")
         rec = np.empty(u.rows, dtype=EXACT_REC)
         rec["sha"], rec["row"], rec["local"] = sha, rows, local
-        dest = (np.ascontiguousarray(sha[:, :8]).view(">u8").ravel() % np.uint64(u.p)).astype(np.int64)
+        rec = rec[live]
+        dest = (np.ascontiguousarray(rec["sha"][:, :8]).view(">u8").ravel() % np.uint64(u.p)).astype(np.int64)
         work += save_grouped(u.out / "exact" / u.part, *grouped(dest, rec, u.p), u.staging)
         del rec
     if u.near:
@@ -108,7 +135,7 @@ def bucket_keys(u: KeysUnit) -> dict:
         chunks, offs = [], [np.zeros(1, dtype=np.int64)]
         for band in range(bands.shape[1] if u.rows else 0):
             keys = np.asarray(bands[:, band])
-            real = keys != EMPTY_BAND_KEY  # empty documents are nobody's candidate
+            real = (keys != EMPTY_BAND_KEY) & live  # empty documents (and URL drops) are nobody's candidate
             rec = np.empty(int(real.sum()), dtype=BAND_REC)
             rec["key"], rec["row"], rec["local"] = keys[real], rows[real], local[real]
             recs, off = grouped((rec["key"] % np.uint64(u.p)).astype(np.int64), rec, u.p)
@@ -175,6 +202,27 @@ def exact_bucket(u: BucketUnit) -> dict:
     res["local"], res["keeper"], res["index"], res["old"] = local, keep, idx, old
     records, off = grouped(p_.astype(np.int64), res, len(u.parts))
     work = save_grouped(u.out / "exact-out" / u.key, records, off, u.staging)
+    return {"key": u.key, "work": work, "duplicates": int(dup.sum())}
+
+
+def url_bucket(u: BucketUnit) -> dict:
+    """Exact URL dedup of one bucket: of the pages sharing a normalised URL, the newest crawl (largest
+    WARC-Date) is kept, the smallest row among equal dates; every other page names it. Output:
+    [local, keeper row] grouped by part."""
+    parts = [(k, slice_of(u.out / "url" / key, u.r)) for k, key in enumerate(u.parts)]
+    parts = [(k, s) for k, s in parts if s is not None]
+    rec = np.concatenate([s for _, s in parts]) if parts else np.zeros(0, URL_REC)
+    part = np.concatenate([np.full(len(s), k, np.int64) for k, s in parts]) if parts else np.zeros(0, np.int64)
+    order = np.lexsort((rec["row"], -rec["date"], rec["key"]))
+    keys = rec["key"][order]
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = keys[1:] != keys[:-1]
+    keeper = rec["row"][order][np.maximum.accumulate(np.where(first, np.arange(len(order)), 0))]
+    dup = ~first
+    res = np.empty(int(dup.sum()), dtype=URL_OUT)
+    res["local"], res["keeper"] = rec["local"][order][dup], keeper[dup]
+    records, off = grouped(part[order][dup], res, len(u.parts))
+    work = save_grouped(u.out / "url-out" / u.key, records, off, u.staging)
     return {"key": u.key, "work": work, "duplicates": int(dup.sum())}
 
 

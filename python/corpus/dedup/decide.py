@@ -3,7 +3,8 @@
 A document's *row index* is its position in id (byte) order over the dedup input (corpus.dedup.rowindex).
 Exact groups come from corpus.dedup.buckets' exact units (keeper = the smallest row index of a digest),
 near clusters from its near units and corpus.dedup.components (`minhash_cluster` = the smallest row
-index of the cluster). First reason wins: decontam, then exact (in the corpus, then against a published
+index of the cluster), URL groups from its URL units (keeper = the newest crawl). First reason wins:
+decontam, then url (a web page crawled again), then exact (in the corpus, then against a published
 version), then near (mode "drop"), then near against a published version. For every exact or near drop
 the exact Jaccard with the document it duplicates and their shared shingle count are kept, so
 `corpus why` can show them. Everything here is per part: the part's rows, the few rows they duplicate,
@@ -16,14 +17,14 @@ from pathlib import Path
 
 import numpy as np
 
-from corpus.dedup.buckets import published_index, slice_of
+from corpus.dedup.buckets import published_index, slice_of, url_dropped
 from corpus.dedup.components import labels_of
 from corpus.dedup.published import near_matches
 from corpus.dedup.rowindex import RowLookup
 from corpus.dedup.verify import PartedShingleSets, ShingleSets, exact_overlaps
 
-KEEP, DECONTAM, EXACT, NEAR = 0, 1, 2, 3  # decision codes: one byte per document
-REASON_NAMES = {DECONTAM: "decontam", EXACT: "exact", NEAR: "near"}
+KEEP, DECONTAM, EXACT, NEAR, URL = 0, 1, 2, 3, 4  # decision codes: one byte per document
+REASON_NAMES = {DECONTAM: "decontam", URL: "url", EXACT: "exact", NEAR: "near"}
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,7 @@ class PartInputs:
     decontam: tuple                           # (row in part, eval source, n-gram) of this part
     dedup: dict
     against: tuple                            # (name, files) of each published index
+    url_units: tuple[str, ...] = ()           # the URL units' keys (one per bucket), with [dedup] url
 
 
 @dataclass
@@ -67,6 +69,9 @@ def part_decisions(u: PartInputs) -> Decisions:
     published: dict[int, str] = {}
     decontam = {int(row): (source, gram) for row, source, gram in u.decontam}
     reason[list(decontam)] = DECONTAM
+    s = url_dropped(u.out, u.url_units, u.index)  # a web page crawled again: the newest crawl is kept
+    free = reason[s["local"]] == KEEP
+    reason[s["local"][free]], dup[s["local"][free]] = URL, s["keeper"][free]
     if d["exact"]:
         for key in u.exact_units:
             s = slice_of(u.out / "exact-out" / key, u.index)

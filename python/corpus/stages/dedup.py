@@ -1,10 +1,12 @@
 """Stage 04 dedup: benchmark decontamination, exact dedup and MinHash-LSH near-dedup.
 
 The phases, as `plan` lists them: `eval-index` (the protected eval sets' n-grams, published);
-`signatures` (per part: each text's sha256, MinHash signature and band keys to work files, and its
-decontamination match); the id sort (corpus.engine.idsort: `sample`, `splitters`, `rank`, `offsets`),
+`signatures` (per part: each text's sha256, MinHash signature and band keys to work files, its
+decontamination match, and a web page's URL key and crawl date); the id sort (corpus.engine.idsort: `sample`, `splitters`, `rank`, `offsets`),
 whose ranks are the documents' row indices; `keys`, `exact` and `near` (corpus.dedup.buckets: the
-digests and band keys hash-partitioned into buckets, exact groups and confirmed near pairs per bucket);
+URL keys hash-partitioned into buckets (`url-keys`) and URL groups per bucket (`urls`: the newest crawl
+of a URL is kept), then the other digests and band keys of the pages left, exact groups and confirmed
+near pairs per bucket);
 `components-t` rounds until `converged-t` (corpus.dedup.rounds: the near clusters); and `apply` (per
 part, with corpus.dedup.decide: kept rows gain `minhash_cluster`, dropped ones go to dropped/ with the
 reason and the id they duplicate or the eval set and n-gram they share). Every map phase is
@@ -13,6 +15,7 @@ checkpointed unit by unit."""
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 from dataclasses import dataclass
 from functools import cache, partial
@@ -24,7 +27,8 @@ import pyarrow as pa
 from corpus.store.atomic import sha256_bytes, write_bytes
 from corpus.store.checksums import read_verified
 from corpus.config import Config
-from corpus.dedup.buckets import BucketUnit, KeysUnit, bucket_keys, exact_bucket, near_bucket, save
+from corpus.dedup.buckets import (URL_SIGN, BucketUnit, KeysUnit, bucket_keys, exact_bucket, near_bucket, save,
+                                  url_bucket, url_keys)
 from corpus.dedup.decide import KEEP, REASON_NAMES, PartInputs, part_decisions
 from corpus.dedup.rounds import MAX_ROUNDS, RoundUnit, large_star_round, small_star_round
 from corpus.dedup.decontam import EvalIndex, index_from_bytes, index_to_bytes
@@ -38,6 +42,7 @@ from corpus.formats.parts import read_table, validate_columns, write_table
 from corpus.engine.raw import raw_texts
 from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step, published_stage
 from corpus.stages import STAGE, config_hash, input_columns
+from corpus.web.urls import normalize_url
 
 log = logging.getLogger(__name__)
 ME = STAGE["dedup"]
@@ -120,6 +125,8 @@ def sign_part(u: SignUnit) -> dict:
             sigs = hasher.signatures(texts)
             work.append(_save(u.staging, f"{u.key}.sig.npy", sigs))
         work.append(_save(u.staging, f"{u.key}.bands.npy", band_keys(sigs, d["bands"])))
+    if d["url"]:
+        work.append(_save(u.staging, f"{u.key}.url.npy", url_signs(table)))
     matches = []
     if u.eval_index is not None:
         index = _eval_index(*u.eval_index)
@@ -128,6 +135,24 @@ def sign_part(u: SignUnit) -> dict:
             if m is not None:
                 matches.append((row, m[0], m[1]))
     return {"key": u.key, "work": work, "rows": len(texts), "decontam": matches}
+
+
+def url_signs(table: pa.Table) -> np.ndarray:
+    """Per row: the first 8 bytes of the sha256 of its normalised URL, its crawl date (the WARC-Date's
+    digits, YYYYMMDDhhmmss) and whether it is a web page (its meta has a WARC record: curated documents'
+    URLs are file locators, never deduplicated by URL)."""
+    urls, metas = table.column("url").to_pylist(), table.column("meta").to_pylist()
+    out = np.zeros(len(urls), dtype=URL_SIGN)
+    for i, (url, meta) in enumerate(zip(urls, metas)):
+        if meta is None or url is None:
+            continue
+        m = json.loads(meta)
+        if not m.get("record_id"):
+            continue
+        digits = "".join(c for c in (m.get("warc_date") or "") if c.isdigit())[:14]
+        out[i] = (int.from_bytes(hashlib.sha256(normalize_url(url).encode("utf-8")).digest()[:8], "big"),
+                  int(digits.ljust(14, "0")) if digits else 0, True)
+    return out
 
 
 # ---------------------------------------------------------------- apply (per part)
@@ -275,8 +300,10 @@ def offsets_step(run: DedupRun, ctx: PhaseContext) -> None:
 
 def keys_units(run: DedupRun, ctx: PhaseContext) -> list[KeysUnit]:
     exact, near = bool(run.dedup["exact"]), bool(run.dedup["near"])
+    url_units = tuple(bucket_names(run)) if run.dedup["url"] else ()
     return [KeysUnit(f"{k}-{run.sort.tag}", k, i, p["rows"], ctx.state["ranges"], run.sort.n_parts, ctx.work,
-                     global_dir(ctx), exact, near, ctx.staging) for i, (k, _, p) in enumerate(run.parts)]
+                     global_dir(ctx), exact, near, ctx.staging, url_units)
+            for i, (k, _, p) in enumerate(run.parts)]
 
 
 def bucket_names(run: DedupRun) -> list[str]:
@@ -323,10 +350,12 @@ def apply_units(run: DedupRun, ctx: PhaseContext) -> list[ApplyUnit]:
     signed = ctx.results["signatures"]
     labels = ctx.state.get("labels", ())
     exact_units = tuple(bucket_names(run)) if run.dedup["exact"] else ()
+    url_units = tuple(bucket_names(run)) if run.dedup["url"] else ()
     return [ApplyUnit(k, path, p["sha256"],
                       PartInputs(k, i, run.keys, run.part_starts, ctx.state["ranges"], run.sort.n_parts,
                                  global_dir(ctx), ctx.work, exact_units, labels,
-                                 tuple(tuple(h) for h in signed[i]["decontam"]), run.dedup, run.against),
+                                 tuple(tuple(h) for h in signed[i]["decontam"]), run.dedup, run.against,
+                                 url_units),
                       ctx.staging)
             for i, (k, path, p) in enumerate(run.parts)]
 
@@ -345,6 +374,9 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
               Map("rank", sort.range_units, rank_range, unit="ranges"),
               Step("offsets", partial(offsets_step, run)),
               Map("keys", partial(keys_units, run), bucket_keys)]
+    if run.dedup["url"]:  # first: exact and near dedup never see the pages it drops
+        phases[-1:-1] = [Map("url-keys", partial(keys_units, run), url_keys),
+                         Map("urls", partial(bucket_units, run), url_bucket, unit="buckets")]
     if run.dedup["exact"]:
         phases.append(Map("exact", partial(bucket_units, run), exact_bucket, unit="buckets"))
     if run.dedup["near"]:  # confirmed pairs, then their components in rounds: the last converged-t adds apply

@@ -388,6 +388,7 @@ def build_manifest(config: Config, shards: list[dict], sources: dict, stage_coun
         "filters": dict(f["dropped"]),
         "filters_by_rule": f.get("dropped_by_rule", {}),
         "dedup": {"exact_dropped": d["dropped"]["exact"], "near_dropped": d["dropped"]["near"],
+                  "url_dropped": d["dropped"].get("url", 0),
                   "decontaminated": d["dropped"]["decontam"], "near_marked": d.get("near_marked", 0),
                   "mode": dedup_cfg["mode"], "jaccard_threshold": dedup_cfg["jaccard_threshold"],
                   "num_perm": dedup_cfg["num_perm"], "bands": dedup_cfg["bands"], "ngram": dedup_cfg["ngram_words"],
