@@ -15,7 +15,7 @@ from conftest import LEDGER, error_line, mirror_file, run_corpus, write_config, 
 from corpus.config import load_config
 from corpus.errors import CorpusError
 from corpus.web.records import WebCounts, WebDoc, WebReject, web_documents
-from warcs import eval_pages, ledger_row, other, response, write_warc
+from warcs import arc_file, eval_pages, ledger_row, other, response, write_warc
 
 
 def extract_cfg(tmp_path: Path, **over) -> dict:
@@ -242,3 +242,33 @@ def test_the_same_url_from_two_crawls_keeps_the_newest(tmp_path):
     assert dropped == [("crawl-a:0", "url", "crawl-b:0"), ("crawl-b:2", same_text, "crawl-a:2")], dropped
     proc = run_corpus("--config", cfg, "rejects", "--stage", "dedup", "--rule", "url", check=True)
     assert "dedup.url: 1 documents" in proc.stdout and "duplicate_of=crawl-b:0" in proc.stdout
+
+
+def test_arc_files(tmp_path):
+    """ARC (1996-2009 crawls), gzip and plain: pages become documents with the ARC line's URL and date."""
+    text = SNIPPETS["windows-1252"]
+    pages = [("http://www.example.com/a.html", _page(text).encode("cp1252"), "text/html; charset=iso-8859-1"),
+             ("http://www.example.com/b.html", _page("Plain ASCII text about trains and timetables.").encode(),
+              "text/html")]
+    for gz in (True, False):
+        path = arc_file(tmp_path / f"t{gz}.arc", pages, gz=gz)
+        docs, counts = read_all(path, extract_cfg(tmp_path))
+        assert [d.url for d in docs] == ["http://www.example.com/a.html", "http://www.example.com/b.html"]
+        assert text in docs[0].text and docs[0].meta["warc_date"] == "2005-06-14T07:01:59Z"
+        assert docs[0].meta["record_id"].startswith("<arc:") and counts.skipped == {"warcinfo": 1}
+    cut = tmp_path / "cut.arc.gz"
+    cut.write_bytes((tmp_path / "tTrue.arc").read_bytes()[:-12])
+    items, _ = read_all(cut, extract_cfg(tmp_path))
+    assert [type(i).__name__ for i in items] == ["WebDoc", "WebReject"] and items[1].reason == "truncated"
+
+
+def test_a_50_mb_page_is_rejected_unread(tmp_path):
+    """A 50 MB page between two real ones: rejected as too_large (only max_html_bytes + 1 of it is read),
+    and the pages around it are documents."""
+    page = eval_pages()[0]
+    huge = b"<html><body>" + b"<p>" + b"word " * (50 << 18) + b"</p></body></html>"  # 50 MiB
+    records = [response(page["url"], page["html"], "text/html"), response("http://a.org/huge", huge),
+               response(page["url"] + "?again", page["html"], "text/html")]
+    items, counts = read_all(write_warc(tmp_path / "h.warc.gz", records), extract_cfg(tmp_path))
+    assert [type(i).__name__ for i in items] == ["WebDoc", "WebReject", "WebDoc"]
+    assert items[1].reason == "too_large" and counts.rejected == {"too_large": 1}

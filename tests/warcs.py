@@ -54,3 +54,14 @@ def ledger_row(source_id: str, path: Path) -> dict:
     data = path.read_bytes()
     return {"source_id": source_id, "role": "corpus", "url": str(path), "sha256": hashlib.sha256(data).hexdigest(),
             "bytes": len(data), "license_spdx": "LicenseRef-test", "format": "warc"}
+
+
+def arc_file(path: Path, pages: list[tuple[str, bytes, str]], gz: bool = True) -> Path:
+    """An ARC (version 1) file of (url, body, content type) pages, one gzip member per record."""
+    desc = b"1 0 corpus-tests\nURL IP-address Archive-date Content-type Archive-length\n"
+    records = [b"filedesc://%s 0.0.0.0 20050614070144 text/plain %d\n" % (path.name.encode(), len(desc)) + desc + b"\n"]
+    for url, body, ctype in pages:
+        http = f"HTTP/1.0 200 OK\r\nContent-Type: {ctype}\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body
+        records.append(f"{url} 93.184.216.34 20050614070159 text/html {len(http)}\n".encode() + http + b"\n")
+    path.write_bytes(b"".join(gzip.compress(r, 6, mtime=0) if gz else r for r in records))
+    return path
