@@ -22,7 +22,9 @@ unless --keep; it is gitignored as bench/results/work-*/):
 3. Quality: bench/neardup_eval.py and datatrove's MinHash on articles_1000 (pair P/R/F1),
    bench/pii_eval.py (P/R per entity), bench/langid_eval.py (lingua sentences).
 4. bench/loader_bench.py on the produced token streams.
-5. bench/results/<YYYY-MM-DD>.json and .md; the Markdown is printed.
+5. Web extraction (bench/web_extract.py): each engine's quality on the shared evaluation pages, and
+   `corpus fetch` on a seeded WARC of real pages next to datatrove's WarcReader + Trafilatura.
+6. bench/results/<YYYY-MM-DD>.json and .md; the Markdown is printed.
 
 Timings depend on the machine and on whatever else runs on it: the load average before and after
 is recorded with the results.
@@ -365,6 +367,9 @@ class Bench:
         if not a.skip_quality:
             self.results["quality"] = self.run_quality(self.config_path, data)
             self.results["loader"] = self.run_loader()
+        if not a.skip_web:  # web extraction: quality per engine, fetch of a WARC next to datatrove's
+            web = ["--mb", str(a.web_mb), "--workers", *map(str, a.workers)] + (["--skip-datatrove"] if a.skip_peers else [])
+            self.results["web"] = self.script("web_extract", web)
         self.results["loadavg_end"] = os.getloadavg()
         self.results["bench_wall_s"] = time.perf_counter() - t_start
         self.results["summary"] = summarize(self.results)
@@ -600,6 +605,40 @@ def markdown(res: dict) -> str:
             L.append("|---|---:|---:|---:|")
             for lang, v in li["per_language"].items():
                 L.append(f"| {lang} | {v['sentences']} | {v['accuracy']:.3f} | {v[f'kept_as_{keep}_rate']:.3f} |")
+    web = res.get("web")
+    if web:
+        L.append("")
+        L.append("## Web extraction")
+        L.append("")
+        L.append("Quality on the 55 shared trafilatura evaluation pages (share of `with` snippets found, of `without` "
+                 f"snippets absent); published (trafilatura's 990-page evaluation): trafilatura F1 "
+                 f"{web['published']['trafilatura']['f1']}, resiliparse {web['published']['resiliparse']['f1']}.")
+        L.append("")
+        L.append("| engine | with found | without absent | mean | pages/s (in process) |")
+        L.append("|---|---:|---:|---:|---:|")
+        for engine, q in web["quality"].items():
+            L.append(f"| {engine} | {q['with_found']:.3f} | {q['without_absent']:.3f} | {q['mean']:.3f} | "
+                     f"{q['pages_per_s']:.1f} |")
+        w = web["warc"]
+        L.append("")
+        L.append(f"`corpus fetch` on a seeded WARC of the real pages ({w['responses']:,} responses, {w['mb_uncompressed']:.0f} MB "
+                 f"of records, {w['mb_file']:.0f} MB gzip; trafilatura set like datatrove's block: favor_precision, no "
+                 f"comments) and datatrove's WarcReader → Trafilatura → JsonlWriter (one task):")
+        L.append("")
+        L.append("| impl | engine | workers | wall s | pages/s per core | docs | peak RSS MB |")
+        L.append("|---|---|---:|---:|---:|---:|---:|")
+        for r in web["runs"]:
+            if "error" in r:
+                L.append(f"| {r['impl']} | {r['engine']} | {r['workers']} | failed: {r['error']} | | | |")
+                continue
+            L.append(f"| {r['impl']} | {r['engine']} | {r['workers']} | {r['wall_s']:.1f} | "
+                     f"{r['pages_per_s_per_core']:.1f} | {r['docs']:,} | {r['tree_peak_rss_mb']:.0f} |")
+        if "speedup_vs_datatrove_trafilatura_1_worker" in web:
+            L.append("")
+            L.append(f"Ours / datatrove's pages per second per core (trafilatura, 1 worker): "
+                     f"{web['speedup_vs_datatrove_trafilatura_1_worker']:.2f}×. Readers alone: FastWARC "
+                     f"{web['readers']['fastwarc_records_per_s']:,.0f} records/s, warcio "
+                     f"{web['readers'].get('warcio_records_per_s', float('nan')):,.0f}.")
     lo = res.get("loader")
     if lo:
         L.append("")
@@ -640,6 +679,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=BENCH / "results", help="where <date>.json and <date>.md go")
     ap.add_argument("--skip-peers", action="store_true", help="no datatrove blocks")
     ap.add_argument("--skip-quality", action="store_true", help="no quality figures and no loader bench")
+    ap.add_argument("--skip-web", action="store_true", help="no web extraction section (bench/web_extract.py)")
+    ap.add_argument("--web-mb", type=float, default=200, help="size of the web section's WARC (MB of records, default 200)")
     ap.add_argument("--repeat", type=int, default=2,
                     help="run every stage and peer block this many times and keep the fastest (default 2); "
                          "peak RSS is the largest of the runs")
