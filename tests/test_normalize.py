@@ -49,7 +49,7 @@ def test_ids_text_and_worker_independence(fetched):
     assert part_bytes(config) == one
     assert m1["parts"] == m2["parts"] and m1["counts"] == m2["counts"]
     table = pq.read_table(config.stage_dir("02-normalize") / "part-00000.parquet")
-    assert table.column_names == ["id", "text", "source_id", "url", "license_spdx"]
+    assert table.column_names == ["id", "text", "source_id", "url", "license_spdx", "meta"]
     ids = table.column("id").to_pylist()
     assert ids[:3] == ["tinystories-train-head:0", "tinystories-train-head:1", "tinystories-train-head:2"]
     webtext_ids = [i for p in sorted(config.stage_dir("02-normalize").glob("part-*.parquet"))

@@ -81,7 +81,7 @@ def head_lines(data: bytes, n_bytes: int) -> bytes:
 
 # ---------------------------------------------------------------- the demo ledger, as recorded
 
-@pytest.mark.parametrize("source_id", sorted(ledger_rows()))
+@pytest.mark.parametrize("source_id", sorted(s for s, r in ledger_rows().items() if r["format"] != "warc"))
 def test_ledger_rows_equal_recorded_output(mirror, source_id):
     row = ledger_rows()[source_id]
     path = mirror / row["sha256"]

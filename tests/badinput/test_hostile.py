@@ -140,12 +140,12 @@ def test_a_lone_surrogate_is_one_line_naming_the_record(tmp_path, fmt, body, pla
 
 
 @pytest.mark.parametrize("args,expected", [
-    (["--filter", "lnag"], "--filter 'lnag': no such filter (one of: lang, gopher, repetition, ppl); did you mean 'lang'?"),
+    (["--filter", "lnag"], "--filter 'lnag': no such filter (one of: url, lang, gopher, repetition, c4, fineweb, badwords, ppl); did you mean 'lang'?"),
     (["--rule", "min_wrds"], "--rule 'min_wrds': no such rule of any filter"),
     (["--filter", "gopher", "--rule", "dup_line_frac"], "--rule 'dup_line_frac': no such rule of gopher"),
     (["--source", "tiny2"], "--source 'tiny2': no such source in dataset t/v1 (one of: tiny); did you mean 'tiny'?"),
     (["--rule", "near"], "--rule 'near' is a dedup reason: add --stage dedup"),
-    (["--stage", "dedup", "--rule", "nearr"], "--rule 'nearr': no such dedup reason (one of: decontam, exact, near)"),
+    (["--stage", "dedup", "--rule", "nearr"], "--rule 'nearr': no such dedup reason (one of: decontam, url, exact, near)"),
 ])
 def test_rejects_names_what_cannot_match(tmp_path, args, expected):
     _, cfg = _small_setup(tmp_path)

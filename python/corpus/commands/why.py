@@ -91,6 +91,18 @@ def _raw_step(config: Config, row: dict, k: int) -> dict:
     raise CorpusError(f"'{row['source_id']}:{k}': the source has {start} documents (ids run from 0 to {start - 1})")
 
 
+def _removed_lines(directory: Path, manifest: dict, doc_id: str) -> list[str]:
+    """The lines the cleaning filters removed from a document ("<filter>.<rule> line <n>: <text>"), from
+    the filter stage's removed/ parts."""
+    out = []
+    for part in manifest["parts"]:
+        if part["name"].startswith("removed/"):
+            t = read_table(directory / part["name"], part["sha256"])
+            t = t.filter(pc.equal(t.column("id"), doc_id))
+            out += [f"{r['filter']}.{r['rule']} line {r['line']}: {r['text']}" for r in t.to_pylist()]
+    return out
+
+
 def _kept_or_side(found: tuple[Path, dict], stage: str, doc_id: str):
     """(the kept row, None) or (None, the row of the stage's side output that says why it was dropped)."""
     kept = _find_row(*found, doc_id)
@@ -141,8 +153,12 @@ def trace(config: Config, doc_id: str) -> list[dict]:
         if r.get("detail") is not None:  # what matched (the URL filter's list entry)
             step["detail"] = r["detail"]
         return steps + [{**step, "part": side[0], "row": side[1]}]
-    steps.append({"stage": "filter", "status": "kept", "lang": kept[2]["lang"], "lang_score": kept[2]["lang_score"],
-                  "part": kept[0], "row": kept[1]})
+    step = {"stage": "filter", "status": "kept", "lang": kept[2]["lang"], "lang_score": kept[2]["lang_score"],
+            "part": kept[0], "row": kept[1]}
+    if kept[2].get("cleaned"):  # lines a cleaning filter (c4) removed: how many per rule, and the lines
+        step["cleaned"] = json.loads(kept[2]["cleaned"])
+        step["removed_lines"] = _removed_lines(*found, doc_id)
+    steps.append(step)
 
     found = _stage_dir(config, "dedup")
     if found is None:
@@ -234,7 +250,10 @@ def describe(steps: list[dict]) -> list[str]:
     """The steps as lines for people."""
     lines = []
     for s in steps:
-        fields = ", ".join(f"{k} {v!r}" if isinstance(v, str) else f"{k} {v}"
-                           for k, v in s.items() if k not in ("stage", "status"))
+        fields = ", ".join(f"{k} {v!r}" if isinstance(v, str) else
+                           f"{k} " + ", ".join(f"{r} {n[0]} lines/{n[1]} chars" for r, n in v.items())
+                           if k == "cleaned" else f"{k} {v}"
+                           for k, v in s.items() if k not in ("stage", "status", "removed_lines"))
         lines.append(f"{s['stage']:<10} {s['status']:<10} {fields}")
+        lines += [f"{'':<21}removed {x}" for x in s.get("removed_lines", [])]
     return lines

@@ -38,7 +38,8 @@ class FilterSpec:
     defaults: tuple = ()                               # their values when the filter is off
     # params -> every rule name its check can return (what `corpus rejects --rule` accepts)
     rules: Callable[[Any], tuple[str, ...]] = lambda params: ()
-    reads: str = "text"                                # the column its check(value) reads: "text" or "url"
+    reads: str = "text"                                # what its check() gets: "text", "url" or "doc" (a Doc)
+    cleans: bool = False                               # its checker has clean(text): it removes lines first
     # config -> the ledger sources it reads (lists), which fetch fetches when the filter is enabled
     sources: Callable[[Any], list[str]] | None = None
 
@@ -103,9 +104,33 @@ def annotation_columns() -> dict:
     return out
 
 
+@dataclass
+class Doc:
+    """What a checker that reads "doc" sees: the text (as cleaned so far), the URL, the id, and the
+    language the lang filter found ("" when it is off or comes later)."""
+    text: str
+    url: str = ""
+    id: str = ""
+    lang: str = ""
+
+
+@dataclass
+class Outcome:
+    """A document through the chain: its annotations (annotation_columns() order), the first failure
+    (filter, rule, value, detail) or None, its text after every cleaning filter, and the lines those
+    removed: (filter, rule, line number in the text that filter saw, the line)."""
+    annotations: tuple
+    failed: tuple[str, str, float, str | None] | None
+    text: str
+    removed: list = field(default_factory=list)
+
+
 class FilterChain:
-    """The enabled filters of a config in order, built once per worker. `check(text)` returns
-    (annotations in annotation_columns() order, None) for a kept text or (annotations, (filter, rule, value))."""
+    """The enabled filters of a config in order, built once per worker. `check(text, url, id)` gives the
+    document's Outcome. A cleaning filter (`cleans`) removes lines: its `clean(text)` returns the text
+    left, [(rule, line number, line)] and None or a (rule, value) that drops the document; the filters
+    after it see the cleaned text; a document left empty is dropped with the rule that removed its last
+    line."""
 
     def __init__(self, filters_cfg: dict, resources: dict):
         self.order = filter_order(filters_cfg)
@@ -115,25 +140,42 @@ class FilterChain:
             if spec.columns:
                 slots[name] = len(self.defaults)
                 self.defaults += tuple(spec.defaults)
-        self.checkers = []  # (name, checker, annotation slot or None, its width, the column it reads)
+        self.lang_slot = slots.get("lang")
+        self.checkers = []  # (name, checker, annotation slot or None, its width, what it reads, cleans)
         for name in self.order:
             spec = registry()[name]
             if filters_cfg[name]["enabled"]:
                 checker = spec.make(build_params(spec, filters_cfg[name]), resources)
-                self.checkers.append((name, checker, slots.get(name), len(spec.columns), spec.reads))
+                self.checkers.append((name, checker, slots.get(name), len(spec.columns), spec.reads, spec.cleans))
 
-    def check(self, text: str, url: str = "") -> tuple[tuple, tuple[str, str, float, str | None] | None]:
-        """(annotations, None) for a kept document, or (annotations, (filter, rule, value, detail))."""
+    def check(self, text: str, url: str = "", doc_id: str = "") -> Outcome:
         values = list(self.defaults)
-        for name, checker, slot, width, reads in self.checkers:
-            if slot is None:
-                failed = checker.check(url if reads == "url" else text)
-            else:
+        removed: list = []
+        for name, checker, slot, width, reads, cleans in self.checkers:
+            if cleans:  # clean(text) -> (text kept, removed lines, None or the rule dropping the document)
+                cleaned, lines, failed = checker.clean(text)
+                removed += [(name, rule, n, line) for rule, n, line in lines]
+                if failed is None and lines and not cleaned.strip():
+                    failed = (lines[-1][0], float(len(lines)), "every line removed")
+                if failed is not None:
+                    return Outcome(tuple(values), (name, failed[0], failed[1], failed[2] if len(failed) > 2 else None),
+                                   text, removed)
+                text = cleaned
+                continue
+            if slot is not None:
                 annotation, failed = checker.annotate(text)
                 values[slot:slot + width] = annotation
+            elif reads == "url":
+                failed = checker.check(url)
+            elif reads == "doc":
+                lang = values[self.lang_slot] if self.lang_slot is not None else ""
+                failed = checker.check(Doc(text, url, doc_id, lang or ""))
+            else:
+                failed = checker.check(text)
             if failed is not None:
-                return tuple(values), (name, failed[0], failed[1], failed[2] if len(failed) > 2 else None)
-        return tuple(values), None
+                return Outcome(tuple(values), (name, failed[0], failed[1], failed[2] if len(failed) > 2 else None),
+                               text, removed)
+        return Outcome(tuple(values), None, text, removed)
 
 
 @functools.cache

@@ -81,9 +81,11 @@ class Stage:
 
 
 def _filter_annotations() -> dict:
+    """The registry's annotation columns (lang, lang_score), then `cleaned`: the lines cleaning filters
+    removed from a kept document, {"<filter>.<rule>": [lines, characters]} as JSON (null: none)."""
     from corpus.filters.registry import annotation_columns
 
-    return annotation_columns()
+    return {**annotation_columns(), "cleaned": pa.string()}
 
 
 STAGES: tuple[Stage, ...] = (

@@ -13,7 +13,8 @@ from pathlib import Path
 import pyarrow as pa
 
 from corpus.config import Config
-from corpus.filters.registry import chain_for, filter_order, registry
+from corpus.filters.registry import annotation_columns, chain_for, filter_order, registry
+from corpus.store.atomic import canonical_json
 from corpus.formats.parts import PartReader, PartWriter, schema_of, validate_columns
 from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step, published_stage
 from corpus.stages import STAGE, config_hash, columns, input_columns
@@ -22,6 +23,36 @@ ME = STAGE["filter"]
 OUT_COLUMNS = columns("filter")
 IN_COLUMNS = input_columns("filter")
 REJECT_COLUMNS = ME.side.columns
+REMOVED = "removed"  # the lines cleaning filters removed: removed/part-<n>.parquet
+REMOVED_COLUMNS = {"id": pa.string(), "source_id": pa.string(), "filter": pa.string(), "rule": pa.string(),
+                   "line": pa.int32(), "text": pa.string()}
+
+
+def record_removed(lines: list, doc_id: str, source_id: str, removed: dict, by_rule: dict) -> None:
+    """A document's removed lines into the removed/ columns and the per-rule counts (documents, lines,
+    characters)."""
+    seen = set()
+    for name, rule, n, line in lines:
+        for k, v in (("id", doc_id), ("source_id", source_id), ("filter", name), ("rule", rule), ("line", n),
+                     ("text", line)):
+            removed[k].append(v)
+        c = by_rule.setdefault(f"{name}.{rule}", {"docs": 0, "lines": 0, "chars": 0})
+        c["docs"] += (name, rule) not in seen
+        c["lines"] += 1
+        c["chars"] += len(line)
+        seen.add((name, rule))
+
+
+def cleaned_summary(lines: list) -> str | None:
+    """The `cleaned` column: {"<filter>.<rule>": [lines, characters]} as canonical JSON, or null."""
+    if not lines:
+        return None
+    out: dict[str, list[int]] = {}
+    for name, rule, _, line in lines:
+        c = out.setdefault(f"{name}.{rule}", [0, 0])
+        c[0] += 1
+        c[1] += len(line)
+    return canonical_json(out)
 
 
 @dataclass(frozen=True)
@@ -40,11 +71,15 @@ def filter_part(u: FilterUnit) -> dict:
     reader = PartReader(u.in_path, u.in_sha256, columns=list(IN_COLUMNS))
     validate_columns(reader.schema, IN_COLUMNS, u.in_path)
     chain = chain_for(u.filters_json, u.resources_json)
-    annotations = [c for c in OUT_COLUMNS if c not in IN_COLUMNS]
+    annotations = list(annotation_columns())
     (u.out_dir / ME.side.dirname).mkdir(exist_ok=True)
-    side = f"{ME.side.dirname}/{u.key}.parquet"
+    (u.out_dir / REMOVED).mkdir(exist_ok=True)
+    side, lines_side = f"{ME.side.dirname}/{u.key}.parquet", f"{REMOVED}/{u.key}.parquet"
     out_schema, rej_schema = schema_of(OUT_COLUMNS), schema_of(REJECT_COLUMNS)
+    rem_schema = schema_of(REMOVED_COLUMNS)
     kept_w, rej_w = PartWriter(u.out_dir / f"{u.key}.parquet", out_schema), PartWriter(u.out_dir / side, rej_schema)
+    rem_w = PartWriter(u.out_dir / lines_side, rem_schema)
+    cleaned_by_rule: dict[str, dict[str, int]] = {}
     dropped: dict[str, int] = {}
     by_rule: dict[str, int] = {}
     by_source: dict[str, dict[str, int]] = {}
@@ -52,19 +87,24 @@ def filter_part(u: FilterUnit) -> dict:
     for batch in reader.batches():
         keep = {k: [] for k in OUT_COLUMNS}
         rej = {k: [] for k in REJECT_COLUMNS}
+        removed = {k: [] for k in REMOVED_COLUMNS}
         cols = {k: batch.column(k).to_pylist() for k in IN_COLUMNS}
         docs_in += batch.num_rows
         for i, text in enumerate(cols["text"]):
             sid = cols["source_id"][i]
             src = by_source.setdefault(sid, {"docs_in": 0, "docs_out": 0})
             src["docs_in"] += 1
-            values, failed = chain.check(text, cols["url"][i])
+            out = chain.check(text, cols["url"][i], cols["id"][i])
+            values, failed = out.annotations, out.failed
+            if out.removed:
+                record_removed(out.removed, cols["id"][i], sid, removed, cleaned_by_rule)
             if failed is None:
                 src["docs_out"] += 1
                 for k in IN_COLUMNS:
-                    keep[k].append(cols[k][i])
+                    keep[k].append(out.text if k == "text" else cols[k][i])
                 for k, v in zip(annotations, values):
                     keep[k].append(v)
+                keep["cleaned"].append(cleaned_summary(out.removed))
                 continue
             name, rule, value, detail = failed
             dropped[name] = dropped.get(name, 0) + 1
@@ -74,11 +114,14 @@ def filter_part(u: FilterUnit) -> dict:
                 rej[k].append(v)
         kept_w.write(pa.record_batch([pa.array(keep[k], type=t) for k, t in OUT_COLUMNS.items()], schema=out_schema))
         rej_w.write(pa.record_batch([pa.array(rej[k], type=t) for k, t in REJECT_COLUMNS.items()], schema=rej_schema))
-    parts = [kept_w.close(), rej_w.close()]
-    parts[1]["name"] = side
+        rem_w.write(pa.record_batch([pa.array(removed[k], type=t) for k, t in REMOVED_COLUMNS.items()],
+                                    schema=rem_schema))
+    parts = [kept_w.close(), rej_w.close(), rem_w.close()]
+    parts[1]["name"], parts[2]["name"] = side, lines_side
     order = filter_order(json.loads(u.filters_json))
     counts = {"docs_in": docs_in, "docs_out": parts[0]["rows"],
-              "dropped": {f: dropped.get(f, 0) for f in order}, "dropped_by_rule": by_rule, "by_source": by_source}
+              "dropped": {f: dropped.get(f, 0) for f in order}, "dropped_by_rule": by_rule, "by_source": by_source,
+              "cleaned_by_rule": cleaned_by_rule}
     return {"key": u.key, "parts": parts, "counts": counts}
 
 

@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from corpus.formats.sources.warc import WarcRecord, warc_records
+from corpus.formats.sources.record import WarcRecord
+from corpus.formats.sources.warc import warc_records
 from corpus.web.charset import Undecodable, decode_page
 from corpus.web.sandbox import sandbox
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Iterator
 
 from corpus.errors import CorpusError
+from corpus.formats.sources.record import WarcRecord
 
 GZIP_MAGIC = b"\x1f\x8b\x08"
 MAX_HEADER = 64 << 10
@@ -134,8 +135,6 @@ def _unchunk(body: bytes) -> bytes:
 
 def arc_records(path: Path, where: str, start: int, stop: int, max_payload: int):
     """The records that start in [start, stop), as corpus.formats.sources.warc.WarcRecord."""
-    from corpus.formats.sources.warc import WarcRecord
-
     with open(path, "rb") as f:
         gz = f.read(3) == GZIP_MAGIC
     for offset, data, whole in (_members(path, start, stop) if gz else _plain(path, start, stop)):

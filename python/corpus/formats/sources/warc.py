@@ -10,29 +10,15 @@ from __future__ import annotations
 
 import dataclasses
 import zlib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
 from corpus.errors import CorpusError
 from corpus.formats.sources.arc import arc_offsets, arc_records, is_arc
+from corpus.formats.sources.record import WarcRecord
 
 GZIP_MAGIC = b"\x1f\x8b\x08"
 SCAN_BUFFER = 1 << 20
-
-
-@dataclass(frozen=True)
-class WarcRecord:
-    """One record, its payload read: `offset` is where it starts in the file (the gzip member's offset
-    for .gz, as Common Crawl's index gives it)."""
-    offset: int
-    type: str                       # "response", "resource", "conversion", "revisit", "request", ...
-    headers: dict[str, str]         # the WARC headers
-    http_status: int | None
-    http_headers: dict[str, str]    # lower-cased names; empty when the record holds no HTTP message
-    http_charset: str | None
-    payload: bytes                  # the HTTP body (transfer and content encodings decoded), or the block
-    truncated: str | None           # why the record is not whole (the file ends inside it), else None
 
 
 def _is_gzip(path: Path) -> bool:

@@ -1,0 +1,70 @@
+"""FineWeb's quality rules (Penedo et al. 2024), as datatrove's FineWebQualityFilter defines them
+(`[filters.fineweb]`). Lines are the pieces of `text.split("\\n")` that are not blank; words are runs of
+word characters or single punctuation marks (`\\w+|[^\\w\\s]`, close to the NLTK tokens datatrove counts).
+Rules, checked in this order (the first failing one drops the document, with its measured value):
+
+ 1. `empty`             no line
+ 2. `line_punct_ratio`  lines ending in sentence-final punctuation (`\\p{Sentence_Terminal}`) / lines
+                        < `line_punct_thr` (unless 0 and `line_punct_exclude_zero`)
+ 3. `short_line_ratio`  lines of at most `short_line_length` characters / lines > `short_line_thr`
+ 4. `char_dup_ratio`    characters in lines seen before in the document / characters (newlines aside)
+                        > `char_duplicates_ratio`
+ 5. `list_ratio`        newlines / words > `new_line_ratio`"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import regex
+
+from corpus.filters.registry import FilterSpec, rule_function
+
+TERMINAL = regex.compile(r"\p{Sentence_Terminal}$")
+WORDS = re.compile(r"\w+|[^\w\s]")
+RULES = ("empty", "line_punct_ratio", "short_line_ratio", "char_dup_ratio", "list_ratio")
+
+
+@dataclass(frozen=True)
+class FineWebParams:
+    line_punct_thr: float = 0.12
+    line_punct_exclude_zero: bool = False
+    short_line_thr: float = 0.67
+    short_line_length: int = 30
+    char_duplicates_ratio: float = 0.01
+    new_line_ratio: float = 0.3
+
+
+def duplicate_chars(lines: list[str]) -> int:
+    seen: set[str] = set()
+    dup = 0
+    for line in lines:
+        if line in seen:
+            dup += len(line)
+        else:
+            seen.add(line)
+    return dup
+
+
+def fineweb_quality(text: str, p: FineWebParams) -> tuple[str, float] | None:
+    lines = [line for line in text.split("\n") if line.strip()]
+    if not lines:
+        return "empty", 0.0
+    ratio = sum(1 for line in lines if TERMINAL.search(line)) / len(lines)
+    if ratio < p.line_punct_thr and not (ratio == 0 and p.line_punct_exclude_zero):
+        return "line_punct_ratio", ratio
+    ratio = sum(1 for line in lines if len(line) <= p.short_line_length) / len(lines)
+    if ratio > p.short_line_thr:
+        return "short_line_ratio", ratio
+    chars = len(text) - text.count("\n")
+    ratio = duplicate_chars(lines) / chars if chars else 0.0
+    if ratio > p.char_duplicates_ratio:
+        return "char_dup_ratio", ratio
+    words = len(WORDS.findall(text))
+    ratio = text.count("\n") / words if words else float(text.count("\n"))
+    if ratio > p.new_line_ratio:
+        return "list_ratio", ratio
+    return None
+
+
+FILTER = FilterSpec("fineweb", FineWebParams, rule_function(fineweb_quality), rules=lambda p: RULES)
