@@ -23,7 +23,8 @@ unless --keep; it is gitignored as bench/results/work-*/):
    bench/pii_eval.py (P/R per entity), bench/langid_eval.py (lingua sentences).
 4. bench/loader_bench.py on the produced token streams.
 5. Web extraction (bench/web_extract.py): each engine's quality on the shared evaluation pages, and
-   `corpus fetch` on a seeded WARC of real pages next to datatrove's WarcReader + Trafilatura.
+   `corpus fetch` on a seeded WARC of real pages next to datatrove's WarcReader + Trafilatura; web-text
+   rules (bench/web_rules.py): C4, FineWeb and bad words against datatrove's blocks, agreement and speed.
 6. bench/results/<YYYY-MM-DD>.json and .md; the Markdown is printed.
 
 Timings depend on the machine and on whatever else runs on it: the load average before and after
@@ -370,6 +371,8 @@ class Bench:
         if not a.skip_web:  # web extraction: quality per engine, fetch of a WARC next to datatrove's
             web = ["--mb", str(a.web_mb), "--workers", *map(str, a.workers)] + (["--skip-datatrove"] if a.skip_peers else [])
             self.results["web"] = self.script("web_extract", web)
+            if not a.skip_peers:  # C4, FineWeb and bad-words rules next to datatrove's blocks
+                self.results["web_rules"] = self.script("web_rules", ["--corpus", str(a.corpus)] if a.corpus else [])
         self.results["loadavg_end"] = os.getloadavg()
         self.results["bench_wall_s"] = time.perf_counter() - t_start
         self.results["summary"] = summarize(self.results)
@@ -639,6 +642,23 @@ def markdown(res: dict) -> str:
                      f"{web['speedup_vs_datatrove_trafilatura_1_worker']:.2f}×. Readers alone: FastWARC "
                      f"{web['readers']['fastwarc_records_per_s']:,.0f} records/s, warcio "
                      f"{web['readers'].get('warcio_records_per_s', float('nan')):,.0f}.")
+    wr = res.get("web_rules")
+    if wr:
+        L.append("")
+        L.append("## Web-text rules")
+        L.append("")
+        L.append("Keep/drop agreement with datatrove's C4QualityFilter, FineWebQualityFilter and C4BadWordsFilter (en) "
+                 "on the same documents, and documents/s in one process each (bench/web_rules.py; "
+                 f"documents: {', '.join(f'{k} {v:,}' for k, v in wr['documents'].items())}):")
+        L.append("")
+        L.append("| rules | documents | agreement | kept (datatrove / ours) | docs/s datatrove | docs/s ours | speedup | disagreements |")
+        L.append("|---|---|---:|---|---:|---:|---:|---|")
+        for block, sets in wr["blocks"].items():
+            for name, r in sets.items():
+                why = "; ".join(f"{k}: {v}" for k, v in r["disagreements"].items()) or "none"
+                L.append(f"| {block} | {name} ({r['docs']:,}) | {r['agreement']:.4f} | {r['kept_datatrove']:,} / "
+                         f"{r['kept_ours']:,} | {r['docs_per_s_datatrove']:,.0f} | {r['docs_per_s_ours']:,.0f} | "
+                         f"{r['speedup']:.1f}× | {why} |")
     lo = res.get("loader")
     if lo:
         L.append("")

@@ -18,6 +18,7 @@ from corpus.filters.lists import entries, list_rows, load_lists, write_lists
 from corpus.filters.registry import FilterSpec
 
 NO_SPACES = ("ja", "th", "zh")
+WORD = re.compile(r"\w+")
 ALLOWLIST = {"ja": {"sm", "グロ", "女の子"}, "zh": {"性"}}
 
 
@@ -57,26 +58,68 @@ def kept_by_chance(doc_id: str, seed: int, fraction: float) -> bool:
     return h / 2**64 < fraction
 
 
+def _phrase(low: str, by_first: dict[str, list[str]]) -> str | None:
+    """The first entry that stands in the text from the start of a word (a maximal \\w run) and is not
+    followed by a word character: exactly where the regex (?:\\W|^)entry(?:\\W|$) would match."""
+    for m in WORD.finditer(low):
+        for entry in by_first.get(m.group(), ()):
+            end = m.start() + len(entry)
+            if low.startswith(entry, m.start()) and WORD.match(low, end) is None:
+                return entry
+    return None
+
+
 class BadWordsFilter:
     def __init__(self, params: BadWordsParams, resources: dict):
         self.params = params
         lists = load_lists(resources["badwords_lists"], resources["badwords_lists_sha256"]) \
             if "badwords_lists" in resources else {}
-        self.patterns = {}
+        # per language: (the words made of word characters only: a set looked up per \w+ run of the text,
+        # which is exactly "flanked by non-word characters or the ends"; the phrases by their first word;
+        # the rest by regex). A language written without spaces: one regex of every word, anywhere.
+        self.lists: dict[str, tuple] = {}
         for lang, words in lists.items():
-            alt = "|".join(re.escape(w) for w in sorted(words, key=lambda w: (-len(w), w)))
-            if not alt:
+            if lang in NO_SPACES:
+                alt = "|".join(re.escape(w) for w in sorted(words, key=lambda w: (-len(w), w)))
+                self.lists[lang] = (frozenset(), {}, re.compile(alt) if alt else None)
                 continue
-            self.patterns[lang] = re.compile(alt if lang in NO_SPACES else rf"(?:\W|^)({alt})(?:\W|$)")
+            plain = frozenset(w for w in words if WORD.fullmatch(w))
+            # a phrase ("2 girls 1 cup") or a word with other characters ("a$$"): looked for where the text
+            # has its first word, by comparing the text there; one starting with a non-word character by regex
+            by_first: dict[str, list[str]] = {}
+            always = []
+            for w in sorted(words):
+                if w in plain:
+                    continue
+                first = WORD.match(w)
+                if first:
+                    by_first.setdefault(first.group(), []).append(w)
+                else:
+                    always.append(re.compile(rf"(?:\W|^)({re.escape(w)})(?:\W|$)"))
+            self.lists[lang] = (plain, by_first, always)
 
     def check(self, doc) -> tuple[str, float, str] | None:
-        pattern = self.patterns.get(doc.lang or self.params.default_language)
-        if pattern is None:
+        found = self.lists.get(doc.lang or self.params.default_language)
+        if found is None:
             return None
-        m = pattern.search(doc.text.lower())
-        if m is None or kept_by_chance(doc.id, self.params.seed, self.params.keep_fraction):
+        plain, by_first, rest = found
+        low = doc.text.lower()
+        hit = None
+        if isinstance(rest, re.Pattern) or rest is None:  # a language written without spaces
+            m = rest.search(low) if rest is not None else None
+            hit = m.group() if m else None
+        else:
+            tokens = WORD.findall(low)
+            if not plain.isdisjoint(tokens):
+                hit = next(w for w in tokens if w in plain)
+            elif not by_first.keys().isdisjoint(tokens):
+                hit = _phrase(low, by_first)
+            if hit is None:
+                hits = [m for rx in rest if (m := rx.search(low)) is not None]
+                hit = min(hits, key=lambda m: m.start(1)).group(1) if hits else None
+        if hit is None or kept_by_chance(doc.id, self.params.seed, self.params.keep_fraction):
             return None
-        return "badword", 1.0, m.group(m.lastindex or 0)
+        return "badword", 1.0, hit
 
 
 FILTER = FilterSpec("badwords", BadWordsParams, BadWordsFilter, prepare=prepare, identity=identity, reads="doc",
