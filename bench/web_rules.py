@@ -115,19 +115,15 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         _, resources = write_lists(Path(tmp), "badwords", {"en": en})
         ours_bw = BadWordsFilter(BadWordsParams(), resources)
-    blocks = {
-        "c4": (lambda t: C4QualityFilter().filter(Document(text=t, id="x")) is True,
+    c4_theirs, fw_theirs, bw_theirs = C4QualityFilter(), FineWebQualityFilter(), C4BadWordsFilter()
+    blocks = {  # name: (datatrove keeps it, we keep it)
+        "c4": (lambda t: c4_theirs.filter(Document(text=t, id="x")) is True,
                lambda t: (lambda r: r[2] is None and bool(r[0].strip()))(c4_clean(t, C4Params()))),
-        "fineweb": (lambda t: FineWebQualityFilter().filter(Document(text=t, id="x")) is True,
+        "fineweb": (lambda t: fw_theirs.filter(Document(text=t, id="x")) is True,
                     lambda t: fineweb_quality(t, FineWebParams()) is None),
-        "badwords": (lambda t, f=C4BadWordsFilter(): f.filter(Document(text=t, id="x", metadata={"language": "en"})) is True,
+        "badwords": (lambda t: bw_theirs.filter(Document(text=t, id="x", metadata={"language": "en"})) is True,
                      lambda t: ours_bw.check(Doc(t, id="x", lang="en")) is None),
     }
-    c4_theirs, fw_theirs, bw_theirs = C4QualityFilter(), FineWebQualityFilter(), C4BadWordsFilter()
-    blocks["c4"] = (lambda t: c4_theirs.filter(Document(text=t, id="x")) is True, blocks["c4"][1])
-    blocks["fineweb"] = (lambda t: fw_theirs.filter(Document(text=t, id="x")) is True, blocks["fineweb"][1])
-    blocks["badwords"] = (lambda t: bw_theirs.filter(Document(text=t, id="x", metadata={"language": "en"})) is True,
-                          blocks["badwords"][1])
     res: dict = {"documents": {k: len(v) for k, v in sets.items()}, "blocks": {}}
     for name, (theirs, ours) in blocks.items():
         r: dict = {}
