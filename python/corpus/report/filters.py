@@ -150,7 +150,8 @@ def collect_filters(config: Config, budget: Budget) -> dict:
                 kept[rule.key] = [float(v) for v in vals if v is not None]
     return {"rules": rules, "kept": kept, "dropped": dropped, "kept_sample": len(texts),
             "kept_total": m["counts"]["docs_out"], "sample_note": choice.note(),
-            "by_rule": m["counts"].get("dropped_by_rule", {}), "lang": language_mix(config, m, budget)}
+            "by_rule": m["counts"].get("dropped_by_rule", {}), "lang": language_mix(config, m, budget),
+            "cleaned": m["counts"].get("cleaned_by_rule", {})}
 
 
 def language_mix(config: Config, m: dict, budget: Budget) -> dict | None:

@@ -251,6 +251,18 @@ def filters(d: dict) -> str:
                          pct(sum(1 for v in k if _near(v, r)), len(k)) if k else "—"])
         out.append(table(["rule", "value", "drops when", "dropped", "kept median", "dropped median",
                           "kept within 10% of threshold"], rows, {3, 4, 5, 6}))
+    plotted = {r.key for rules in f["rules"].values() for r in rules}
+    other = sorted((k, v) for k, v in f["by_rule"].items() if k not in plotted)
+    if other:  # the URL, C4, FineWeb and bad-words rules: counts (their values are in corpus rejects)
+        out.append("<h3>Other rules — documents dropped</h3>")
+        out.append(table(["rule", "dropped"], [[f"<code>{e(k)}</code>", n(v)] for k, v in other], {1}))
+    if f.get("cleaned"):
+        out.append("<h3>Lines removed by cleaning filters</h3><p class=\"muted\">Lines a cleaning filter (C4) "
+                   "removed from documents, per rule; every line is in the stage's <code>removed/</code> parts and "
+                   "<code>corpus why &lt;id&gt;</code> prints them.</p>")
+        out.append(table(["rule", "documents", "lines", "characters"],
+                         [[f"<code>{e(k)}</code>", n(v["docs"]), n(v["lines"]), n(v["chars"])]
+                          for k, v in sorted(f["cleaned"].items())], {1, 2, 3}))
     out.append(lang_section(f["lang"]))
     out.append("</section>")
     return "".join(out)
