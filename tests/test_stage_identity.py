@@ -85,3 +85,29 @@ def test_a_filter_threshold_leaves_fetch_and_normalize_current(demo):
     assert config_hash(edited, "tokenize") != config_hash(demo, "tokenize")
     tokenizer_only = _edit(demo, "tokenize.seed")
     assert [n for n in NAMES if config_hash(tokenizer_only, n) != config_hash(demo, n)] == ["tokenize"]
+
+
+@pytest.mark.slow
+def test_a_published_version_is_never_replaced_without_force(tmp_path):
+    """`corpus run` with a config that would change a published dataset version is refused naming what
+    changed, nothing rewritten; `run --force` rebuilds it; a new [dataset] version is built beside it."""
+    from conftest import LEDGER, error_line, run_corpus, write_config
+
+    art = tmp_path / "art"
+    tables = {"decontam": {"evals": []}, "filters.ppl": {"enabled": False}}
+    cfg = write_config(tmp_path / "c.toml", ledger=LEDGER, sources=["tinystories-train-head"], artifacts=art, **tables)
+    run_corpus("--config", cfg, "run", "--through", "shard", check=True)
+    before = {p: p.read_bytes() for p in (art / "corpus" / "t").rglob("*") if p.is_file()}
+    edited = write_config(tmp_path / "c.toml", ledger=LEDGER, sources=["tinystories-train-head"], artifacts=art,
+                          **tables, **{"filters.gopher": {"min_words": 60}})
+    line = error_line(run_corpus("--config", edited, "run", "--through", "shard"))
+    assert line == (f"error: {art}/corpus/t/v1: t/v1 is published with other settings (filters.gopher.min_words 50 -> "
+                    f"60); a published version is never replaced: bump [dataset] version in {edited}, or pass --force "
+                    f"(corpus run --force) to rebuild it"), line
+    assert {p: p.read_bytes() for p in (art / "corpus" / "t").rglob("*") if p.is_file()} == before
+    proc = run_corpus("--config", edited, "run", "--through", "shard", "--force", check=True)
+    assert "filter     recomputed" in proc.stdout and "normalize  current" in proc.stdout
+    bumped = tmp_path / "v2.toml"
+    bumped.write_text(edited.read_text().replace('version = "v1"', 'version = "v2"'))
+    run_corpus("--config", bumped, "run", "--through", "shard", check=True)
+    assert (art / "corpus" / "t" / "v2" / "_MANIFEST.json").is_file() and (art / "corpus" / "t" / "v1" / "_MANIFEST.json").is_file()

@@ -225,14 +225,17 @@ def export(c: Ctx, fmt, tokens_dir, out):
 @click.option("--through", type=click.Choice(list(NAMES)), default=NAMES[-1], show_default=True,
               help="Last stage to run.")
 @resume_option
+@click.option("--force", is_flag=True, help="Rebuild a published dataset version with this config's settings "
+                                            "(without it, a config that would change a published version is refused).")
 @pass_ctx
-def run(c: Ctx, workers, through, resume):
+def run(c: Ctx, workers, through, resume, force):
     """Every stage in order, skipping stages that are complete and current (config and inputs
-    unchanged, checksums verified), recomputing a stale stage and every stage after it."""
+    unchanged, checksums verified), recomputing a stale stage and every stage after it. A published
+    dataset version is never replaced with other content: bump [dataset] version, or pass --force."""
     from corpus.commands.pipeline import run_all
 
     t0 = time.monotonic()
-    rows = run_all(c.config, workers=c.workers(workers), through=through, resume=resume)
+    rows = run_all(c.config, workers=c.workers(workers), through=through, resume=resume, force=force)
     click.echo(f"{'stage':<10} {'status':<11} {'seconds':>8}  summary")
     for stage, status, seconds, summary in rows:
         click.echo(f"{stage:<10} {status:<11} {seconds:>8.2f}  {summary}")

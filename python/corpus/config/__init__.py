@@ -72,16 +72,19 @@ class Config:
         return self.artifacts / "corpus" / "downloads"
 
 
+def config_slice(data: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    """{key: value} of `keys`: tables such as "filters", or one key of a table such as "dataset.sources"."""
+    out = {}
+    for key in keys:
+        table, _, name = key.partition(".")
+        out[key] = data[table][name] if name else data[table]
+    return out
+
+
 def config_sha256(data: dict[str, Any], keys: tuple[str, ...] | None = None) -> str:
-    """The sha256 of the config's hashed tables, or of only `keys` (tables such as "filters", or one key
-    of a table such as "dataset.sources"): a stage's identity hashes the keys it and its inputs read."""
-    if keys is None:
-        hashed = {k: v for k, v in data.items() if k not in UNHASHED_TABLES}
-    else:
-        hashed = {}
-        for key in keys:
-            table, _, name = key.partition(".")
-            hashed[key] = data[table][name] if name else data[table]
+    """The sha256 of the config's hashed tables, or of only `keys` (config_slice): a stage's identity
+    hashes the keys it and its inputs read."""
+    hashed = {k: v for k, v in data.items() if k not in UNHASHED_TABLES} if keys is None else config_slice(data, keys)
     return hashlib.sha256(canonical_json(hashed).encode("utf-8")).hexdigest()
 
 

@@ -25,7 +25,7 @@ import pyarrow.parquet as pq
 from corpus import __version__
 from corpus.engine.versions import output_packages
 from corpus.store.atomic import canonical_json, dump_json, naming_enospc, sha256_bytes, sha256_file, write_bytes
-from corpus.config import Config
+from corpus.config import Config, config_slice
 from corpus.errors import CorpusError
 from corpus.config.layout import CORPUS_MANIFEST, CORPUS_SCHEMA
 from corpus.config.ledger import load_ledger
@@ -36,7 +36,7 @@ from corpus.engine.idsort import id_sort, part_ranks, rank_range, sample_part
 from corpus.engine.partitioning import work_entry
 from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step, published_stage, read_stage_manifest
 from corpus.config.schemas import validate
-from corpus.stages import STAGE, config_hash, input_columns, part_stages
+from corpus.stages import STAGE, config_hash, config_keys, input_columns, part_stages
 
 log = logging.getLogger(__name__)
 ME = STAGE["shard"]
@@ -463,7 +463,10 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
         ctx.counts = {"docs_in": manifest["counts"]["docs_out"], "docs_out": result["n_docs"],
                       "n_shards": result["n_shards"], "splits": result["splits"]}
 
-    params = {"shard": config["shard"], "ledger_sha256": ledger_ref(config)["sha256"]}
+    # the config the shards depend on, whole: `corpus run` names what a changed config would change in
+    # this published version (commands.pipeline.version_changes)
+    params = {"shard": config["shard"], "ledger_sha256": ledger_ref(config)["sha256"],
+              "config": config_slice(config.data, config_keys(ME.name))}
     return [Job("shard", ME.path(config), {"config_sha256": config_hash(config, ME.name), "params": params, "inputs": [ref]},
                 [Map("sample", sort.sample_units, sample_part), Step("splitters", sort.splitters_step),
                  Map("rank", sort.range_units, rank_range, unit="ranges"), Step("offsets", sort.offsets_step),
