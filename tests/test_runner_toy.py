@@ -171,3 +171,19 @@ def test_resume_reuses_checkpointed_units(config, tmp_path):
     FAIL_ON.clear()
     with pytest.raises(CorpusError, match="another config"):
         run(other, salt="e", force=True, resume=True)
+
+
+def test_a_run_with_nothing_to_do_starts_no_pool(config):
+    """all_current answers for a stage whose every output is current without an executor; anything left
+    to do (a stale output, --force, --resume, a staging dir) is run_jobs' to decide."""
+    from corpus.engine.runner import all_current
+
+    assert all_current(STAGE, [toy_job(config)], RunOptions()) is None  # nothing published yet
+    run(config)
+    RAN.clear()
+    done = all_current(STAGE, [toy_job(config)], RunOptions())
+    assert done is not None and done.status == "current" and RAN == []
+    assert all_current(STAGE, [toy_job(config)], RunOptions(force=True)) is None
+    assert all_current(STAGE, [toy_job(config, salt="other")], RunOptions()) is None  # stale
+    staging_dir(toy_job(config), STAGE).mkdir(parents=True)
+    assert all_current(STAGE, [toy_job(config)], RunOptions()) is None  # a half-done run to finish first

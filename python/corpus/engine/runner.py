@@ -453,6 +453,26 @@ def _finish_upload(job: Job, stage: str) -> dict | None:
     return manifest
 
 
+def all_current(stage: str, jobs: list[Job], opts: RunOptions) -> StageResult | None:
+    """The stage's result when every job's output is current and nothing is half-published (no staging
+    dir, nothing renamed aside), found without an executor: a run with nothing to do starts no pool and
+    loads no model. None when anything is left to do (run_jobs decides what)."""
+    if opts.force or opts.resume:
+        return None
+    t0 = time.monotonic()
+    found = []
+    for job in jobs:
+        if staging_dir(job, stage).exists() or _old_of(job).exists():
+            return None
+        hit = find_current(job.candidates or [job.final], job.identity)
+        if hit is None:
+            return None
+        found.append(Output(job.key, hit[0], hit[1], "current"))
+    log.info("%s: %s", stage, f"{found[0].path} is current and verified; nothing to do" if len(found) == 1 else
+             f"all {len(found)} outputs are current and verified; nothing to do")
+    return StageResult(stage, found, time.monotonic() - t0)
+
+
 def run_jobs(stage: str, config: Config, opts: RunOptions, jobs: list[Job]) -> StageResult:
     """Run a stage's jobs: current ones are returned as they are; the others run phase by phase (the
     units of every job share one executor) and are published."""

@@ -166,10 +166,16 @@ def run_stage(name: str, config: Config, opts: RunOptions | None = None, **kw) -
     from corpus.engine.executor import pool_session, warm_import
     from corpus.store.lock import writer_lock
 
+    from corpus.engine.runner import all_current
+
     opts = opts or RunOptions(**kw)
     module = STAGE[name].module()
-    warm = module.warm(config) if hasattr(module, "warm") else warm_import(module.__name__)
     with writer_lock(config.artifacts):  # one writer per artifacts root (corpus.store.lock); re-entrant
-        # the workers start (imports, models) while plan() reads and verifies the inputs
+        jobs = module.plan(config, opts)
+        # nothing to do: no pool, no model loaded (an s3 root: the runner finishes uploads first)
+        done = all_current(name, jobs, opts) if config.remote is None else None
+        if done is not None:
+            return done
+        warm = module.warm(config) if hasattr(module, "warm") else warm_import(module.__name__)
         with pool_session(opts.workers, warm, config["run"]["executor"]):
-            return run_jobs(name, config, opts, module.plan(config, opts))
+            return run_jobs(name, config, opts, jobs)

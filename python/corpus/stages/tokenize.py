@@ -40,7 +40,8 @@ from corpus.engine.memory import release_freed_memory
 from corpus.config.layout import CORPUS_MANIFEST, CORPUS_SCHEMA, TOKENIZER_FILE, TOKENS_MANIFEST, TOKENS_SCHEMA, tokens_root
 from corpus.formats.parts import PartReader
 from corpus.tokens import pieces
-from corpus.engine.runner import WORK_DIR as WORK, Job, Map, PhaseContext, RunOptions, Step, published_stage
+from corpus.engine.runner import WORK_DIR as WORK, Job, Map, PhaseContext, RunOptions, Step, published_stage, read_stage_manifest
+from corpus.store.root import store_of
 from corpus.config.schemas import validate
 from corpus.engine.versions import output_packages
 from corpus.tokens import hf
@@ -198,8 +199,39 @@ def train_sample(config: Config, manifest: dict) -> tuple[Iterator[str], str]:
     return sample(), f"a seeded sample of about {budget_bytes} of the train split's {total} bytes of text"
 
 
-def resolve_tokenizer(config: Config, manifest: dict) -> tuple[bytes, str]:
-    """(tokenizer.json bytes, tokenizer_id): the pinned file, or one trained on the train split."""
+def training_settings(config: Config, corpus_sha: str) -> dict:
+    """What a trained tokenizer is a deterministic function of: the corpus, the [tokenize] keys training
+    reads and the trainer's version (recorded as `trained_from` in the tokens _STAGE.json params)."""
+    from importlib import metadata
+
+    t = config["tokenize"]
+    return {"corpus_manifest_sha256": corpus_sha, "vocab_size": t["vocab_size"], "eos_token": t["eos_token"],
+            "train_sample_bytes": t["train_sample_bytes"], "seed": t["seed"], "max_word": TRAIN_MAX_WORD,
+            "tokenizers": metadata.version("tokenizers")}
+
+
+def trained_before(config: Config, trained_from: dict) -> tuple[bytes, str] | None:
+    """The tokenizer.json a published token directory trained with exactly these settings, verified by
+    its sha256: a run whose training inputs did not change (a no-op, new budgets) trains nothing."""
+    from corpus.store.checksums import read_verified
+
+    root = tokens_root(config)
+    for d in store_of(root).subdirs(root):
+        m = read_stage_manifest(root / d)
+        if m is None or m["params"].get("trained_from") != trained_from:
+            continue
+        part = next((p for p in m["parts"] if p["name"] == TOKENIZER_FILE), None)
+        if part is not None:
+            try:
+                return read_verified(root / d / TOKENIZER_FILE, part["sha256"]), d
+            except CorpusError:
+                continue
+    return None
+
+
+def resolve_tokenizer(config: Config, manifest: dict, trained_from: dict | None = None) -> tuple[bytes, str]:
+    """(tokenizer.json bytes, tokenizer_id): the pinned file, or one trained on the train split (or the
+    same one a published token directory trained with `trained_from`)."""
     tcfg = config["tokenize"]
     if tcfg["tokenizer"]:
         path = Path(tcfg["tokenizer"])
@@ -215,6 +247,10 @@ def resolve_tokenizer(config: Config, manifest: dict) -> tuple[bytes, str]:
         stem = "".join(c if c.isalnum() or c in "._-" else "-" for c in path.stem)
         return data, f"{stem}-{sha256_bytes(data)[:12]}"
 
+    reused = trained_before(config, trained_from)
+    if reused is not None:  # the same corpus and training settings: the same bytes, without training
+        log.info("tokenizer: the one trained on this corpus with these settings (%s)", reused[1])
+        return reused
     t0 = time.monotonic()
     texts, sampled = train_sample(config, manifest)
     t0 = time.monotonic()
@@ -526,7 +562,8 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
     max_documents, train_tokens = opts.extra.get("max_documents"), opts.extra.get("train_tokens")
     budgets = {"max_documents": max_documents, "train_tokens": train_tokens,
                "max_tokens_per_file": tcfg["max_tokens_per_file"]}
-    tok_bytes, tokenizer_id = resolve_tokenizer(config, corpus)
+    trained_from = None if tcfg["tokenizer"] else training_settings(config, corpus_sha)
+    tok_bytes, tokenizer_id = resolve_tokenizer(config, corpus, trained_from)
     shard_keys = tuple(s["name"].removesuffix(".parquet") for s in corpus["shards"])
     threads = encode_threads([s["rows"] for s in corpus["shards"]], os.cpu_count() or 1, opts.workers)
     n_parts = partitions(config, corpus["n_docs"], workers=opts.workers, cap=BUCKETS)
@@ -593,6 +630,8 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
 
     params = {"corpus_manifest_sha256": corpus_sha, "tokenizer_sha256": sha256_bytes(tok_bytes), "budgets": budgets,
               "seed": tcfg["seed"]}
+    if trained_from is not None:
+        params["trained_from"] = trained_from
     phases = [Step("tokenizer", tokenizer_step), Map("encode", encode_units, encode_shard, unit="shards"),
               Map("order", order_units, order_partition, unit="partitions"), Step("plan", plan_step),
               # Writing parts only moves bytes (disk-bound): in this process, with no pool to start.
