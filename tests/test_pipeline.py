@@ -396,3 +396,36 @@ def test_tiny_gpt_example_loss_falls(runs):
     spec.loader.exec_module(example)
     losses = example.main([str(tokens_dir(two)), "--steps", "80", "--batch", "4", "--block", "32"])
     assert sum(losses[-5:]) / 5 < losses[0] - 1.0
+
+
+def test_stale_token_directories_are_named_collected_and_warned_about(runs, tmp_path):
+    """A token directory made from shards the version no longer has: the loader warns when opening it,
+    current_tokens_dir finds the current one only, `corpus gc` lists it and `--delete` removes it."""
+    import warnings
+
+    from corpus.tokens.loader import TokenStream, current_tokens_dir
+
+    two, _, _ = runs
+    art = tmp_path / "art"
+    shutil.copytree(two.artifacts / "tokens", art / "tokens")
+    (art / "corpus" / "t" / "v1").mkdir(parents=True)
+    shutil.copy(two.dataset_dir / "_MANIFEST.json", art / "corpus" / "t" / "v1" / "_MANIFEST.json")
+    d = tokens_dir(two)
+    current = current_tokens_dir(art, "t", "v1")
+    assert current.name == d.name
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        TokenStream.open(current, "train")  # current: no warning
+    manifest = art / "corpus" / "t" / "v1" / "_MANIFEST.json"
+    manifest.write_text(manifest.read_text() + "\n")  # other shards now
+    with pytest.warns(UserWarning, match="made from other shards than"):
+        TokenStream.open(current, "train")
+    with pytest.raises(CorpusError, match="none is current"):
+        current_tokens_dir(art, "t", "v1")
+    cfg = make_config(tmp_path, "gc")
+    cfg_path = cfg.path
+    proc = run_corpus("--config", cfg_path, "--artifacts", art, "gc", check=True)
+    assert f"would remove  {current}" in proc.stdout and "token directory of other shards" in proc.stdout
+    run_corpus("--config", cfg_path, "--artifacts", art, "gc", "--delete", check=True)
+    assert not current.exists()
+    assert "nothing to collect" in run_corpus("--config", cfg_path, "--artifacts", art, "gc", check=True).stdout

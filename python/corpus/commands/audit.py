@@ -353,8 +353,9 @@ def audit_tokens(config: Config) -> list[Check]:
                 raise CorpusError(f"{d / STAGE_FILE}: lists {sorted(listed ^ in_manifest)[0]!r}, which "
                                   f"{TOKENS_MANIFEST} {'does not' if sorted(listed ^ in_manifest)[0] in listed else 'does'}")
             if m["corpus_manifest_sha256"] != corpus_sha:  # an older token set: intact, but not of these shards
-                out.append(Check(True, "tokens (stale)", str(d), f"verified, but made from another corpus manifest "
-                                 f"than {corpus_path}: re-tokenize or delete it", warn=True))
+                out.append(Check(True, "tokens (stale)", str(d), f"{d.name}: verified, but made from another corpus "
+                                 f"manifest than {corpus_path}: re-tokenize, or `corpus gc --delete` removes it",
+                                 warn=True))
                 continue
             corpus = json.loads(corpus_path.read_text())
             if m["splits"]["val"]["docs"] != corpus["splits"]["val"]:

@@ -243,6 +243,28 @@ def run(c: Ctx, workers, through, resume, force):
 
 
 @cli.command()
+@click.option("--delete", is_flag=True, help="Remove what is listed (default: only list it).")
+@pass_ctx
+def gc(c: Ctx, delete):
+    """List what under this dataset version no current manifest references: token directories made from
+    other shards than the current ones, and staging directories interrupted runs left. --delete removes
+    them (under the writer lock). Raw sources, shared by every dataset, are never touched."""
+    from corpus.commands.gc import collect
+    from corpus.store.lock import writer_lock
+
+    if delete:
+        with writer_lock(c.config.artifacts):
+            found = collect(c.config, delete=True)
+    else:
+        found = collect(c.config, delete=False)
+    for g in found:
+        click.echo(f"{'removed' if delete else 'would remove'}  {g.path}  ({g.bytes / 1e6:,.1f} MB: {g.why})")
+    total = sum(g.bytes for g in found) / 1e6
+    click.echo(f"{len(found)} {'removed' if delete else 'to remove (corpus gc --delete)'}, {total:,.1f} MB"
+               if found else "nothing to collect")
+
+
+@cli.command()
 @pass_ctx
 def audit(c: Ctx):
     """Validate every manifest against its schema, recompute every sha256, check that document counts

@@ -100,6 +100,9 @@ class TokenStream:
         file's sha256, which reads every byte of the split."""
         tokens_dir = local_copy(tokens_dir)  # an s3:// tokens directory: its verified local copy
         manifest = read_manifest(tokens_dir)
+        stale = stale_reason(tokens_dir, manifest)
+        if stale is not None:
+            warnings.warn(stale, stacklevel=2)
         if split not in manifest["splits"]:
             raise CorpusError(f"{tokens_dir / MANIFEST}: no split '{split}' (has {', '.join(sorted(manifest['splits']))})")
         dtype = _check_tokenizer(tokens_dir, manifest["tokenizer"], verify=verify)
@@ -245,6 +248,39 @@ class TokenStream:
 
 def _bin(prefix: Path) -> Path:
     return prefix.with_name(prefix.name + ".bin")
+
+
+def corpus_manifest_of(tokens_dir: Path, manifest: dict) -> Path | None:
+    """The dataset's shard manifest a token directory belongs to: <root>/tokens/<dataset>/<version>/<id>
+    -> <root>/corpus/<dataset>/<version>/_MANIFEST.json (None for a directory laid out otherwise)."""
+    parts = tokens_dir.resolve().parts
+    if len(parts) < 5 or parts[-4] != "tokens" or parts[-3:-1] != (manifest["dataset"], manifest["version"]):
+        return None
+    return Path(*parts[:-4]) / "corpus" / manifest["dataset"] / manifest["version"] / MANIFEST
+
+
+def stale_reason(tokens_dir: Path, manifest: dict) -> str | None:
+    """Why a token directory is not of its dataset's current shards (None when it is, or when the shards
+    are not on this machine to compare)."""
+    corpus = corpus_manifest_of(tokens_dir, manifest)
+    if corpus is None or not corpus.is_file():
+        return None
+    if sha256_file(corpus) != manifest["corpus_manifest_sha256"]:
+        return (f"{tokens_dir}: made from other shards than {corpus} holds now (a stale token directory: "
+                f"re-tokenize, or `corpus gc` lists it)")
+    return None
+
+
+def current_tokens_dir(artifacts: str | os.PathLike, dataset: str, version: str) -> Path:
+    """The token directory of <dataset>/<version>'s current shards under an artifacts root (the one the
+    README's example opens): an error naming them when there is none, or several (other tokenizers)."""
+    root = Path(artifacts) / "tokens" / dataset / version
+    dirs = sorted(d for d in root.glob("*") if (d / MANIFEST).is_file() and not d.name.endswith(".incomplete"))
+    current = [d for d in dirs if stale_reason(d, read_manifest(d)) is None]
+    if len(current) != 1:
+        what = "none is current" if not current else f"several are ({', '.join(d.name for d in current)}): open one by path"
+        raise CorpusError(f"{root}: {len(dirs)} token directories, {what}")
+    return current[0]
 
 
 def read_manifest(tokens_dir: str | os.PathLike) -> dict:
