@@ -168,7 +168,7 @@ def test_config_errors_name_file_and_key(tmp_path):
     assert f"{bad}: fetch.part_docs: 0 is less than the minimum of 1" in error_line(
         run_corpus("--config", bad, "fetch"))
     bad.write_text('[paths]\nledger = "L.jsonl"\n[dataset]\nsources = ["a"]\n[dedupe]\nx = 1\n')
-    assert f"{bad}: unknown key 'dedupe'" in error_line(run_corpus("--config", bad, "fetch"))
+    assert f"{bad}:5: unknown key 'dedupe'; did you mean 'dedup'?" in error_line(run_corpus("--config", bad, "fetch"))
     bad.write_text('[paths]\nledger = "L.jsonl"\n[dataset\n')
     assert f"{bad}: invalid TOML" in error_line(run_corpus("--config", bad, "fetch"))
     assert "config file not found" in error_line(run_corpus("--config", tmp_path / "none.toml", "fetch"))
@@ -177,7 +177,7 @@ def test_config_errors_name_file_and_key(tmp_path):
 @pytest.mark.slow  # 16 CLI processes
 def test_every_command_has_help():
     commands = ["fetch", "normalize", "filter", "rejects", "dedup", "pii", "shard", "tokenize", "export", "run",
-                "audit", "report", "ledger"]
+                "audit", "report", "ledger", "gc"]
     for args in [(), *[(c,) for c in commands], ("ledger", "add"), ("ledger", "verify")]:
         proc = run_corpus(*args, "--help")
         assert proc.returncode == 0 and "Usage:" in proc.stdout, args

@@ -30,3 +30,17 @@ def test_a_schema_from_elsewhere_is_checked(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], env={"CORPUS_SCHEMAS": str(tmp_path), "PATH": ""},
                           capture_output=True, text=True)
     assert proc.returncode != 0 and "SchemaError" in proc.stderr
+
+
+def test_an_unknown_config_key_names_its_line_and_the_key_meant(tmp_path):
+    from corpus.config import load_config
+    from corpus.errors import CorpusError
+
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('[paths]\nledger = "x.jsonl"\n\n[dataset]\nsources = ["a"]\n\n[filters.gopher]\nmin_word = 3\n')
+    with pytest.raises(CorpusError) as e:
+        load_config(cfg)
+    assert str(e.value).startswith(f"{cfg}:8: unknown key 'filters.gopher.min_word'; did you mean 'min_words'?")
+    cfg.write_text('[paths]\nledger = "x.jsonl"\n[dataset]\nsources = ["a"]\n[filterz]\nx = 1\n')
+    with pytest.raises(CorpusError, match=r"c.toml:5: unknown key 'filterz'; did you mean 'filters'\?"):
+        load_config(cfg)

@@ -358,6 +358,9 @@ def ledger_add(c: Ctx, url, source_id, license_spdx, role, fmt, split, delimiter
                                check=not no_check)
     click.echo(f"added '{row['source_id']}' to {c.config.ledger_path}: sha256 {row['sha256']}, "
                f"{row['bytes']} bytes" + (f", {docs} documents" if docs is not None else ""))
+    where = {"corpus": "[dataset] sources", "eval": "[decontam] evals",
+             "list": "the [filters.<name>] key that reads it (e.g. [filters.url] block_domains)"}[row["role"]]
+    click.echo(f"next: add \"{row['source_id']}\" to {where} in {c.config.path}, then `corpus run`")
 
 
 @ledger.command("verify")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,7 +103,14 @@ def load_config(path: str | os.PathLike | None = None, *, artifacts: str | None 
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise CorpusError(f"{path}: invalid TOML: {e}") from None
-    validate(raw, SCHEMA, what=str(path))
+    try:
+        validate(raw, SCHEMA, what=str(path))
+    except CorpusError as e:  # name the line of an unknown key
+        m = re.search(r"unknown key '([^']+)'", str(e))
+        line = _line_of(text, m.group(1)) if m else None
+        if line is None:
+            raise
+        raise CorpusError(str(e).replace(f"{path}: ", f"{path}:{line}: ", 1)) from None
     data = with_defaults(raw, load_schema(SCHEMA))
     root = artifacts or os.environ.get("CORPUS_ARTIFACTS") or data["paths"].get("artifacts") or DEFAULT_ARTIFACTS
     if is_remote(root):  # stages work in a node-local copy; store/root.py moves objects to and from it
@@ -110,6 +118,23 @@ def load_config(path: str | os.PathLike | None = None, *, artifacts: str | None 
         store_root.mount(local, root)
         return Config(path=path, data=data, artifacts=local, remote=root.rstrip("/"))
     return Config(path=path, data=data, artifacts=Path(root))
+
+
+def _line_of(text: str, dotted: str) -> int | None:
+    """The line of a TOML text where key `a.b.c` is set (`c = ...` under `[a.b]`, or `b.c =` under `[a]`,
+    ...), or where table `a.b` starts; None when it is not found."""
+    table = ""
+    for n, line in enumerate(text.splitlines(), 1):
+        s = line.strip()
+        if s.startswith("[") and not s.startswith("[["):
+            table = s.strip("[] ").replace(" ", "")
+            if table == dotted:
+                return n
+            continue
+        key = s.split("=", 1)[0].strip().replace(" ", "") if "=" in s and not s.startswith("#") else None
+        if key and (f"{table}.{key}" if table else key) == dotted:
+            return n
+    return None
 
 
 def toml_value(v: Any) -> str:

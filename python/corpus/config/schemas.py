@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import difflib
 import functools
 import json
 import os
@@ -61,8 +62,10 @@ def describe(error: jsonschema.ValidationError) -> str:
         allowed = set(error.schema.get("properties", {}))
         unknown = sorted(k for k in error.instance if k not in allowed)
         if unknown:
+            close = difflib.get_close_matches(unknown[0], sorted(allowed), n=1)
             return f"unknown key '{_where(where + [unknown[0]])}'" + (
-                f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else "")
+                f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else "") + (
+                f"; did you mean '{close[0]}'?" if close else "")
     if error.validator == "required":
         return f"{_where(where)}: {error.message}"
     return f"{_where(where)}: {error.message}"

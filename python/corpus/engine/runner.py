@@ -502,7 +502,7 @@ def run_jobs(stage: str, config: Config, opts: RunOptions, jobs: list[Job]) -> S
         executor = config["run"]["executor"]
         # A step may append phases to its job (dedup's component rounds): enumerate sees them.
         for i, phase in enumerate(pending[0][0].phases):
-            desc = stage if len(pending[0][0].phases) == 1 else f"{stage}: {phase.name}"
+            desc = stage if len(pending[0][0].phases) == 1 or phase.name == stage else f"{stage}: {phase.name}"
             try:
                 if isinstance(phase, Map):
                     _run_map(i, ctxs, opts, executor, desc)

@@ -155,7 +155,13 @@ def locate(row: dict, *, mirror: Path | None, downloads: Path, timeout: float) -
             raise CorpusError(f"{what}: file not found: {path}")
         verify(path, sha, size, what=what)
         return path, "local"
-    path, digest, n = download(url, downloads, timeout=timeout, max_bytes=size)
+    try:
+        path, digest, n = download(url, downloads, timeout=timeout, max_bytes=size)
+    except CorpusError as e:
+        if mirror is None and "download failed" in str(e):  # offline? a mirror of sha256-named files serves
+            raise CorpusError(f"{e} (no mirror set: CORPUS_MIRROR=<dir of sha256-named files> finds sources "
+                              f"without the network)") from None
+        raise
     if n != size or digest != sha:
         bad = path.with_name(path.name + ".rejected")
         shutil.move(path, bad)
