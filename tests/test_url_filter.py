@@ -107,4 +107,4 @@ def test_url_filter_in_the_filter_stage(tmp_path):
     proc = run_corpus("--config", cfg, "rejects", "--filter", "url", check=True)
     assert "url.domain: 1 documents" in proc.stdout
     proc = run_corpus("--config", cfg, "why", "pages:1", check=True)
-    assert f"rule 'domain', value 1.0, detail '{host_of(blocked)}'" in proc.stdout, proc.stdout
+    assert f"rule 'domain', value 1, detail '{host_of(blocked)}'" in proc.stdout, proc.stdout

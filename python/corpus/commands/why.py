@@ -252,7 +252,8 @@ def describe(steps: list[dict]) -> list[str]:
     for s in steps:
         fields = ", ".join(f"{k} {v!r}" if isinstance(v, str) else
                            f"{k} " + ", ".join(f"{r} {n[0]} lines/{n[1]} chars" for r, n in v.items())
-                           if k == "cleaned" else f"{k} {v}"
+                           if k == "cleaned" else f"{k} {v:.6g}" if isinstance(v, float) else
+                           f"{k} {'yes' if v else 'no'}" if isinstance(v, bool) else f"{k} {v}"
                            for k, v in s.items() if k not in ("stage", "status", "removed_lines"))
         lines.append(f"{s['stage']:<10} {s['status']:<10} {fields}")
         lines += [f"{'':<21}removed {x}" for x in s.get("removed_lines", [])]
