@@ -111,3 +111,51 @@ def test_a_published_version_is_never_replaced_without_force(tmp_path):
     bumped.write_text(edited.read_text().replace('version = "v1"', 'version = "v2"'))
     run_corpus("--config", bumped, "run", "--through", "shard", check=True)
     assert (art / "corpus" / "t" / "v2" / "_MANIFEST.json").is_file() and (art / "corpus" / "t" / "v1" / "_MANIFEST.json").is_file()
+
+
+@pytest.mark.slow
+def test_a_new_version_reuses_the_units_whose_input_and_settings_did_not_change(tmp_path):
+    """v2 edits a filter threshold: every normalize unit is reused from v1, filter's are recomputed; v3
+    adds a source: only its normalize and filter units are computed. Every output byte is the same as a
+    from-scratch run's, and _RUN.json says how many units were reused."""
+    import json
+
+    from conftest import LEDGER, run_corpus, write_config
+
+    base = {"decontam": {"evals": []}, "filters.ppl": {"enabled": False}, "fetch": {"part_docs": 200}}
+    art, fresh = tmp_path / "art", tmp_path / "fresh"
+
+    def cfg(version, sources, artifacts, **extra):
+        path = write_config(tmp_path / f"{version}-{artifacts.name}.toml", ledger=LEDGER, sources=sources,
+                            artifacts=artifacts, **base, **extra)
+        path.write_text(path.read_text().replace('version = "v1"', f'version = "{version}"'))
+        return path
+
+    def stage_files(root, version):
+        d = root / "corpus" / "t" / version / "stages"
+        return {p.relative_to(d).as_posix(): p.read_bytes() for p in sorted(d.rglob("*"))
+                if p.is_file() and p.name != "_RUN.json"}
+
+    def reused(root, version, stage):
+        run = json.loads((root / "corpus" / "t" / version / "stages" / stage / "_RUN.json").read_text())
+        units = sum(len(v) for v in run.get("units", {}).values())
+        return run.get("reused_units", {}), units
+
+    one = ["tinystories-train-head"]
+    run_corpus("--config", cfg("v1", one, art), "run", "--through", "pii", check=True)
+    edit = {"filters.gopher": {"min_words": 60}}
+    run_corpus("--config", cfg("v2", one, art, **edit), "run", "--through", "pii", check=True)
+    got, units = reused(art, "v2", "02-normalize")
+    assert got == {"normalize": units} and units > 1
+    assert reused(art, "v2", "03-filter")[0] == {}
+    two = one + ["presidio-pii-sentences"]
+    run_corpus("--config", cfg("v3", two, art, **edit), "run", "--through", "pii", check=True)
+    got, units = reused(art, "v3", "02-normalize")
+    assert got["normalize"] == units - 1  # the new source's one part is computed
+    assert reused(art, "v3", "03-filter")[0]["filter"] == units - 1
+    import shutil
+
+    shutil.copytree(art / "corpus" / "raw", fresh / "corpus" / "raw")  # the same fetch (its manifests hold fetch times)
+    for version, sources, extra in (("v2", one, edit), ("v3", two, edit)):
+        run_corpus("--config", cfg(version, sources, fresh, **extra), "run", "--through", "pii", check=True)
+        assert stage_files(art, version) == stage_files(fresh, version), version

@@ -16,6 +16,7 @@ sha256: then nothing runs. See docs/ARCHITECTURE.md."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -65,6 +66,9 @@ class Map:
     fn: Callable[[Any], dict]
     unit: str = "parts"              # the progress bar's noun
     in_process: bool = False         # disk-bound byte moving: no pool to start
+    # unit -> everything its output depends on (its input's sha256, the settings it reads): a unit whose
+    # fingerprint a published output of this stage (Job.reuse_from) recorded is reused, not recomputed
+    fingerprint: Callable[[Any], dict] | None = None
 
 
 @dataclass(frozen=True)
@@ -88,6 +92,7 @@ class Job:
     owned: tuple[str, ...] = ()            # with shared_dir: globs of the files this stage owns in final
     dataset: str | None = None
     version: str | None = None
+    reuse_from: tuple[Path, ...] = ()      # published outputs whose units a Map with a fingerprint may reuse
 
 
 @dataclass
@@ -266,32 +271,107 @@ def _run_tagged(t: _Tagged) -> tuple[int, dict]:
     return t.job, res
 
 
+UNITS_KEY = "units"  # in _RUN.json: {phase: {fingerprint: the unit's result}}, what a later run may reuse
+
+
+def unit_fingerprint(stage: str, phase: Map, unit: Any) -> str:
+    """The sha256 of what a unit's output depends on: the stage, the phase, the code and library versions,
+    and what the phase's `fingerprint` says of the unit."""
+    from corpus.engine.versions import output_packages
+
+    facts = {"stage": stage, "phase": phase.name, "corpus_version": __version__, "packages": output_packages(),
+             "unit": phase.fingerprint(unit)}
+    return hashlib.sha256(json.dumps(facts, sort_keys=True, separators=(",", ":")).encode("utf-8")).hexdigest()
+
+
+def _reusable(job: Job, phase: str) -> dict[str, tuple[Path, dict, dict]]:
+    """fingerprint -> (published dir, its parts by name, the unit's recorded result), over job.reuse_from."""
+    out: dict[str, tuple[Path, dict, dict]] = {}
+    for d in job.reuse_from:
+        try:
+            manifest = read_stage_manifest(d)
+            run = json.loads((d / RUN_FILE).read_text()) if (d / RUN_FILE).is_file() else {}
+        except (CorpusError, json.JSONDecodeError, OSError):
+            continue
+        if manifest is None:
+            continue
+        parts = {p["name"]: p for p in manifest["parts"]}
+        for fp, res in run.get(UNITS_KEY, {}).get(phase, {}).items():
+            out.setdefault(fp, (d, parts, res))
+    return out
+
+
+def _reuse_unit(found: tuple[Path, dict, dict], key: str, staging: Path) -> dict | None:
+    """The unit's result, its files linked (or copied) from a published output into the staging dir under
+    this run's names (the old unit key replaced by `key`), each verified against its sha256 first; None
+    when any of them does not verify or the result has scratch files."""
+    src, parts, res = found
+    if res.get("work"):
+        return None
+    new_parts = []
+    try:
+        for p in res.get("parts", []):
+            entry = parts.get(p["name"])
+            if entry is None or entry["sha256"] != p["sha256"]:
+                return None
+            verify_entry(src, entry)
+            name = p["name"].replace(res["key"], key)
+            dest = staging / name
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.link(src / p["name"], dest)
+            except OSError:
+                shutil.copy2(src / p["name"], dest)
+            new_parts.append({**p, "name": name})
+    except CorpusError as e:
+        log.warning("reuse: %s does not verify (%s); recomputing the unit", src, e)
+        return None
+    return {**res, "key": key, "parts": new_parts}
+
+
 def _run_map(index: int, ctxs: list[PhaseContext], opts: RunOptions, executor: str, desc: str) -> None:
-    """Map phase `index` over the units of every job; each finished unit is checkpointed as it arrives."""
+    """Map phase `index` over the units of every job; each finished unit is checkpointed as it arrives. A
+    unit a published output already computed (same fingerprint) is reused from it unless --force."""
     phase = ctxs[0].job.phases[index]
     fault = faults.unit_point()
     torn = faults.unit_point(faults.TORN_ENV)
     done: list[dict[str, dict]] = [{} for _ in ctxs]
     todo: list[_Tagged] = []
     order: list[list[str]] = []
+    prints: list[dict[str, str]] = [{} for _ in ctxs]   # unit key -> fingerprint
+    reused_from_outputs = 0
     for j, ctx in enumerate(ctxs):
         units = list(ctx.job.phases[index].units(ctx))
         order.append([u.key for u in units])
         if len(set(order[-1])) != len(units):
             raise AssertionError(f"{desc}: duplicate unit keys in phase {phase.name}")
         (ctx.staging / PROGRESS_DIR / phase.name).mkdir(parents=True, exist_ok=True)
+        reusable = _reusable(ctx.job, phase.name) if phase.fingerprint is not None and not opts.force else {}
         for u in units:
+            if phase.fingerprint is not None:
+                prints[j][u.key] = unit_fingerprint(ctx.job.key, phase, u)
             rec = _verified_checkpoint(ctx.staging, phase.name, u.key) if opts.resume else None
+            if rec is None and prints[j].get(u.key) in reusable:
+                rec = _reuse_unit(reusable[prints[j][u.key]], u.key, ctx.staging)
+                if rec is not None:
+                    write_json(_checkpoint_path(ctx.staging, phase.name, u.key), rec)
+                    reused_from_outputs += 1
+                    ctx.run_info.setdefault("reused_units", {})[phase.name] = \
+                        ctx.run_info.get("reused_units", {}).get(phase.name, 0) + 1
             if rec is not None:
                 done[j][u.key] = rec
             else:
                 tear = torn is not None and torn == (phase.name, len(todo) + 1)
                 todo.append(_Tagged(j, ctx.job.phases[index].fn, u, ctx.staging, os.getpid() if tear else 0,
                                     store_root.mounts()))
-        ctx.reused[phase.name] = len(done[j])
+        ctx.reused[phase.name] = len(done[j]) - ctx.run_info.get("reused_units", {}).get(phase.name, 0)
     reused = sum(len(d) for d in done)
-    if reused:
-        log.info("resume: %s: %d of %d units already done and verified", desc, reused, reused + len(todo))
+    if reused - reused_from_outputs:
+        log.info("resume: %s: %d of %d units already done and verified", desc, reused - reused_from_outputs,
+                 reused + len(todo))
+    if reused_from_outputs:
+        log.info("%s: %d of %d units reused from published outputs (same input and settings)", desc,
+                 reused_from_outputs, reused + len(todo))
     finished = 0
 
     def on_result(tagged_result: tuple[int, dict]) -> None:
@@ -309,6 +389,8 @@ def _run_map(index: int, ctxs: list[PhaseContext], opts: RunOptions, executor: s
         ctx.results[phase.name] = [done[j][k] for k in order[j]]  # unit order, never completion order
         for r in ctx.results[phase.name]:
             ctx.parts.extend(r.get("parts", []))
+        if prints[j]:  # what a later run may reuse: recorded in _RUN.json
+            ctx.run_info.setdefault(UNITS_KEY, {})[phase.name] = {prints[j][k]: done[j][k] for k in order[j]}
 
 
 # ---------------------------------------------------------------- staging and publishing

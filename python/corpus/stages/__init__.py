@@ -156,6 +156,14 @@ def input_columns(name: str) -> dict:
     return columns(STAGE[name].reads)
 
 
+def reuse_sources(config: Config, name: str) -> tuple[Path, ...]:
+    """The published outputs of a per-part stage in every version of this dataset (this one included):
+    where its units may be reused from (runner.Map.fingerprint), so a new version recomputes only the
+    parts whose input or settings differ."""
+    root = config.artifacts / "corpus" / config.dataset
+    return tuple(sorted(d for d in root.glob(f"*/stages/{STAGE[name].dirname}") if d.is_dir()))
+
+
 def part_stages() -> tuple[Stage, ...]:
     """The per-part stages (02–05), whose counts the shard manifest carries."""
     return tuple(s for s in STAGES if s.kind == "parts")

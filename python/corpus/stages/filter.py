@@ -17,7 +17,7 @@ from corpus.filters.registry import annotation_columns, chain_for, filter_order,
 from corpus.store.atomic import canonical_json
 from corpus.formats.parts import PartReader, PartWriter, schema_of, validate_columns
 from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step, published_stage
-from corpus.stages import STAGE, config_hash, columns, input_columns
+from corpus.stages import STAGE, config_hash, columns, input_columns, reuse_sources
 
 ME = STAGE["filter"]
 OUT_COLUMNS = columns("filter")
@@ -152,9 +152,14 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
         return [FilterUnit(p["name"].removesuffix(".parquet"), src / p["name"], p["sha256"], filters_json,
                            ctx.state["resources_json"], ctx.staging) for p in manifest["parts"]]
 
+    def fingerprint(u: FilterUnit) -> dict:  # the input part, the filters, the resources by content
+        resources = {k: v for k, v in json.loads(u.resources_json).items() if k.endswith("sha256")}
+        return {"in_sha256": u.in_sha256, "filters": json.loads(u.filters_json), "resources": resources,
+                "params": params}
+
     return [Job("filter", ME.path(config), {"config_sha256": config_hash(config, ME.name), "params": params, "inputs": [ref]},
-                [Step("prepare", prepare), Map("filter", units, filter_part)],
-                dataset=config.dataset, version=config.version)]
+                [Step("prepare", prepare), Map("filter", units, filter_part, fingerprint=fingerprint)],
+                dataset=config.dataset, version=config.version, reuse_from=reuse_sources(config, ME.name))]
 
 
 def report(result) -> list[str]:

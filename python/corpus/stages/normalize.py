@@ -24,7 +24,7 @@ from corpus.formats.parts import BATCH_ROWS, PartWriter, schema_of
 from corpus.engine.raw import current_raw, document_parts
 from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, input_ref
 from corpus.formats.textnorm import normalize_text
-from corpus.stages import STAGE, config_hash, columns
+from corpus.stages import STAGE, config_hash, columns, reuse_sources
 
 ME = STAGE["normalize"]
 OUT_COLUMNS = columns("normalize")
@@ -116,5 +116,10 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
 
     params = {"normalize": options, "sources": [r["source_id"] for r in rows],
               "source_sha256": {r["source_id"]: r["sha256"] for r in rows}}
+    def fingerprint(u: NormalizeUnit) -> dict:  # the raw part, where its ids start, the options
+        return {"raw_sha256": u.raw_sha256, "source_id": u.source_id, "first_k": u.first_k, "rows": u.rows,
+                "options": u.options}
+
     return [Job("normalize", ME.path(config), {"config_sha256": config_hash(config, ME.name), "params": params, "inputs": inputs},
-                [Map("normalize", units, normalize_part)], dataset=config.dataset, version=config.version)]
+                [Map("normalize", units, normalize_part, fingerprint=fingerprint)], dataset=config.dataset,
+                version=config.version, reuse_from=reuse_sources(config, ME.name))]

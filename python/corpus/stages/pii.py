@@ -15,7 +15,7 @@ from corpus.config import Config
 from corpus.formats.parts import PartReader, PartWriter, validate_columns
 from corpus.pii.scrub import PiiParams, detectors, scrub_batch
 from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, published_stage
-from corpus.stages import STAGE, config_hash, columns, input_columns
+from corpus.stages import STAGE, config_hash, columns, input_columns, reuse_sources
 
 ME = STAGE["pii"]
 IN_COLUMNS = input_columns("pii")
@@ -86,9 +86,13 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
         return [PiiUnit(p["name"].removesuffix(".parquet"), src / p["name"], p["sha256"], params, ctx.staging)
                 for p in manifest["parts"] if p["name"].startswith("part-")]
 
+    def fingerprint(u: PiiUnit) -> dict:  # the input part and the [pii] settings
+        return {"in_sha256": u.in_sha256, "pii": config["pii"]}
+
     return [Job("pii", ME.path(config), {"config_sha256": config_hash(config, ME.name), "params": {"pii": config["pii"]},
                                          "inputs": [ref]},
-                [Map("pii", units, scrub_part)], dataset=config.dataset, version=config.version)]
+                [Map("pii", units, scrub_part, fingerprint=fingerprint)], dataset=config.dataset, version=config.version,
+                reuse_from=reuse_sources(config, ME.name))]
 
 
 def report(result) -> list[str]:
