@@ -287,9 +287,9 @@ def unit_fingerprint(stage: str, phase: Map, unit: Any) -> str:
 def _reusable(job: Job, phase: str) -> dict[str, tuple[Path, dict, dict]]:
     """fingerprint -> (published dir, its parts by name, the unit's recorded result), over job.reuse_from."""
     out: dict[str, tuple[Path, dict, dict]] = {}
-    for d in job.reuse_from:
+    for d in job.reuse_from:  # local copies only (an s3 root's are refreshed by the readers, never here)
         try:
-            manifest = read_stage_manifest(d)
+            manifest = load_json(d / STAGE_FILE, STAGE_SCHEMA) if (d / STAGE_FILE).is_file() else None
             run = json.loads((d / RUN_FILE).read_text()) if (d / RUN_FILE).is_file() else {}
         except (CorpusError, json.JSONDecodeError, OSError):
             continue

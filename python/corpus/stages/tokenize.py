@@ -37,11 +37,11 @@ from corpus.store.atomic import atomic_open, dump_json, sha256_bytes, write_byte
 from corpus.config import Config
 from corpus.errors import CorpusError
 from corpus.engine.memory import release_freed_memory
-from corpus.config.layout import CORPUS_MANIFEST, CORPUS_SCHEMA, TOKENIZER_FILE, TOKENS_MANIFEST, TOKENS_SCHEMA, tokens_root
+from corpus.config.layout import (CORPUS_MANIFEST, CORPUS_SCHEMA, STAGE_FILE, TOKENIZER_FILE, TOKENS_MANIFEST,
+                                  TOKENS_SCHEMA, tokens_root)
 from corpus.formats.parts import PartReader
 from corpus.tokens import pieces
-from corpus.engine.runner import WORK_DIR as WORK, Job, Map, PhaseContext, RunOptions, Step, published_stage, read_stage_manifest
-from corpus.store.root import store_of
+from corpus.engine.runner import WORK_DIR as WORK, Job, Map, PhaseContext, RunOptions, Step, published_stage
 from corpus.config.schemas import validate
 from corpus.engine.versions import output_packages
 from corpus.tokens import hf
@@ -216,9 +216,17 @@ def trained_before(config: Config, trained_from: dict) -> tuple[bytes, str] | No
     from corpus.store.checksums import read_verified
 
     root = tokens_root(config)
-    for d in store_of(root).subdirs(root):
-        m = read_stage_manifest(root / d)
-        if m is None or m["params"].get("trained_from") != trained_from:
+    # the local copies only: on an s3 root, reading a manifest through the store refreshes the local copy,
+    # which must stay as it is until the runner has finished any interrupted upload of it
+    for d in sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []:
+        path = root / d / STAGE_FILE
+        if not path.is_file():
+            continue
+        try:
+            m = json.loads(path.read_text())
+        except (OSError, json.JSONDecodeError):
+            continue
+        if m.get("params", {}).get("trained_from") != trained_from:
             continue
         part = next((p for p in m["parts"] if p["name"] == TOKENIZER_FILE), None)
         if part is not None:
