@@ -43,7 +43,7 @@ def units(artifacts: Path, version: str) -> dict:
     out = {}
     for stage in PART_STAGES:
         r = json.loads((artifacts / "corpus" / "demo" / version / "stages" / stage / "_RUN.json").read_text())
-        total = sum(len(v) for v in r.get("units", {}).values())
+        total = sum(r.get("units_run", {}).values())
         reused = sum(r.get("reused_units", {}).values())
         out[stage] = {"units": total, "reused": reused, "computed": total - reused}
     return out

@@ -389,8 +389,9 @@ def _run_map(index: int, ctxs: list[PhaseContext], opts: RunOptions, executor: s
         ctx.results[phase.name] = [done[j][k] for k in order[j]]  # unit order, never completion order
         for r in ctx.results[phase.name]:
             ctx.parts.extend(r.get("parts", []))
-        if prints[j]:  # what a later run may reuse: recorded in _RUN.json
+        if prints[j]:  # what a later run may reuse (units with the same fingerprint: one entry), in _RUN.json
             ctx.run_info.setdefault(UNITS_KEY, {})[phase.name] = {prints[j][k]: done[j][k] for k in order[j]}
+            ctx.run_info.setdefault("units_run", {})[phase.name] = len(order[j])
 
 
 # ---------------------------------------------------------------- staging and publishing
