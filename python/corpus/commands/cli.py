@@ -158,8 +158,13 @@ def rejects(c: Ctx, stage, filter_name, rule, source, per_rule, width):
     from corpus.commands.rejects import sample_rejects
 
     c.published_view()
-    for (f, r), n, sample in sample_rejects(c.config, stage=stage, filter_name=filter_name, rule=rule,
-                                            source=source, per_rule=per_rule):
+    groups = sample_rejects(c.config, stage=stage, filter_name=filter_name, rule=rule, source=source,
+                            per_rule=per_rule)
+    if not groups:  # say so: an empty answer is never silence
+        click.echo(f"no {stage} {'rejects' if stage != 'dedup' else 'drops'}" + (f" for rule {rule}" if rule else "")
+                   + (f" in source {source}" if source else "")
+                   + (" (fetch rejects records of web sources, format warc, only)" if stage == "fetch" else ""))
+    for (f, r), n, sample in groups:
         click.echo(f"{f}.{r}: {n} {'records' if stage == 'fetch' else 'documents'}")
         for row in sample:
             if stage == "fetch":
