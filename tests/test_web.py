@@ -208,6 +208,8 @@ def test_fetch_of_a_warc_source_end_to_end(tmp_path):
     assert "fetch.not_html: 1 records" in proc.stdout and "application/pdf" in proc.stdout
     line = error_line(run_corpus("--config", cfg, "rejects", "--stage", "fetch", "--rule", "timeot"))
     assert "did you mean 'timeout'" in line
+    proc = run_corpus("--config", cfg, "rejects", "--stage", "fetch", "--rule", "timeout", check=True)
+    assert proc.stdout.startswith("no fetch rejects for rule timeout")
     run_corpus("--config", cfg, "normalize", check=True)
     proc = run_corpus("--config", cfg, "why", "web-pages:2", check=True)
     assert f"url '{pages[2]['url']}'" in proc.stdout and "record_id '<urn:uuid:" in proc.stdout, proc.stdout
