@@ -93,6 +93,11 @@ def test_badwords_word_boundaries_languages_and_keep_fraction(tmp_path):
     assert f.check(Doc("He lived in Scunthorpe and studied classics.", id="a:1", lang="en")) is None
     assert f.check(Doc("Stop being such an asshole, he said.", id="a:2", lang="en")) == ("badword", 1.0, "asshole")
     assert f.check(Doc("Stop being such an asshole, he said.", id="a:2", lang="de")) is None  # no de list here
+    ru = [x.strip().lower() for x in mirror_file("ldnoobw-ru").read_text().splitlines() if x.strip()]
+    f_ru = _badwords(tmp_path, {"ru": ru})  # non-ASCII words: the text's \w runs give the candidates
+    word = next(w for w in ru if " " not in w and w.isalpha())
+    assert f_ru.check(Doc(f"Он сказал: «{word.capitalize()}!» и ушёл.", id="r:1", lang="ru")) == ("badword", 1.0, word)
+    assert f_ru.check(Doc(f"Слово пре{word}ное не считается.", id="r:2", lang="ru")) is None
     hit = next(w for w in zh if len(w) > 1)
     assert f.check(Doc(f"这是一个句子{hit}在中间。", id="z:1", lang="zh")) is not None  # no spaces needed
     kept = [i for i in range(2000) if kept_by_chance(f"s:{i}", 7, 0.25)]

@@ -73,19 +73,19 @@ def _ascii_words(low: str) -> list[bytes]:
     return low.encode("utf-8", "surrogatepass").translate(_NOT_ASCII_WORD).split()
 
 
-def _ascii_hit(runs: list[bytes], fast: tuple, lowered) -> str | None:
-    """The first list entry standing in the lower-cased text (`lowered()`: not preceded or followed by a
-    word character), found among the entries the text's ASCII runs allow: a word that is one of the runs,
-    a phrase all of whose runs are there (_ascii_words says why no entry that stands in the text is
-    missed). The text is lower-cased only when there is a candidate."""
+def _ascii_candidates(runs: list[bytes], fast: tuple) -> list[str]:
+    """The entries of an ASCII list the text's ASCII word runs allow: a word that is one of the runs, a
+    phrase all of whose runs are there (_ascii_words says why no entry standing in the text is missed)."""
     words, phrases, keys = fast
     candidates = [] if words.isdisjoint(runs) else [w.decode("ascii") for w in words.intersection(runs)]
     if not keys.isdisjoint(runs):
         have = set(runs)
         candidates += [entry for k in keys.intersection(have) for need, entry in phrases[k] if need <= have]
-    if not candidates:
-        return None
-    low = lowered()
+    return candidates
+
+
+def _first_standing(low: str, candidates: list[str]) -> str | None:
+    """The candidate that first stands in the lower-cased text (_stands_at), or None."""
     found = [(at, entry) for entry in candidates if (at := _stands_at(low, entry)) is not None]
     return min(found)[1] if found else None
 
@@ -102,17 +102,6 @@ def _stands_at(low: str, entry: str) -> int | None:
         if (i == 0 or not _WORD_CHAR.match(low, i - 1)) and (end == len(low) or not _WORD_CHAR.match(low, end)):
             return i
         i = low.find(entry, i + 1)
-    return None
-
-
-def _phrase(low: str, by_first: dict[str, list[str]]) -> str | None:
-    """The first entry that stands in the text from the start of a word (a maximal \\w run) and is not
-    followed by a word character: exactly where the regex (?:\\W|^)entry(?:\\W|$) would match."""
-    for m in WORD.finditer(low):
-        for entry in by_first.get(m.group(), ()):
-            end = m.start() + len(entry)
-            if low.startswith(entry, m.start()) and WORD.match(low, end) is None:
-                return entry
     return None
 
 
@@ -162,32 +151,28 @@ class BadWordsFilter:
         if found is None:
             return None
         plain, by_first, rest = found
+        if not isinstance(rest, list):  # a language written without spaces: one regex, anywhere
+            m = rest.search(doc.text.lower()) if rest is not None else None
+            return self._decide(doc, m.group() if m else None)
+        ascii_text = doc.text.isascii()
+        low = None if ascii_text else doc.text.lower()  # an ASCII text is lower-cased only if needed
         fast = self.ascii_lists.get(lang)
-        if fast is not None and doc.text.isascii():  # most web text: no lower() unless a candidate is there
-            runs = doc.text.encode("ascii").translate(_LOWER_ASCII_WORD).split()
-            hit = _ascii_hit(runs, fast, doc.text.lower)
-            if hit is None and rest:
-                low = doc.text.lower()
-                hits = [m for w, rx in rest if w.isascii() and w in low and (m := rx.search(low)) is not None]
-                hit = min(hits, key=lambda m: m.start(1)).group(1) if hits else None
-            return self._decide(doc, hit)
-        low = doc.text.lower()
-        hit = None
-        if isinstance(rest, re.Pattern) or rest is None:  # a language written without spaces
-            m = rest.search(low) if rest is not None else None
-            hit = m.group() if m else None
-        else:
-            if fast is not None:  # every entry ASCII: candidates from the text's ASCII runs, then checked
-                hit = _ascii_hit(_ascii_words(low), fast, lambda: low)
-            else:
-                tokens = WORD.findall(low)
-                if not plain.isdisjoint(tokens):
-                    hit = next(w for w in tokens if w in plain)
-                elif not by_first.keys().isdisjoint(tokens):
-                    hit = _phrase(low, by_first)
-            if hit is None:
-                hits = [m for w, rx in rest if w in low and (m := rx.search(low)) is not None]
-                hit = min(hits, key=lambda m: m.start(1)).group(1) if hits else None
+        if fast is not None:  # every entry ASCII: candidates from the text's ASCII runs
+            runs = (doc.text.encode("ascii").translate(_LOWER_ASCII_WORD).split() if ascii_text
+                    else _ascii_words(low))
+            candidates = _ascii_candidates(runs, fast)
+        else:  # candidates from the text's word runs: the words, the phrases whose first word is there
+            low = low if low is not None else doc.text.lower()
+            tokens = set(WORD.findall(low))
+            candidates = list(plain & tokens) + [e for first in by_first.keys() & tokens for e in by_first[first]]
+        rest = [(w, rx) for w, rx in rest if not ascii_text or w.isascii()]  # a non-ASCII entry: not in ASCII text
+        if not candidates and not rest:
+            return None
+        low = low if low is not None else doc.text.lower()
+        hit = _first_standing(low, candidates)
+        if hit is None:
+            hits = [m for w, rx in rest if w in low and (m := rx.search(low)) is not None]
+            hit = min(hits, key=lambda m: m.start(1)).group(1) if hits else None
         return self._decide(doc, hit)
 
     def _decide(self, doc, hit: str | None) -> tuple[str, float, str] | None:

@@ -34,7 +34,6 @@ from corpus.web.sandbox import sandbox
 
 REASONS = ("not_html", "http_status", "too_large", "too_many_elements", "undecodable", "truncated", "empty",
            "timeout", "extractor_error", "extractor_crash")
-HTML_TYPES = ("text/html", "application/xhtml+xml")
 DOCUMENT_RECORDS = ("response", "resource", "conversion")
 
 # the first bytes of formats that are surely not HTML, whatever their label says
@@ -65,7 +64,6 @@ class WebCounts:
     records: dict[str, int] = field(default_factory=dict)     # every record read, by WARC-Type
     skipped: dict[str, int] = field(default_factory=dict)     # records that are no document, by type
     rejected: dict[str, int] = field(default_factory=dict)    # document records rejected, by reason
-    timeouts: list[str] = field(default_factory=list)         # the locators of pages that timed out
 
 
 def media_type(value: str | None) -> str | None:
@@ -150,8 +148,6 @@ def web_documents(path: Path, row: dict, start: int, stop: int, cfg: dict,
 
         def reject(reason: str, detail: str) -> WebReject:
             counts.rejected[reason] = counts.rejected.get(reason, 0) + 1
-            if reason == "timeout":
-                counts.timeouts.append(locator)
             return WebReject(locator, page_url, meta["record_id"], reason, detail)
 
         if rec.truncated:
