@@ -22,16 +22,22 @@ match, so presidio's context enhancer (which needs spaCy tokens) is not involved
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import phonenumbers
 from phonenumbers import NumberParseException
 from presidio_analyzer import LocalRecognizer, RecognizerResult
 
-__all__ = ["PHONE_SHAPE", "PHONE_WORDS", "ContextPhoneRecognizer", "InternationalPhoneRecognizer",
-           "has_phone_word_before", "phone_digits"]
+__all__ = ["DEFAULT_CONTEXT_WINDOW", "DEFAULT_CONTEXT_WORDS", "DEFAULT_PHONE_CONTEXT", "PHONE_SHAPE", "PHONE_WORDS", "RULE_KEY", "TRIGGER_KEY",
+           "ContextPhoneRecognizer", "InternationalPhoneRecognizer", "LocalPhoneRecognizer", "PhoneContext",
+           "context_word_near", "has_phone_word_before", "in_address_block", "national_shape", "phone_digits",
+           "phone_word_before"]
 
 # Python's re, not regex: these patterns need nothing of regex's, and re runs them ~3x faster.
 _FLAGS = re.MULTILINE | re.IGNORECASE
+# recognition_metadata keys of every result here: the rule that reported it and what triggered it
+RULE_KEY = "rule"
+TRIGGER_KEY = "trigger"
 _SEP = r"(?:[ .\-/\u00a0]|[ ]?-[ ]?)"
 _CC = r"(?:\+[ ]?[0-9]{1,3}|(?<![0-9])00[1-9][0-9]{0,2}|\(\+?[0-9]{1,4}\))"
 _TRUNK = r"(?:[ ]?\(0\))"  # +49 (0) 30 ...: the national prefix shown in brackets
@@ -117,8 +123,14 @@ def has_phone_word_after(text: str, end: int) -> bool:
 def has_phone_word_before(text: str, start: int) -> bool:
     """A phone word ends at most MAX_GAP characters before ``start``, on the same line, with no
     digit and no sentence end between them (an abbreviation's own dot, "Tel. ", is allowed)."""
-    if _number_word_right_before(text, start):
-        return True
+    return phone_word_before(text, start) is not None
+
+
+def phone_word_before(text: str, start: int) -> str | None:
+    """The phone word of :func:`has_phone_word_before` (None if there is none)."""
+    number_word = _number_word_right_before(text, start)
+    if number_word is not None:
+        return number_word
     line_start = text.rfind("\n", 0, start) + 1
     window_start = max(line_start, start - MAX_GAP - 24)
     window = text[window_start:start]
@@ -126,19 +138,26 @@ def has_phone_word_before(text: str, start: int) -> bool:
     for last in _PHONE_WORD.finditer(window):
         pass
     if last is None:
-        return False
+        return None
     gap = window[last.end():]
     if len(gap) > MAX_GAP:
-        return False
+        return None
     gap = gap.lstrip(".")  # "Tel." / "Mob."
-    return not any(c.isdigit() for c in gap) and not any(c in "!?;" for c in gap) and ". " not in gap
+    if any(c.isdigit() for c in gap) or any(c in "!?;" for c in gap) or ". " in gap:
+        return None
+    return last.group()
 
 
-def _number_word_right_before(text: str, start: int) -> bool:
+def _number_word_right_before(text: str, start: int) -> str | None:
     for match in _NUMBER_WORD.finditer(text, max(0, start - 24), min(len(text), start + 2)):
         if match.end() - 1 == start:
-            return True
-    return False
+            return match.group()[:-1].rstrip(": ")
+    return None
+
+
+def _phone_word_after(text: str, end: int) -> str | None:
+    match = _AFTER.match(text, end)
+    return None if match is None else match.group().strip()
 
 
 def _looks_like_other_number(body: str, groups: list[str]) -> bool:
@@ -160,17 +179,25 @@ class _ShapeRecognizer(LocalRecognizer):
     def load(self) -> None:
         pass
 
+    RULE = "phone"
+
     def accept(self, text: str, match: re.Match) -> bool:
         raise NotImplementedError
+
+    def decide(self, text: str, match: re.Match) -> tuple[str, str] | None:
+        """(rule, trigger) if ``match`` is reported, else None; the trigger is what the rule saw."""
+        return (self.RULE, "") if self.accept(text, match) else None
 
     def analyze(self, text, entities, nlp_artifacts=None) -> list[RecognizerResult]:
         results = []
         for match in shape_matches(text):
-            if self.accept(text, match):
+            decision = self.decide(text, match)
+            if decision is not None:
                 results.append(RecognizerResult(
                     entity_type=self.ENTITY, start=match.start(), end=match.end(), score=self.SCORE,
                     recognition_metadata={RecognizerResult.RECOGNIZER_NAME_KEY: self.name,
-                                          RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id}))
+                                          RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id,
+                                          RULE_KEY: decision[0], TRIGGER_KEY: decision[1]}))
         return results
 
 
@@ -178,9 +205,13 @@ class InternationalPhoneRecognizer(_ShapeRecognizer):
     """``+cc`` / ``00cc`` numbers whose country code exists, 7-15 digits, valid or not."""
 
     MIN_DIGITS, MAX_DIGITS = 7, 15
+    RULE = "phone.international"
 
     def __init__(self) -> None:
         super().__init__("InternationalPhoneRecognizer")
+
+    def decide(self, text: str, match: re.Match) -> tuple[str, str] | None:
+        return (self.RULE, f"country code {match['cc'].strip()}") if self.accept(text, match) else None
 
     def accept(self, text: str, match: re.Match) -> bool:
         cc = match["cc"]
@@ -212,6 +243,15 @@ class ContextPhoneRecognizer(_ShapeRecognizer):
         super().__init__("ContextPhoneRecognizer")
 
     def accept(self, text: str, match: re.Match) -> bool:
+        return self.decide(text, match) is not None
+
+    def decide(self, text: str, match: re.Match) -> tuple[str, str] | None:
+        if not self._shape_ok(match):
+            return None
+        word = phone_word_before(text, match.start()) or _phone_word_after(text, match.end())
+        return None if word is None else ("phone.word_before", word)
+
+    def _shape_ok(self, match: re.Match) -> bool:
         if not self.MIN_DIGITS <= phone_digits(match) <= self.MAX_DIGITS:
             return False
         groups = _DIGIT_GROUPS.findall(match["body"])
@@ -221,4 +261,289 @@ class ContextPhoneRecognizer(_ShapeRecognizer):
             return False  # a bare 6-digit count ("number 142857"); grouped or 0-led numbers are phones
         if _SSN.fullmatch(match["body"]) and not match["cc"]:
             return False  # 531-21-7351 is a US social security number
-        return has_phone_word_before(text, match.start()) or has_phone_word_after(text, match.end())
+        return True
+
+
+# --------------------------------------------------------------------------- national numbers by context
+#
+# A national number written without a country code ("449 4898", "06 12 34 56 78", "0393 1144137") is
+# valid for some region phonenumbers is not told about, so no validity test is possible; what makes it a
+# phone number in text is what stands around it. LocalPhoneRecognizer reports a national-shaped digit group
+# (national_shape) when
+#
+# * phone.context -- one of the configured context words (PhoneContext.words, per language: "phone",
+#   "Telefon", "téléphone", "WhatsApp", "Fax", ...) stands at most PhoneContext.window characters before it
+#   (on its line or the line above: "Phone:\n449 4898") or after it on its line ("449 4898 (office)",
+#   "0521 998877-Fax"), with no sentence end between word and number; or
+# * phone.address_block -- it stands alone on a short line (or after a name and a comma or dash) inside a
+#   block of consecutive non-empty lines, at most ADDRESS_REACH lines away, that also holds a postal code
+#   with a place name, a street with a house number, or an e-mail address: the lines of a letterhead, a
+#   signature or a contact card.
+#
+# Every result names its rule and what triggered it (the word, or the address line's cue) in
+# recognition_metadata, for corpus.pii.scrub.explain and `corpus why`.
+
+
+# Context words per language, as the [pii] phone_context_words config writes them: a trailing "*" matches
+# any ending ("telefon*": Telefon, Telefonnummer, telefonisch), otherwise the whole word (any case).
+DEFAULT_CONTEXT_WORDS: dict[str, tuple[str, ...]] = {
+    "en": ("phone*", "telephone*", "tel", "tel.", "ph", "mobile*", "cell", "cellphone*", "cell-phone", "fax*",
+           "contact*", "call", "calls", "calling", "ring", "dial", "whatsapp", "hotline*", "landline*", "office",
+           "helpline*", "sms", "text", "mob", "mob.", "reception", "switchboard", "direct", "extension"),
+    "de": ("telefon*", "tel", "tel.", "handy*", "mobil*", "fax*", "anruf*", "rufnummer*", "erreichbar*", "kontakt*",
+           "durchwahl*", "zentrale", "büro", "sekretariat", "festnetz*"),
+    "fr": ("téléphone*", "telephone*", "tél", "tél.", "portable*", "mobile*", "fax*", "appel*", "appelez*",
+           "joindre", "contact*", "numéro", "standard", "bureau", "domicile"),
+    "es": ("teléfono*", "telefono*", "tel", "tel.", "tlf", "tfno", "móvil*", "movil*", "celular*", "fax*", "llam*",
+           "contacto*", "whatsapp", "oficina", "centralita"),
+    "it": ("telefono*", "tel", "tel.", "cellulare*", "cell", "fax*", "chiam*", "contatt*", "ufficio", "centralino",
+           "recapito*"),
+    "pt": ("telefone*", "tel", "tel.", "telemóvel*", "telemovel*", "celular*", "fax*", "ligue", "ligar", "contato*",
+           "contacto*", "escritório", "whatsapp"),
+    "nl": ("telefoon*", "tel", "tel.", "mobiel*", "fax*", "bel", "bellen", "gsm", "kantoor", "contact*",
+           "bereikbaar*"),
+}
+DEFAULT_CONTEXT_WINDOW = 40
+
+
+@dataclass(frozen=True)
+class PhoneContext:
+    """What LocalPhoneRecognizer looks for (the [pii] table's phone_context_words, phone_context_window
+    and phone_address_blocks). ``words`` is a sorted tuple of (language, words) pairs: hashable, so it
+    can key the per-process engine caches."""
+
+    words: tuple[tuple[str, tuple[str, ...]], ...] = tuple(sorted(DEFAULT_CONTEXT_WORDS.items()))
+    window: int = DEFAULT_CONTEXT_WINDOW
+    address_blocks: bool = True
+
+    @classmethod
+    def from_config(cls, words: dict[str, list[str]] | None = None, window: int = DEFAULT_CONTEXT_WINDOW,
+                    address_blocks: bool = True) -> "PhoneContext":
+        words = DEFAULT_CONTEXT_WORDS if words is None else words
+        return cls(tuple(sorted((lang, tuple(ws)) for lang, ws in words.items())), int(window), bool(address_blocks))
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.window <= 200:
+            raise ValueError(f"phone_context_window must be 1..200 characters, got {self.window}")
+        for lang, ws in self.words:
+            for w in ws:
+                if not w.strip("*").strip() or "*" in w.rstrip("*"):
+                    raise ValueError(f"phone_context_words.{lang}: {w!r} is not a word (a '*' only at its end)")
+
+
+DEFAULT_PHONE_CONTEXT = PhoneContext()
+
+
+def context_word_regex(context: PhoneContext) -> "re.Pattern[str]":
+    """One regex for every configured word: ``(?<!\\w)word(?!\\w)``, or ``(?<!\\w)stem\\w*`` for ``stem*``."""
+    whole, stems = set(), set()
+    for _, ws in context.words:
+        for w in ws:
+            (stems if w.endswith("*") else whole).add(w.rstrip("*").lower())
+    parts = []
+    if stems:
+        parts.append("(?:" + "|".join(map(re.escape, sorted(stems, key=len, reverse=True))) + r")\w*")
+    if whole:
+        # "tel." ends in a non-word character: no (?!\w) needed after it
+        parts.append("(?:" + "|".join(re.escape(w) + ("" if not w[-1].isalnum() else r"(?!\w)")
+                                      for w in sorted(whole, key=len, reverse=True)) + ")")
+    if not parts:
+        return re.compile(r"(?!x)x")
+    return re.compile(r"(?<!\w)(?:" + "|".join(parts) + ")", re.IGNORECASE)
+
+
+_NATIONAL_SEPARATORS = frozenset(" -./\u00a0")
+_PAREN_AREA = re.compile(r"^\(([0-9]{2,5})\)[ .\-]?")
+_TIME = re.compile(r"[0-9]{1,2}[:.][0-9]{2}")
+
+
+def national_shape(match: re.Match) -> bool:
+    """Whether a PHONE_SHAPE match without a country code is laid out like a national phone number.
+
+    6-12 digits; either one run of 9-11 digits ("4155550123", "06123456789") or 0-led 8, or 2-5 groups
+    of at least 2 digits ("449 4898", "33 93 31", "612 345 678", "0521 998877", "030-12345678",
+    "(030) 1234 5678") joined by one kind of separator (space, hyphen, dot or slash; the closing bracket of
+    an area code aside). Not: dates and times, a run of years, an SSN, 6-8 digits in thousands grouping
+    ("120 000", "1 234 567": counts and prices), groups of one digit (ISBNs, "978-3-16-148410-0").
+    """
+    if match["cc"] or match["ext"]:
+        return False  # the international recognizer's, or an extension: FormattedPhoneRecognizer's
+    body = match["body"]
+    rest = body
+    area = _PAREN_AREA.match(body)
+    if area:
+        rest = body[area.end():]
+    groups = _DIGIT_GROUPS.findall(body)
+    digits = sum(map(len, groups))
+    if not 6 <= digits <= 12:
+        return False
+    if len(groups) == 1:
+        g = groups[0]
+        return 9 <= len(g) <= 11 or (len(g) == 8 and g.startswith("0"))
+    if len(groups) > 5 or any(len(g) < 2 for g in groups):
+        return False
+    separators = set(re.sub(r"[0-9]+", "", rest).replace(" - ", "-"))
+    if len(separators) > 1 or not separators <= _NATIONAL_SEPARATORS:
+        return False
+    if _looks_like_other_number(body, groups) or _SSN.fullmatch(body):
+        return False
+    if len(groups) == 2 and len(groups[0]) == 4 and groups[0][:2] in ("19", "20") and separators == {"-"}:
+        return False  # 2023-0042: a year and a serial
+    first, tail = groups[0], groups[1:]
+    if (not area and len(first) <= 3 and not first.startswith("0") and all(len(g) == 3 for g in tail)
+            and digits <= 8 and separators <= {" ", ".", "\u00a0"}):
+        return False  # 120 000, 1.234.567
+    if separators == {"."} and len(groups) == 2:
+        return False  # 1234.5678: a decimal
+    if separators == {"/"} and len(groups) == 2 and len(groups[1]) <= 2:
+        return False  # 123456/78: a fraction or a reference
+    return True
+
+
+_SENTENCE_END = re.compile(r"[!?;]|\.\s+[A-Z]|\n\s*\n")
+# An abbreviation's own dot is no sentence end: "Tel. 449 4898", "Phone no. 449 4898", "Nr. 0521 998877".
+_ABBREVIATION_DOT = re.compile(r"(?<!\w)(?:no|nr|nº|núm|num|tel|tél|ph|mob|tlf|tfno|telf|fax|ext|n)\.\s*$", re.IGNORECASE)
+_LABEL_PUNCTUATION = " \t:.-–—|*/#>()[]"
+
+
+def _gap_ok(gap: str) -> bool:
+    """No sentence end (nor a blank line) between a context word and the number."""
+    if _SENTENCE_END.search(gap):
+        return False
+    stripped = gap.rstrip()
+    return not stripped.endswith(".") or _ABBREVIATION_DOT.search(stripped) is not None or stripped == "."
+
+
+def context_word_near(text: str, start: int, end: int, words: "re.Pattern[str]", window: int) -> str | None:
+    """The context word that confirms text[start:end] as a phone number, or None: the last one at most
+    ``window`` characters before it -- on its line, or on the line above when that line ends with the
+    word (a label, "Phone:") and nothing but punctuation precedes the number on its own line -- else the
+    first one at most ``window`` characters after it on its line, with no digit in between. Never across
+    a sentence end."""
+    line_start = text.rfind("\n", 0, start) + 1
+    above = text.rfind("\n", 0, max(0, line_start - 1)) + 1 if line_start else 0
+    best = None
+    for m in words.finditer(text, max(above, start - window), start):
+        if m.start() < line_start:
+            if text[m.end():line_start].strip(_LABEL_PUNCTUATION + "\n") or text[line_start:start].strip(
+                    _LABEL_PUNCTUATION):
+                continue  # the line above goes on after the word, or the number's line starts with something else
+        elif not _gap_ok(text[m.end():start]):
+            continue
+        best = m.group()
+    if best is not None:
+        return best
+    line_end = text.find("\n", end)
+    hi = min(len(text) if line_end < 0 else line_end, end + window)
+    for m in words.finditer(text, end, hi):
+        gap = text[end:m.start()]
+        if not any(c.isdigit() for c in gap) and _SENTENCE_END.search(gap) is None and "." not in gap.strip():
+            return m.group()
+    return None
+
+
+# --------------------------------------------------------------------------- address and contact blocks
+
+ADDRESS_REACH = 3       # lines above or below the number, inside one block of non-empty lines
+ADDRESS_LINE_MAX = 80   # a block line longer than this is prose, not part of an address
+_STREET_WORDS = (
+    r"street|st\.|road|rd\.?|avenue|ave\.?|lane|ln\.?|drive|dr\.|boulevard|blvd\.?|way|court|ct\.|place|pl\.|square"
+    r"|suite|floor|building|house|close|crescent|terrace|parkway|highway"
+    r"|stra(?:ss|ß)e|str\.|weg|gasse|platz|allee|ring|damm|ufer"
+    r"|rue|avenue|boulevard|bd|chemin|impasse|all[ée]e|quai|route|place"
+    r"|calle|c/|avenida|avda\.?|av\.|paseo|plaza|camino|carrera"
+    r"|via|viale|piazza|corso|vicolo|largo|strada"
+    r"|rua|travessa|praça|estrada|alameda|largo"
+    r"|straat|laan|plein|gracht|kade|dijk|singel"
+)
+# "Hauptstraße 12", "12 Baker Street", "Via Roma 3", "Calle Mayor, 7", "Kerkstraat 5a", "Rua Augusta, 274"
+_STREET = re.compile(
+    rf"(?:\b[0-9]{{1,5}}[a-z]?,?\s+(?:[A-Z][\w'.-]*\s+){{0,4}}(?:{_STREET_WORDS})\b"
+    rf"|(?:\b(?:{_STREET_WORDS})\b|\w(?:stra(?:ss|ß)e|str\.|weg|gasse|platz|allee|straat|laan|plein|gracht))"
+    rf"[\w'. -]{{0,40}}?,?\s[0-9]{{1,5}}[a-z]?\b)",
+    re.IGNORECASE)
+# A postal code and a place name: "10115 Berlin", "75008 Paris", "1012 AB Amsterdam", "00184 Roma (RM)",
+# "Springfield, IL 62704", "London SW1A 1AA", "1000-001 Lisboa", "CEP 01310-100", "D-80331 München".
+_POSTAL = re.compile(
+    r"(?:^|[\s,])(?:[A-Z]{1,2}-)?[0-9]{4,5}(?:-[0-9]{3})?(?:\s[A-Z]{2})?\s+[A-ZÀ-Ý][\w'’. -]{1,40}$"
+    r"|,\s*[A-Z]{2}\s+[0-9]{5}(?:-[0-9]{4})?\s*$"
+    r"|\b[A-Z]{1,2}[0-9][A-Z0-9]?\s[0-9][A-Z]{2}\b"
+    r"|\b(?:CEP|PLZ|CP|C\.P\.|CAP|Postcode|Zip)\b:?\s*[0-9]",
+    re.MULTILINE)
+_EMAIL_CUE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|[\w.+-]+\s?[(\[]at[)\]]\s?[\w-]+")
+
+
+def _address_cue(line: str) -> str | None:
+    """What makes ``line`` a line of an address or contact block: "postal code", "street" or "e-mail"."""
+    if _POSTAL.search(line):
+        return "postal code"
+    if _STREET.search(line):
+        return "street"
+    if _EMAIL_CUE.search(line):
+        return "e-mail"
+    return None
+
+
+_NAME_BEFORE = re.compile(r"^[\w'’. ()-]{0,40}(?:,|\s[-–—|:])\s*$")
+
+
+def in_address_block(text: str, start: int, end: int) -> str | None:
+    """The cue ("street 2 lines above", ...) if text[start:end] is a number on an address or contact
+    block's line of its own, else None.
+
+    Its line holds only the number (and punctuation), or a short name before it followed by a comma or a
+    dash ("Jana Nováková, 604 115 244"), and nothing but punctuation after it; the block is the run of
+    non-empty lines around it (at most ADDRESS_REACH each way, each at most ADDRESS_LINE_MAX characters),
+    and one of its other lines is a postal code with a place, a street with a house number, or an e-mail."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    before, after = text[line_start:start], text[end:line_end]
+    if after.strip(_LABEL_PUNCTUATION + ",;"):
+        return None
+    if before.strip(_LABEL_PUNCTUATION) and not _NAME_BEFORE.match(before):
+        return None
+    for direction in (-1, 1):
+        pos_start, pos_end = line_start, line_end
+        for distance in range(1, ADDRESS_REACH + 1):
+            if direction < 0:
+                if pos_start == 0:
+                    break
+                pos_end = pos_start - 1
+                pos_start = text.rfind("\n", 0, pos_end) + 1
+            else:
+                if pos_end >= len(text):
+                    break
+                pos_start = pos_end + 1
+                pos_end = text.find("\n", pos_start)
+                pos_end = len(text) if pos_end < 0 else pos_end
+            line = text[pos_start:pos_end].strip()
+            if not line or len(line) > ADDRESS_LINE_MAX:
+                break
+            cue = _address_cue(line)
+            if cue:
+                return f"{cue} {distance} line{'s' if distance > 1 else ''} {'above' if direction < 0 else 'below'}"
+    return None
+
+
+class LocalPhoneRecognizer(_ShapeRecognizer):
+    """National numbers without a country code, by a context word near them (phone.context) or by the
+    address block they stand in (phone.address_block); see the comment above."""
+
+    def __init__(self, context: PhoneContext = DEFAULT_PHONE_CONTEXT) -> None:
+        super().__init__("LocalPhoneRecognizer")
+        self.phone_context = context
+        self._words = context_word_regex(context)
+
+    def decide(self, text: str, match: re.Match) -> tuple[str, str] | None:
+        """(rule, trigger) if ``match`` is reported, else None."""
+        if not national_shape(match):
+            return None
+        word = context_word_near(text, match.start(), match.end(), self._words, self.phone_context.window)
+        if word is not None:
+            return "phone.context", word
+        if self.phone_context.address_blocks:
+            cue = in_address_block(text, match.start(), match.end())
+            if cue is not None:
+                return "phone.address_block", cue
+        return None

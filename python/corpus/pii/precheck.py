@@ -28,8 +28,10 @@ FormattedPhoneRecognizer    punctuation class, and N = :func:`~corpus.pii.recogn
                             matches have at least 8 digits joined by ``space . - ( )``.
                             (Compiled with Python's ``re`` and phonenumbers' flags.)
 PaymentCardRecognizer,      a decimal digit: their patterns start with ``[0-9]``.
-International-, Context-
-PhoneRecognizer
+International-, Context-,
+LocalPhoneRecognizer
+ObfuscatedEmailRecognizer   a bracketed "at" (``at)`` ``at]`` ``at}`` ``at>``, any case) or "dot"/"DOT":
+                            its bracketed pattern holds one, its spelled one the word ``dot``.
 SecretKeyRecognizer, Jwt-,  one of the recognizer's KeyFormat prefixes as a plain substring (their
 PemPrivateKeyRecognizer     regexes hold the literal prefix, or look behind at it, case-sensitive)
 SecretAssignmentRecognizer  a ``:`` or ``=``, one of pass/pwd/secret/token/key (any case), and
@@ -56,7 +58,8 @@ from presidio_analyzer import EntityRecognizer
 from presidio_analyzer.predefined_recognizers import CreditCardRecognizer, IpRecognizer, PhoneRecognizer
 
 from corpus.pii.cards import PaymentCardRecognizer
-from corpus.pii.phones import ContextPhoneRecognizer, InternationalPhoneRecognizer
+from corpus.pii.emails import ObfuscatedEmailRecognizer, may_hold_obfuscated_email
+from corpus.pii.phones import ContextPhoneRecognizer, InternationalPhoneRecognizer, LocalPhoneRecognizer
 from corpus.pii.recognizers import (
     KEY_REGEX_FLAGS,
     PRESIDIO_REGEX_FLAGS,
@@ -182,8 +185,11 @@ def gate_for(recognizer: EntityRecognizer, regions: tuple[str, ...]) -> Gate:
         return _may_hold_ip
     if isinstance(recognizer, (PhoneRecognizer, FormattedPhoneRecognizer)):
         return _phone_gate(regions)
-    if isinstance(recognizer, (PaymentCardRecognizer, InternationalPhoneRecognizer, ContextPhoneRecognizer)):
+    if isinstance(recognizer, (PaymentCardRecognizer, InternationalPhoneRecognizer, ContextPhoneRecognizer,
+                               LocalPhoneRecognizer)):
         return has_digit
+    if isinstance(recognizer, ObfuscatedEmailRecognizer):
+        return may_hold_obfuscated_email
     if isinstance(recognizer, SecretAssignmentRecognizer):
         return _may_hold_assignment
     if isinstance(recognizer, BasicAuthUrlRecognizer):

@@ -81,7 +81,14 @@ from spacy.tokens import Doc
 from corpus.web.urls import offline_tld_extractor
 
 from corpus.pii.cards import PaymentCardRecognizer
-from corpus.pii.phones import ContextPhoneRecognizer, InternationalPhoneRecognizer
+from corpus.pii.emails import ObfuscatedEmailRecognizer
+from corpus.pii.phones import (
+    DEFAULT_PHONE_CONTEXT,
+    ContextPhoneRecognizer,
+    InternationalPhoneRecognizer,
+    LocalPhoneRecognizer,
+    PhoneContext,
+)
 
 __all__ = [
     "ASSIGNMENT_REGEX",
@@ -624,13 +631,18 @@ def _ip_recognizer() -> IpRecognizer:
 
 
 def recognizers_for(
-    pii_type: str, phone_regions: tuple[str, ...], tld_extractor: tldextract.TLDExtract
+    pii_type: str, phone_regions: tuple[str, ...], tld_extractor: tldextract.TLDExtract,
+    phone_context: PhoneContext | None = DEFAULT_PHONE_CONTEXT, obfuscated_email: bool = True,
 ) -> list[EntityRecognizer]:
+    """The recognizers of one PII type. ``phone_context`` None leaves LocalPhoneRecognizer out,
+    ``obfuscated_email`` False ObfuscatedEmailRecognizer."""
     if pii_type == "EMAIL":
-        return [OfflineEmailRecognizer(tld_extractor)]
+        return [OfflineEmailRecognizer(tld_extractor)] + ([ObfuscatedEmailRecognizer(tld_extractor)]
+                                                          if obfuscated_email else [])
     if pii_type == "PHONE":
         return [LineWindowPhoneRecognizer(supported_regions=phone_regions, leniency=PHONE_LENIENCY),
-                FormattedPhoneRecognizer(), InternationalPhoneRecognizer(), ContextPhoneRecognizer()]
+                FormattedPhoneRecognizer(), InternationalPhoneRecognizer(), ContextPhoneRecognizer(),
+                *([LocalPhoneRecognizer(phone_context)] if phone_context is not None else [])]
     if pii_type == "CARD":
         return [CreditCardRecognizer(), PaymentCardRecognizer()]
     if pii_type == "IP":
@@ -642,8 +654,9 @@ def recognizers_for(
 
 
 @lru_cache(maxsize=8)
-def build_analyzer(pii_types: tuple[str, ...], phone_regions: tuple[str, ...]) -> AnalyzerEngine:
-    """The AnalyzerEngine for these PII types and phone regions; built once per process per key.
+def build_analyzer(pii_types: tuple[str, ...], phone_regions: tuple[str, ...],
+                   phone_context: PhoneContext | None = DEFAULT_PHONE_CONTEXT, obfuscated_email: bool = True) -> AnalyzerEngine:
+    """The AnalyzerEngine for these PII types, phone regions and options; built once per process per key.
 
     Nothing here touches the network: the NLP engine is a blank spaCy pipeline, the registry is
     filled by hand (no predefined-recognizer or model loading) and e-mail validation uses
@@ -653,7 +666,7 @@ def build_analyzer(pii_types: tuple[str, ...], phone_regions: tuple[str, ...]) -
     registry = RecognizerRegistry(supported_languages=["en"])
     tld_extractor = offline_tld_extractor()
     for pii_type in pii_types:
-        for recognizer in recognizers_for(pii_type, phone_regions, tld_extractor):
+        for recognizer in recognizers_for(pii_type, phone_regions, tld_extractor, phone_context, obfuscated_email):
             registry.add_recognizer(recognizer)
     return AnalyzerEngine(registry=registry, nlp_engine=BlankSpacyNlpEngine(), supported_languages=["en"],
                           context_aware_enhancer=IndexedContextEnhancer())

@@ -44,6 +44,7 @@ from functools import lru_cache
 
 from presidio_analyzer import BatchAnalyzerEngine, EntityRecognizer, RecognizerResult
 
+from corpus.pii.phones import DEFAULT_PHONE_CONTEXT, RULE_KEY, TRIGGER_KEY, PhoneContext
 from corpus.pii.precheck import ANALYSED_PATTERN_FINGERPRINT, Gate, gate_for
 from corpus.pii.recognizers import (
     ENTITY_OF_TYPE,
@@ -61,6 +62,7 @@ __all__ = [
     "TYPE_PRIORITY",
     "PiiParams",
     "detectors",
+    "explain",
     "find_spans",
     "find_spans_with_engine",
     "may_contain_pii",
@@ -101,12 +103,17 @@ class PiiParams:
     tried for numbers without a country code. ``score_threshold``: presidio scores below it are
     dropped -- 0.4 keeps presidio's phone score (0.4) and everything validated (e-mail, card, keys:
     0.8-1.0; IP 0.6). ``precheck``: skip presidio on texts the pre-check rules out (same output).
+    ``phone_context``: the context words, window and address-block switch of
+    :class:`corpus.pii.phones.LocalPhoneRecognizer` (None: no such recognizer). ``obfuscated_email``:
+    also find ``name(at)domain.com`` and ``name at domain dot com`` (corpus.pii.emails).
     """
 
     entities: tuple[str, ...] = PII_TYPES
     phone_regions: tuple[str, ...] = DEFAULT_PHONE_REGIONS
     score_threshold: float = 0.4
     precheck: bool = True
+    phone_context: PhoneContext | None = DEFAULT_PHONE_CONTEXT
+    obfuscated_email: bool = True
 
     def __post_init__(self) -> None:
         unknown = set(self.entities) - set(PII_TYPES)
@@ -117,9 +124,11 @@ class PiiParams:
             raise ValueError(f"score_threshold must be in [0, 1], got {self.score_threshold}")
 
     @property
-    def engine_key(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """Parameters that change the engine (order-insensitive), for the per-process caches."""
-        return tuple(sorted(set(self.entities))), tuple(sorted(set(self.phone_regions)))
+    def engine_key(self) -> tuple:
+        """Parameters that change the engine (order-insensitive), for the per-process caches:
+        (entities, regions, phone_context, obfuscated_email)."""
+        return (tuple(sorted(set(self.entities))), tuple(sorted(set(self.phone_regions))), self.phone_context,
+                self.obfuscated_email)
 
 
 Span = tuple[int, int, str]
@@ -138,9 +147,11 @@ class Detector:
 
 
 @lru_cache(maxsize=8)
-def detectors(pii_types: tuple[str, ...], regions: tuple[str, ...]) -> tuple[Detector, ...]:
+def detectors(pii_types: tuple[str, ...], regions: tuple[str, ...],
+              phone_context: PhoneContext | None = DEFAULT_PHONE_CONTEXT,
+              obfuscated_email: bool = True) -> tuple[Detector, ...]:
     """The engine's own recognizer objects (so both paths run the very same recognizers)."""
-    analyzer = build_analyzer(pii_types, regions)
+    analyzer = build_analyzer(pii_types, regions, phone_context, obfuscated_email)
     return tuple(Detector(r, r.supported_entities[0], gate_for(r, regions))
                  for r in analyzer.registry.recognizers)
 
@@ -179,8 +190,8 @@ def _direct(text: str, params: PiiParams) -> list[Span]:
 
 def find_spans_with_engine(text: str, params: PiiParams) -> list[Span]:
     """Spans by presidio's AnalyzerEngine (spaCy tokens, context scoring) on every text."""
-    pii_types, regions = params.engine_key
-    results = build_analyzer(pii_types, regions).analyze(
+    pii_types = params.engine_key[0]
+    results = build_analyzer(*params.engine_key).analyze(
         text=text,
         language="en",
         entities=[ENTITY_OF_TYPE[t] for t in pii_types],
@@ -238,8 +249,8 @@ def scrub_batch(texts: list[str], params: PiiParams, batch_size: int = 64) -> li
     else:
         candidates = list(range(len(texts)))
     spans_of: dict[int, list[Span]] = {}
-    pii_types, regions = params.engine_key
-    batch = BatchAnalyzerEngine(build_analyzer(pii_types, regions))
+    pii_types = params.engine_key[0]
+    batch = BatchAnalyzerEngine(build_analyzer(*params.engine_key))
     results = batch.analyze_iterator(
         [texts[i] for i in candidates],
         language="en",
@@ -250,3 +261,54 @@ def scrub_batch(texts: list[str], params: PiiParams, batch_size: int = 64) -> li
     for i, doc_results in zip(candidates, results):
         spans_of[i] = _to_spans(doc_results)
     return [_scrub_rounds(text, spans_of.get(i, []), params) for i, text in enumerate(texts)]
+
+
+# --------------------------------------------------------------------------- explanation
+
+# The rule each recognizer's results are reported under when it records none of its own
+# (corpus.pii.phones and corpus.pii.emails record theirs, with what triggered them).
+RULE_OF_RECOGNIZER = {
+    "LineWindowPhoneRecognizer": "phone.valid",  # phonenumbers: a valid number of phone_regions
+    "FormattedPhoneRecognizer": "phone.formatted",
+    "OfflineEmailRecognizer": "email.address",
+    "CreditCardRecognizer": "card.presidio",
+    "PaymentCardRecognizer": "card.iin_luhn",
+    "IpRecognizer": "ip.address",
+    "JwtRecognizer": "key.jwt",
+    "PemPrivateKeyRecognizer": "key.pem",
+    "SecretAssignmentRecognizer": "key.assignment",
+    "BasicAuthUrlRecognizer": "key.url_credentials",
+}
+
+
+def _rule(result: RecognizerResult) -> tuple[str, str]:
+    meta = result.recognition_metadata or {}
+    if RULE_KEY in meta:
+        return meta[RULE_KEY], meta.get(TRIGGER_KEY, "")
+    name = meta.get(RecognizerResult.RECOGNIZER_NAME_KEY, "")
+    if name.startswith("SecretKeyRecognizer:"):
+        return "key." + name.split(":", 1)[1], ""
+    return RULE_OF_RECOGNIZER.get(name, name), ""
+
+
+def explain(text: str, params: PiiParams) -> list[dict]:
+    """Why :func:`scrub` makes each redaction of ``text``: one dict per replaced span, in order --
+    ``round`` (1, or later for a span only found once an earlier one was replaced), ``start``/``end`` in
+    that round's text, ``type``, and ``rules``: every recognizer rule that reported exactly this span, each
+    as ``{"rule", "trigger"}`` (the context word, address cue, country code... that decided it; "" when
+    the rule has no trigger, e.g. phonenumbers' validity or a Luhn check)."""
+    out = []
+    for round_ in range(1, MAX_ROUNDS + 1):
+        spans = find_spans(text, params)
+        if not spans:
+            break
+        rules: dict[Span, set[tuple[str, str]]] = {}
+        for d in detectors(*params.engine_key):
+            for r in d.recognizer.analyze(text, [d.entity], None):
+                rules.setdefault((r.start, r.end, TYPE_OF_ENTITY[r.entity_type]), set()).add(_rule(r))
+        for span in spans:
+            found = sorted(rules.get(span, ())) or [("presidio.context", "")]  # only the engine's scoring kept it
+            out.append({"round": round_, "start": span[0], "end": span[1], "type": span[2],
+                        "rules": [{"rule": rule, "trigger": trigger} for rule, trigger in found]})
+        text = _replace(text, spans)
+    return out
