@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import copy
+import json
+
 import pyarrow.parquet as pq
 import pytest
 
-from corpus.config import load_config
+from corpus.config import Config, load_config
 from corpus.stages import run_stage
+from corpus.store.atomic import sha256_file
 from conftest import LEDGER, run_corpus, write_config
 
 SOURCES = ["tinystories-train-head", "state-union", "inaugural", "webtext", "udhr", "genesis", "genesis-utf8"]
@@ -73,10 +77,60 @@ def test_workers_and_reruns_give_identical_bytes(filtered, tmp_path):
     d = config.stage_dir("03-filter")
     before = {p.relative_to(d): p.read_bytes() for p in d.rglob("*.parquet")}
     model = (d / "ppl-model.npz").read_bytes()
-    again = run_stage("filter", config, workers=1, force=True).manifest
+    again = run_stage("filter", _edited(config, run={"cache": False}), workers=1, force=True).manifest
     assert {p.relative_to(d): p.read_bytes() for p in d.rglob("*.parquet")} == before
     assert (d / "ppl-model.npz").read_bytes() == model
     assert again["parts"] == manifest["parts"] and again["counts"] == manifest["counts"]
+
+
+def _edited(config, **tables):
+    """The config with some keys of some tables replaced ({"filters.gopher": {...}, "dataset": {...}})."""
+    data = copy.deepcopy(config.data)
+    for dotted, keys in tables.items():
+        d = data
+        for t in dotted.split("."):
+            d = d.setdefault(t, {})
+        d.update(keys)
+    return Config(path=config.path, data=data, artifacts=config.artifacts)
+
+
+def test_an_edited_threshold_takes_the_other_filters_results_from_the_cache(filtered, caplog):
+    """A new version with [filters.gopher] min_words edited: the perplexity model and the language-ID,
+    repetition and perplexity results of every document come from the cache (filters.memo), only Gopher
+    is computed, and every part is byte for byte what a run without the cache computes. A cache entry
+    whose bytes were damaged is noticed, removed and recomputed."""
+    config, _ = filtered
+    gopher = {"filters.gopher": {"min_words": 60}}
+    cached = _edited(config, dataset={"version": "v2"}, **gopher)
+    run_stage("normalize", cached, workers=2)
+    with caplog.at_level("INFO"):
+        c = run_stage("filter", cached, workers=2).manifest["counts"]
+    assert "perplexity model: order 3, from the cache" in caplog.text
+    info = json.loads((cached.stage_dir("03-filter") / "_RUN.json").read_text())["filter_cache"]
+    assert info["computed"] == c["docs_in"] - c["dropped"]["lang"]  # Gopher, once for each document it sees
+    assert info["hits"] > c["docs_in"]  # language ID for every document, then repetition and perplexity
+
+    def parts(c):
+        d = c.stage_dir("03-filter")
+        return {p.relative_to(d): p.read_bytes() for p in sorted(d.rglob("*")) if p.suffix in (".parquet", ".npz")}
+
+    fresh = _edited(config, dataset={"version": "v3"}, run={"cache": False}, **gopher)
+    run_stage("normalize", fresh, workers=2)
+    run_stage("filter", fresh, workers=2)
+    assert parts(cached) == parts(fresh) and len(parts(fresh)) > 3
+
+    memo = sorted((config.artifacts / "cache" / "filter-memo").rglob("*.parquet"))
+    assert memo
+    for entry in memo:  # every entry damaged: each is noticed (its checksum), removed and computed again
+        entry.write_bytes(entry.read_bytes()[:-9] + b"corrupted")
+    again = _edited(config, dataset={"version": "v4"}, **gopher)
+    run_stage("normalize", again, workers=2)
+    run_stage("filter", again, workers=2, force=True)  # force: no unit reused from v2's output
+    assert json.loads((again.stage_dir("03-filter") / "_RUN.json").read_text())["filter_cache"]["hits"] == 0
+    assert parts(again) == parts(fresh)
+    entries = list((config.artifacts / "cache" / "filter-memo").rglob("*.parquet"))
+    rebuilt = [e for e in entries if e.name.endswith(f"-{sha256_file(e)}.parquet")]  # v4's; v1's stay damaged
+    assert rebuilt and len(entries) > len(rebuilt)
 
 
 def test_rejects_command_shows_rules(filtered):

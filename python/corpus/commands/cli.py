@@ -249,19 +249,22 @@ def run(c: Ctx, workers, through, resume, force):
 
 @cli.command()
 @click.option("--delete", is_flag=True, help="Remove what is listed (default: only list it).")
+@click.option("--cache", is_flag=True, help="Also list the artifacts root's cache (models, eval indexes and "
+                                            "filter results kept for later runs; [run] cache).")
 @pass_ctx
-def gc(c: Ctx, delete):
+def gc(c: Ctx, delete, cache):
     """List what under this dataset version no current manifest references: token directories made from
-    other shards than the current ones, and staging directories interrupted runs left. --delete removes
-    them (under the writer lock). Raw sources, shared by every dataset, are never touched."""
+    other shards than the current ones, and staging directories interrupted runs left; with --cache, the
+    cache too. --delete removes them (under the writer lock). Raw sources, shared by every dataset, are
+    never touched."""
     from corpus.commands.gc import collect
     from corpus.store.lock import writer_lock
 
     if delete:
         with writer_lock(c.config.artifacts):
-            found = collect(c.config, delete=True)
+            found = collect(c.config, delete=True, cache=cache)
     else:
-        found = collect(c.config, delete=False)
+        found = collect(c.config, delete=False, cache=cache)
     for g in found:
         click.echo(f"{'removed' if delete else 'would remove'}  {g.path}  ({g.bytes / 1e6:,.1f} MB: {g.why})")
     total = sum(g.bytes for g in found) / 1e6

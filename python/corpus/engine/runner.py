@@ -302,7 +302,7 @@ def _reusable(job: Job, phase: str) -> dict[str, tuple[Path, dict, dict]]:
 
 
 def _reuse_unit(found: tuple[Path, dict, dict], key: str, staging: Path) -> dict | None:
-    """The unit's result, its files linked (or copied) from a published output into the staging dir under
+    """The unit's result (marked "reused"), its files linked (or copied) from a published output into the staging dir under
     this run's names (the old unit key replaced by `key`), each verified against its sha256 first; None
     when any of them does not verify or the result has scratch files."""
     src, parts, res = found
@@ -326,7 +326,7 @@ def _reuse_unit(found: tuple[Path, dict, dict], key: str, staging: Path) -> dict
     except CorpusError as e:
         log.warning("reuse: %s does not verify (%s); recomputing the unit", src, e)
         return None
-    return {**res, "key": key, "parts": new_parts}
+    return {**res, "key": key, "parts": new_parts, "reused": True}
 
 
 def _run_map(index: int, ctxs: list[PhaseContext], opts: RunOptions, executor: str, desc: str) -> None:

@@ -15,6 +15,7 @@ two datasets can be compared, or one rebuilt, in the same environment.
 
 from __future__ import annotations
 
+import functools
 import platform
 import unicodedata
 from importlib import metadata
@@ -28,6 +29,11 @@ OUTPUT_PACKAGES = ("numpy", "pyarrow", "zstandard", "fasttext-predict", "fast-la
 def output_packages() -> dict[str, str]:
     """{"corpus": ..., "python": ..., "unicodedata": ..., <package>: version} for the installed packages of
     OUTPUT_PACKAGES (a package that is not installed is left out: its stage cannot have run)."""
+    return dict(_output_packages())
+
+
+@functools.cache  # reading package metadata costs about 1 ms a package; versions do not change in a process
+def _output_packages() -> dict[str, str]:
     out = {"corpus": __version__, "python": ".".join(platform.python_version_tuple()[:2]), "unicodedata": unicodedata.unidata_version}
     for pkg in OUTPUT_PACKAGES:
         try:

@@ -4,6 +4,7 @@ stage's parts run; a document whose perplexity exceeds `threshold` is dropped.""
 from __future__ import annotations
 
 import functools
+import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,20 +48,42 @@ def identity(config) -> dict:
     return {"ppl_reference_sha256": {r: ledger[r]["sha256"] for r in references(config)}}
 
 
-def train_model(config, staging: Path) -> tuple[list[dict], dict]:
-    """Train the model on the reference sources' raw documents (normalised as stage 02 does)."""
-    from corpus.engine.raw import raw_texts
+def model_facts(config) -> dict:
+    """What the model's bytes depend on: its settings, the reference sources' sha256 and how their raw
+    documents are read and normalised (the cache key; the code and library versions are added there)."""
+    from corpus.config import config_slice
 
     ppl = config["filters"]["ppl"]
-    ledger = load_ledger(config.ledger_path)
-    texts = [t for sid in references(config) for t in raw_texts(config, ledger[sid])]
-    lm = NGramLM.train(texts, order=ppl["order"], discount=ppl["discount"], min_count=ppl["min_count"],
-                       max_vocab=ppl["max_vocab"])
-    data = lm.to_bytes()
+    return {"model": {k: ppl[k] for k in ("order", "discount", "min_count", "max_vocab")}, **identity(config),
+            "read": config_slice(config.data, ("fetch", "extract", "normalize"))}
+
+
+def train_model(config, staging: Path) -> tuple[list[dict], dict]:
+    """Train the model on the reference sources' raw documents (normalised as stage 02 does), or take it
+    from the cache when an earlier run trained it from the same references and settings."""
+    from corpus.engine.raw import raw_texts
+    from corpus.store.cache import Cache, cache_key, cache_root
+
+    ppl = config["filters"]["ppl"]
+    key = cache_key(model_facts(config))
+    models, counts = Cache(cache_root(config), "ppl-model", ".npz"), Cache(cache_root(config), "ppl-model", ".json")
+    data, count = models.get(key), counts.get(key)
+    if data is not None and count is not None:
+        documents = json.loads(count)["documents"]
+        log.info("perplexity model: order %d, from the cache (trained on %d reference documents: %s)", ppl["order"],
+                 documents, ", ".join(references(config)))
+    else:
+        ledger = load_ledger(config.ledger_path)
+        texts = [t for sid in references(config) for t in raw_texts(config, ledger[sid])]
+        lm = NGramLM.train(texts, order=ppl["order"], discount=ppl["discount"], min_count=ppl["min_count"],
+                           max_vocab=ppl["max_vocab"])
+        data, documents = lm.to_bytes(), len(texts)
+        models.put(key, data)
+        counts.put(key, json.dumps({"documents": documents}).encode())
+        log.info("perplexity model: order %d, trained on %d reference documents (%s)", ppl["order"], documents,
+                 ", ".join(references(config)))
     write_bytes(staging / MODEL_FILE, data)
-    log.info("perplexity model: order %d, trained on %d reference documents (%s)", ppl["order"], len(texts),
-             ", ".join(references(config)))
-    entry = {"name": MODEL_FILE, "sha256": sha256_bytes(data), "rows": len(texts), "bytes": len(data)}
+    entry = {"name": MODEL_FILE, "sha256": sha256_bytes(data), "rows": documents, "bytes": len(data)}
     return [entry], {"lm_path": str(staging / MODEL_FILE), "lm_sha256": entry["sha256"]}
 
 

@@ -21,6 +21,7 @@ from typing import Any, Callable
 
 from corpus.errors import CorpusError
 from corpus.config.schemas import load_schema
+from corpus.filters.memo import document_digest
 
 CONFIG_SCHEMA = "corpus-config.schema.json"
 
@@ -148,10 +149,13 @@ class FilterChain:
                 checker = spec.make(build_params(spec, filters_cfg[name]), resources)
                 self.checkers.append((name, checker, slots.get(name), len(spec.columns), spec.reads, spec.cleans))
 
-    def check(self, text: str, url: str = "", doc_id: str = "") -> Outcome:
+    def check(self, text: str, url: str = "", doc_id: str = "", memo=None) -> Outcome:
+        """The document's Outcome; with a filters.memo.ChainMemo, each memoised filter's result is taken
+        from it when known and given to it when computed."""
         values = list(self.defaults)
         removed: list = []
-        for name, checker, slot, width, reads, cleans in self.checkers:
+        digest = None
+        for k, (name, checker, slot, width, reads, cleans) in enumerate(self.checkers):
             if cleans:  # clean(text) -> (text kept, removed lines, None or the rule dropping the document)
                 cleaned, lines, failed = checker.clean(text)
                 removed += [(name, rule, n, line) for rule, n, line in lines]
@@ -160,22 +164,37 @@ class FilterChain:
                 if failed is not None:
                     return Outcome(tuple(values), (name, failed[0], failed[1], failed[2] if len(failed) > 2 else None),
                                    text, removed)
-                text = cleaned
+                if cleaned != text:
+                    text, digest = cleaned, None
                 continue
-            if slot is not None:
-                annotation, failed = checker.annotate(text)
-                values[slot:slot + width] = annotation
-            elif reads == "url":
-                failed = checker.check(url)
-            elif reads == "doc":
-                lang = values[self.lang_slot] if self.lang_slot is not None else ""
-                failed = checker.check(Doc(text, url, doc_id, lang or ""))
+            found = None
+            if memo is not None:
+                if digest is None:
+                    digest = document_digest(text, url, doc_id)
+                found = memo.get(k, digest)
+            if found is not None:
+                annotation, failed = found
             else:
-                failed = checker.check(text)
+                annotation, failed = self._apply(checker, slot, reads, text, url, doc_id, values)
+                if memo is not None:
+                    memo.put(k, digest, annotation, failed)
+            if annotation is not None:
+                values[slot:slot + width] = annotation
             if failed is not None:
                 return Outcome(tuple(values), (name, failed[0], failed[1], failed[2] if len(failed) > 2 else None),
                                text, removed)
         return Outcome(tuple(values), None, text, removed)
+
+    def _apply(self, checker, slot, reads, text, url, doc_id, values) -> tuple:
+        """(annotation or None, failure or None) of one filter on the document."""
+        if slot is not None:
+            return checker.annotate(text)
+        if reads == "url":
+            return None, checker.check(url)
+        if reads == "doc":
+            lang = values[self.lang_slot] if self.lang_slot is not None else ""
+            return None, checker.check(Doc(text, url, doc_id, lang or ""))
+        return None, checker.check(text)
 
 
 @functools.cache

@@ -25,8 +25,9 @@ import numpy as np
 import pyarrow as pa
 
 from corpus.store.atomic import sha256_bytes, write_bytes
+from corpus.store.cache import Cache, cache_key, cache_root
 from corpus.store.checksums import read_verified
-from corpus.config import Config
+from corpus.config import Config, config_slice
 from corpus.dedup.buckets import (URL_SIGN, BucketUnit, KeysUnit, bucket_keys, exact_bucket, near_bucket, save,
                                   url_bucket, url_keys)
 from corpus.dedup.decide import KEEP, REASON_NAMES, PartInputs, part_decisions
@@ -65,16 +66,32 @@ def build_eval_index(config: Config) -> EvalIndex:
     return index
 
 
+def eval_index_facts(config: Config) -> dict:
+    """What the index's bytes depend on (its cache key): the [decontam] settings, the eval sources'
+    sha256 and how their raw documents are read and normalised."""
+    return {"decontam": config["decontam"], "eval_sha256": eval_sha256(config),
+            "read": config_slice(config.data, ("fetch", "extract", "normalize"))}
+
+
+def eval_sha256(config: Config) -> dict[str, str]:
+    """{eval source id: its ledger sha256}."""
+    ledger = load_ledger(config.ledger_path)
+    evals = select(ledger, config["decontam"]["evals"], "eval", what=f"{config.path}: decontam.evals")
+    return {r["source_id"]: r["sha256"] for r in evals}
+
+
 def eval_index_step(ctx: PhaseContext) -> None:
     config = ctx.config
     ctx.state["eval_index"] = None
     if not (config["decontam"]["enabled"] and config["decontam"]["evals"]):
         return
-    index = build_eval_index(config)
-    data = index_to_bytes(index)
+    data, cached = Cache(cache_root(config), "eval-index", ".npz").get_or_build(
+        cache_key(eval_index_facts(config)), lambda: index_to_bytes(build_eval_index(config)))
+    index = index_from_bytes(data)
     write_bytes(ctx.staging / EVAL_INDEX, data)
-    log.info("decontam: %d protected %d-grams from %s (%d items under %d words skipped)", len(index),
-             index.n, ", ".join(config["decontam"]["evals"]), index.skipped_items, index.min_words)
+    log.info("decontam: %d protected %d-grams from %s (%d items under %d words skipped)%s", len(index),
+             index.n, ", ".join(config["decontam"]["evals"]), index.skipped_items, index.min_words,
+             "; the index from the cache" if cached else "")
     entry = {"name": EVAL_INDEX, "sha256": sha256_bytes(data), "rows": len(index), "bytes": len(data)}
     ctx.add_part(entry)
     ctx.state["eval_index"] = (str(ctx.staging / EVAL_INDEX), entry["sha256"])
@@ -268,9 +285,7 @@ def dedup_run(config: Config, opts: RunOptions) -> tuple[DedupRun, dict]:
     d = dict(config["dedup"])
     if d["num_perm"] % d["bands"]:
         raise CorpusError(f"{config.path}: dedup.num_perm ({d['num_perm']}) must be a multiple of dedup.bands ({d['bands']})")
-    ledger = load_ledger(config.ledger_path)
-    evals = select(ledger, config["decontam"]["evals"], "eval", what=f"{config.path}: decontam.evals")
-    params = {"dedup": d, "decontam": config["decontam"], "eval_sha256": {r["source_id"]: r["sha256"] for r in evals}}
+    params = {"dedup": d, "decontam": config["decontam"], "eval_sha256": eval_sha256(config)}
     parts = [(src / p["name"], p) for p in manifest["parts"] if p["name"].startswith("part-")]
     against, against_refs = published_indexes(config, d)
     run = DedupRun(

@@ -7,18 +7,22 @@ see exactly why. Models load once per worker process."""
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
 
 from corpus.config import Config
+from corpus.filters.memo import ChainMemo, filter_identities
+from corpus.store.cache import cache_root
 from corpus.filters.registry import annotation_columns, chain_for, filter_order, registry
 from corpus.store.atomic import canonical_json
 from corpus.formats.parts import PartReader, PartWriter, schema_of, validate_columns
 from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step, published_stage
 from corpus.stages import STAGE, config_hash, columns, input_columns, reuse_sources
 
+log = logging.getLogger(__name__)
 ME = STAGE["filter"]
 OUT_COLUMNS = columns("filter")
 IN_COLUMNS = input_columns("filter")
@@ -63,6 +67,7 @@ class FilterUnit:
     filters_json: str
     resources_json: str
     out_dir: Path
+    cache_root: str | None = None  # where filters.memo keeps each filter's results per document ([run] cache)
 
 
 def filter_part(u: FilterUnit) -> dict:
@@ -71,6 +76,10 @@ def filter_part(u: FilterUnit) -> dict:
     reader = PartReader(u.in_path, u.in_sha256, columns=list(IN_COLUMNS))
     validate_columns(reader.schema, IN_COLUMNS, u.in_path)
     chain = chain_for(u.filters_json, u.resources_json)
+    memo = None
+    if u.cache_root is not None:
+        memo = ChainMemo(Path(u.cache_root), filter_identities(chain, json.loads(u.filters_json),
+                                                               json.loads(u.resources_json)), u.key)
     annotations = list(annotation_columns())
     (u.out_dir / ME.side.dirname).mkdir(exist_ok=True)
     (u.out_dir / REMOVED).mkdir(exist_ok=True)
@@ -94,7 +103,7 @@ def filter_part(u: FilterUnit) -> dict:
             sid = cols["source_id"][i]
             src = by_source.setdefault(sid, {"docs_in": 0, "docs_out": 0})
             src["docs_in"] += 1
-            out = chain.check(text, cols["url"][i], cols["id"][i])
+            out = chain.check(text, cols["url"][i], cols["id"][i], memo)
             values, failed = out.annotations, out.failed
             if out.removed:
                 record_removed(out.removed, cols["id"][i], sid, removed, cleaned_by_rule)
@@ -117,12 +126,27 @@ def filter_part(u: FilterUnit) -> dict:
         rem_w.write(pa.record_batch([pa.array(removed[k], type=t) for k, t in REMOVED_COLUMNS.items()],
                                     schema=rem_schema))
     parts = [kept_w.close(), rej_w.close(), rem_w.close()]
+    if memo is not None:
+        memo.save()
     parts[1]["name"], parts[2]["name"] = side, lines_side
     order = filter_order(json.loads(u.filters_json))
     counts = {"docs_in": docs_in, "docs_out": parts[0]["rows"],
               "dropped": {f: dropped.get(f, 0) for f in order}, "dropped_by_rule": by_rule, "by_source": by_source,
               "cleaned_by_rule": cleaned_by_rule}
-    return {"key": u.key, "parts": parts, "counts": counts}
+    res = {"key": u.key, "parts": parts, "counts": counts}
+    if memo is not None:
+        res["cache"] = {"hits": memo.hits, "computed": memo.misses}
+    return res
+
+
+def cache_step(ctx: PhaseContext) -> None:
+    """Say (and record in _RUN.json) how many filter results this run took from the cache."""
+    ran = [r.get("cache", {}) for r in ctx.results["filter"] if not r.get("reused")]  # computed in this run
+    hits, computed = sum(c.get("hits", 0) for c in ran), sum(c.get("computed", 0) for c in ran)
+    if hits:
+        log.info("filter: %d of %d filter results from the cache (the documents' other filters are unchanged)",
+                 hits, hits + computed)
+    ctx.run_info["filter_cache"] = {"hits": hits, "computed": computed}
 
 
 def plan(config: Config, opts: RunOptions) -> list[Job]:
@@ -147,10 +171,12 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
         ctx.state["resources_json"] = json.dumps(resources, sort_keys=True)
 
     filters_json = json.dumps(filters, sort_keys=True)
+    root = cache_root(config)
+    cache = str(root) if root is not None else None
 
     def units(ctx: PhaseContext) -> list[FilterUnit]:
         return [FilterUnit(p["name"].removesuffix(".parquet"), src / p["name"], p["sha256"], filters_json,
-                           ctx.state["resources_json"], ctx.staging) for p in manifest["parts"]]
+                           ctx.state["resources_json"], ctx.staging, cache) for p in manifest["parts"]]
 
     def fingerprint(u: FilterUnit) -> dict:  # the input part, the filters, the resources by content
         resources = {k: v for k, v in json.loads(u.resources_json).items() if k.endswith("sha256")}
@@ -158,7 +184,8 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
                 "params": params}
 
     return [Job("filter", ME.path(config), {"config_sha256": config_hash(config, ME.name), "params": params, "inputs": [ref]},
-                [Step("prepare", prepare), Map("filter", units, filter_part, fingerprint=fingerprint)],
+                [Step("prepare", prepare), Map("filter", units, filter_part, fingerprint=fingerprint),
+                 Step("cache", cache_step)],
                 dataset=config.dataset, version=config.version, reuse_from=reuse_sources(config, ME.name))]
 
 

@@ -1,0 +1,81 @@
+"""The cache: results a run derives from inputs named by content, kept so that a later run with the same
+inputs and settings reads them instead of computing them again (an edited threshold reruns only what it
+changes). A cache entry is never published and never decides a byte on its own: it holds exactly what
+the computation would give, keyed by everything that computation reads.
+
+    <artifacts>/cache/<kind>/<key>-<sha256 of the entry's bytes><suffix>
+
+`key` is the sha256 of the facts the result depends on plus the code and library versions
+(versions.output_packages). An entry is read only after its bytes match the sha256 in its name; one that
+does not is deleted, logged and rebuilt. Writes are atomic, so concurrent workers at worst write the
+same entry twice. `[run] cache = false` turns the cache off; `corpus gc --cache` lists (and with
+`--delete` removes) it."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from pathlib import Path
+from typing import Any, Callable
+
+from corpus.store.atomic import canonical_json, sha256_bytes, write_bytes
+
+log = logging.getLogger(__name__)
+CACHE_DIR = "cache"
+
+
+def cache_key(facts: Any) -> str:
+    """The sha256 of the facts (JSON-able) and of the code and library versions that decide output bytes."""
+    from corpus.engine.versions import output_packages
+
+    return hashlib.sha256(canonical_json({"facts": facts, "packages": output_packages()}).encode()).hexdigest()
+
+
+class Cache:
+    """The entries of one kind ("ppl-model", "eval-index", "filter-memo/<identity>") under a root;
+    `Cache(None, kind)` is the switched-off cache: nothing is found, nothing is kept."""
+
+    def __init__(self, root: Path | None, kind: str, suffix: str = ".bin"):
+        self.dir = root / CACHE_DIR / kind if root is not None else None
+        self.suffix = suffix
+
+    def get(self, key: str) -> bytes | None:
+        if self.dir is None or not self.dir.is_dir():
+            return None
+        for path in sorted(self.dir.glob(f"{key}-*{self.suffix}")):
+            try:
+                data = path.read_bytes()
+            except OSError:
+                continue
+            if f"{key}-{sha256_bytes(data)}{self.suffix}" == path.name:
+                return data
+            log.warning("cache: %s does not match the checksum in its name; removed (it is rebuilt)", path)
+            path.unlink(missing_ok=True)
+        return None
+
+    def put(self, key: str, data: bytes) -> None:
+        """Keep `data` as the entry of `key` (an older entry of the key is replaced)."""
+        if self.dir is None:
+            return
+        name = f"{key}-{sha256_bytes(data)}{self.suffix}"
+        if not (self.dir / name).is_file():
+            self.dir.mkdir(parents=True, exist_ok=True)
+            write_bytes(self.dir / name, data)
+        for old in self.dir.glob(f"{key}-*{self.suffix}"):
+            if old.name != name:
+                old.unlink(missing_ok=True)
+
+    def get_or_build(self, key: str, build: Callable[[], bytes]) -> tuple[bytes, bool]:
+        """(the entry's bytes, True when they came from the cache)."""
+        data = self.get(key)
+        if data is not None:
+            return data, True
+        data = build()
+        self.put(key, data)
+        return data, False
+
+
+def cache_root(config) -> Path | None:
+    """Where a config's cache lives (its artifacts root: a node-local copy for an s3:// root), or None
+    when `[run] cache = false`."""
+    return config.artifacts if config["run"].get("cache", True) else None
