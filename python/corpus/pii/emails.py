@@ -68,11 +68,12 @@ PROSE_WORDS = frozenset((
     "eight nine ten home work school noon night midnight dawn dusk least last first once times time end "
     "start sea home college university office church war peace night morning evening afternoon length "
     "random hand risk best worst most large ease rest heart sight first what where when who how why which "
-    "there here now just only even still also very much more less dot dots com net org"
+    "there here now just only even still also very much more less dot dots"
 ).split())
 _MAIL_WORDS = re.compile(
-    r"(?<!\w)(?:e-?mail\w*|mail\w*|contact\w*|write|writing|reach|address\w*|courriel\w*|correo\w*|adresse\w*|"
-    r"schreib\w*|scrivi\w*|escrib\w*|escrev\w*|indirizzo|endereço|posta|kontakt\w*)(?!\w)", re.IGNORECASE)
+    r"(?<!\w)(?:e-?mail\w*|mail\w*|contact\w*|write|writing|wrote|send|reach|address\w*|courriel\w*|correo\w*|"
+    r"adresse\w*|écri\w*|ecri\w*|envoy\w*|schreib\w*|senden|scriv\w*|invia\w*|escrib\w*|envi\w*|escrev\w*|"
+    r"indirizzo|endereço|posta|kontakt\w*|stuur\w*|schrijf\w*)(?!\w)", re.IGNORECASE)
 MAIL_WORD_WINDOW = 40
 
 
@@ -126,6 +127,11 @@ class ObfuscatedEmailRecognizer(LocalRecognizer):
         words = list(_MAIL_WORDS.finditer(text, max(0, match.start() - MAIL_WORD_WINDOW), match.start()))
         if words:
             return "email.spelled", f"word {words[-1].group()!r}"
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        line_end = text.find("\n", match.end())
+        line_end = len(text) if line_end < 0 else line_end
+        if not text[line_start:match.start()].strip(" \t:-|>*") and not text[match.end():line_end].strip(" \t.;,|"):
+            return "email.spelled", "a line of its own"  # a contact block's line, not prose
         return None
 
     def analyze(self, text, entities, nlp_artifacts=None) -> list[RecognizerResult]:

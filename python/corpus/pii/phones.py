@@ -142,7 +142,8 @@ def phone_word_before(text: str, start: int) -> str | None:
     gap = window[last.end():]
     if len(gap) > MAX_GAP:
         return None
-    gap = gap.lstrip(".")  # "Tel." / "Mob."
+    if gap.startswith(".") and last.group().lower() in _ABBREVIATIONS:
+        gap = gap[1:]  # "Tel." / "Mob." (not the full stop after "... my WhatsApp.")
     if any(c.isdigit() for c in gap) or any(c in "!?;" for c in gap) or ". " in gap:
         return None
     return last.group()
@@ -246,7 +247,7 @@ class ContextPhoneRecognizer(_ShapeRecognizer):
         return self.decide(text, match) is not None
 
     def decide(self, text: str, match: re.Match) -> tuple[str, str] | None:
-        if not self._shape_ok(match):
+        if not self._shape_ok(match) or other_number_label(text, match.start()) is not None:
             return None
         word = phone_word_before(text, match.start()) or _phone_word_after(text, match.end())
         return None if word is None else ("phone.word_before", word)
@@ -261,6 +262,9 @@ class ContextPhoneRecognizer(_ShapeRecognizer):
             return False  # a bare 6-digit count ("number 142857"); grouped or 0-led numbers are phones
         if _SSN.fullmatch(match["body"]) and not match["cc"]:
             return False  # 531-21-7351 is a US social security number
+        if (not match["cc"] and len(groups) >= 4 and any(len(g) == 1 for g in groups[1:])
+                and set(re.sub(r"[0-9]+", "", match["body"])) == {"-"} and sum(map(len, groups)) in (10, 13)):
+            return False  # 978-1-146-83234-2, 0-306-40615-2: an ISBN
         return True
 
 
@@ -353,7 +357,7 @@ def context_word_regex(context: PhoneContext) -> "re.Pattern[str]":
 
 
 _NATIONAL_SEPARATORS = frozenset(" -./\u00a0")
-_PAREN_AREA = re.compile(r"^\(([0-9]{2,5})\)[ .\-]?")
+_PAREN_AREA = re.compile(r"^\((0[0-9]{1,4}|[0-9]{2,5})\)[ .\-]?")
 _TIME = re.compile(r"[0-9]{1,2}[:.][0-9]{2}")
 
 
@@ -362,13 +366,17 @@ def national_shape(match: re.Match) -> bool:
 
     6-12 digits; either one run of 9-11 digits ("4155550123", "06123456789") or 0-led 8, or 2-5 groups
     of at least 2 digits ("449 4898", "33 93 31", "612 345 678", "0521 998877", "030-12345678",
-    "(030) 1234 5678") joined by one kind of separator (space, hyphen, dot or slash; the closing bracket of
-    an area code aside). Not: dates and times, a run of years, an SSN, 6-8 digits in thousands grouping
-    ("120 000", "1 234 567": counts and prices), groups of one digit (ISBNs, "978-3-16-148410-0").
+    "(030) 1234 5678", "(0646) 458955") joined by one kind of separator (space, hyphen, dot or slash), an
+    area code in brackets or before a space aside ("(059)-9228339", "16 9572-9685"). Not: dates and
+    times, a run of years, an SSN, 6-8 digits in thousands grouping ("120 000", "1.234.567": counts and
+    prices), groups of one digit (ISBNs, "978-3-16-148410-0"), a year and a serial ("2014-822979").
     """
-    if match["cc"] or match["ext"]:
-        return False  # the international recognizer's, or an extension: FormattedPhoneRecognizer's
-    body = match["body"]
+    if match["ext"]:
+        return False  # FormattedPhoneRecognizer's
+    cc = match["cc"] or ""
+    if cc and not _PAREN_AREA.match(cc):
+        return False  # +cc / 00cc: the international recognizer's
+    body = cc + match["body"]  # "(0646) " read as PHONE_SHAPE's country code is an area code
     rest = body
     area = _PAREN_AREA.match(body)
     if area:
@@ -382,44 +390,94 @@ def national_shape(match: re.Match) -> bool:
         return 9 <= len(g) <= 11 or (len(g) == 8 and g.startswith("0"))
     if len(groups) > 5 or any(len(g) < 2 for g in groups):
         return False
-    separators = set(re.sub(r"[0-9]+", "", rest).replace(" - ", "-"))
-    if len(separators) > 1 or not separators <= _NATIONAL_SEPARATORS:
+    separators = [x for x in re.sub(r"[0-9]+", "|", rest.replace(" - ", "-")).strip("|").split("|") if x]
+    kinds = set(separators)
+    if len(kinds) == 2 and separators[0] == " " and len(groups[0]) <= 3 and not area:
+        kinds = set(separators[1:])  # "16 9572-9685": an area code, then the number
+    if len(kinds) > 1 or not kinds <= _NATIONAL_SEPARATORS:
         return False
     if _looks_like_other_number(body, groups) or _SSN.fullmatch(body):
         return False
-    if len(groups) == 2 and len(groups[0]) == 4 and groups[0][:2] in ("19", "20") and separators == {"-"}:
-        return False  # 2023-0042: a year and a serial
+    if len(groups) == 2 and len(groups[0]) == 4 and groups[0][:2] in ("19", "20") and kinds != {" "}:
+        return False  # 2014-822979, 2023/0042: a year and a serial
     first, tail = groups[0], groups[1:]
     if (not area and len(first) <= 3 and not first.startswith("0") and all(len(g) == 3 for g in tail)
-            and digits <= 8 and separators <= {" ", ".", "\u00a0"}):
+            and digits <= 8 and kinds <= {" ", ".", "\u00a0"}):
         return False  # 120 000, 1.234.567
-    if separators == {"."} and len(groups) == 2:
+    if kinds == {"."} and len(groups) == 2:
         return False  # 1234.5678: a decimal
-    if separators == {"/"} and len(groups) == 2 and len(groups[1]) <= 2:
+    if kinds == {"/"} and len(groups) == 2 and len(groups[1]) <= 2:
         return False  # 123456/78: a fraction or a reference
     return True
 
 
-_SENTENCE_END = re.compile(r"[!?;]|\.\s+[A-Z]|\n\s*\n")
-# An abbreviation's own dot is no sentence end: "Tel. 449 4898", "Phone no. 449 4898", "Nr. 0521 998877".
-_ABBREVIATION_DOT = re.compile(r"(?<!\w)(?:no|nr|nº|núm|num|tel|tél|ph|mob|tlf|tfno|telf|fax|ext|n)\.\s*$", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[!?;]|(?<!\.)\.(?!\.)\s+(?=[A-Z])|\n\s*\n")
+# A dot after one of these (or after a capitalised word of at most 4 letters: "Sig.", "Dr.", "Mme.") is an
+# abbreviation's, no sentence end: "Tel. 449 4898", "Phone no. 449 4898", "chiamare Sig. Rossi al ...".
+_ABBREVIATION = re.compile(r"(?:^|(?<=\W))(?:no|nr|nº|núm|num|tel|tél|ph|mob|tlf|tfno|telf|fax|ext|n|[A-Z][a-z]{0,3})$")
+_LEADER_DOTS = re.compile(r"\.{2,}|…")
+_CURRENCY_BEFORE = re.compile(r"(?:[€$£¥₹]|\b(?:EUR|USD|GBP|CHF|R\$|Fr\.|Rs\.?))\s?$")
 _LABEL_PUNCTUATION = " \t:.-–—|*/#>()[]"
 
 
 def _gap_ok(gap: str) -> bool:
-    """No sentence end (nor a blank line) between a context word and the number."""
-    if _SENTENCE_END.search(gap):
+    """No sentence end (nor a blank line) in the text between a context word and the number. A dot
+    followed by a capital is a sentence end unless it closes an abbreviation; leader dots
+    ("Contact number ........ 449 4898") are none."""
+    gap = _LEADER_DOTS.sub(" ", gap)
+    for m in _SENTENCE_END.finditer(gap):
+        if m.group().startswith(".") and _ABBREVIATION.search(gap[:m.start()]):
+            continue
         return False
     stripped = gap.rstrip()
-    return not stripped.endswith(".") or _ABBREVIATION_DOT.search(stripped) is not None or stripped == "."
+    if stripped.endswith(".") and stripped != ".":
+        return _ABBREVIATION.search(stripped[:-1]) is not None  # "no. 449 4898", not "call me. 449 4898"
+    return True
+
+
+# Labels that say a number is something else: "Order no. 96-74306", "Customer ID: 913 1785", "ISBN ...",
+# "Rechnungsnummer 2023-000123". They decide over any phone word near the number.
+OTHER_NUMBER_LABELS = (
+    "order", "invoice", "bill", "receipt", "reference", "ref", "customer", "client", "member", "membership",
+    "price", "prices", "total", "cost", "costs", "amount", "sum", "balance", "salary", "budget",
+    "preis", "betrag", "summe", "prix", "montant", "precio", "importe", "prezzo", "importo", "preço", "valor",
+    "prijs", "bedrag",
+    "account", "acct", "iban", "bic", "swift", "isbn", "issn", "doi", "vat", "tax", "tin", "ein", "ssn", "id", "ids",
+    "serial", "model", "part", "item", "sku", "article", "product", "tracking", "shipment", "parcel", "ticket",
+    "tickets", "booking", "reservation", "confirmation", "case", "claim", "policy", "patent", "file", "docket",
+    "registration", "licence", "license", "passport", "page", "pages", "pp", "chapter", "version", "build",
+    "bestell", "bestellnummer", "rechnung", "rechnungsnummer", "kundennummer", "kunden", "auftrag", "aktenzeichen",
+    "steuernummer", "artikel", "artikelnummer",
+    "commande", "facture", "référence", "dossier", "siret", "siren", "tva",
+    "pedido", "factura", "referencia", "cliente", "expediente", "nif", "cif", "dni",
+    "ordine", "fattura", "riferimento", "pratica", "codice", "partita",
+    "encomenda", "fatura", "referência", "nif", "cpf", "cnpj", "protocolo",
+    "bestelling", "factuur", "referentie", "klantnummer", "dossiernummer", "kvk", "btw",
+)
+_OTHER_LABEL = re.compile(
+    r"(?<!\w)(?:" + "|".join(map(re.escape, sorted(set(OTHER_NUMBER_LABELS), key=len, reverse=True))) + r")"
+    r"(?:[ .\-]?(?:no|nr|nº|n°|num|number|nummer|numéro|número|numero|code|id)\.?)?\s*(?:[:#=]|\bis\b|\best\b)?\s*"
+    r"(?:[€$£¥₹]|EUR|USD|GBP|CHF|R\$|Fr\.)?\s*$",
+    re.IGNORECASE)
+
+
+def other_number_label(text: str, start: int) -> str | None:
+    """The label right before text[start:] that names it another kind of number, or None. A number
+    written with its country code ("+", "00") is a phone number whatever its label."""
+    if text.startswith(("+", "00", "(+"), start):
+        return None
+    head = text[max(0, start - 40):start]
+    head = head[head.rfind("\n") + 1:]
+    m = _OTHER_LABEL.search(head)
+    return None if m is None else m.group().strip(" :#=")
 
 
 def context_word_near(text: str, start: int, end: int, words: "re.Pattern[str]", window: int) -> str | None:
     """The context word that confirms text[start:end] as a phone number, or None: the last one at most
-    ``window`` characters before it -- on its line, or on the line above when that line ends with the
-    word (a label, "Phone:") and nothing but punctuation precedes the number on its own line -- else the
-    first one at most ``window`` characters after it on its line, with no digit in between. Never across
-    a sentence end."""
+    ``window`` characters before it -- on its line with no digit and no sentence end in between, or on
+    the line above when that line ends with the word (a label, "Phone:") and nothing but punctuation
+    precedes the number on its own line -- else the first one at most ``window`` characters after it on
+    its line, with no digit and no sentence end in between."""
     line_start = text.rfind("\n", 0, start) + 1
     above = text.rfind("\n", 0, max(0, line_start - 1)) + 1 if line_start else 0
     best = None
@@ -428,8 +486,10 @@ def context_word_near(text: str, start: int, end: int, words: "re.Pattern[str]",
             if text[m.end():line_start].strip(_LABEL_PUNCTUATION + "\n") or text[line_start:start].strip(
                     _LABEL_PUNCTUATION):
                 continue  # the line above goes on after the word, or the number's line starts with something else
-        elif not _gap_ok(text[m.end():start]):
-            continue
+        else:
+            gap = text[m.end():start]
+            if any(c.isdigit() for c in gap) or not _gap_ok(gap):
+                continue
         best = m.group()
     if best is not None:
         return best
@@ -444,7 +504,7 @@ def context_word_near(text: str, start: int, end: int, words: "re.Pattern[str]",
 
 # --------------------------------------------------------------------------- address and contact blocks
 
-ADDRESS_REACH = 3       # lines above or below the number, inside one block of non-empty lines
+ADDRESS_REACH = 4       # lines above or below the number, inside one block of non-empty lines
 ADDRESS_LINE_MAX = 80   # a block line longer than this is prose, not part of an address
 _STREET_WORDS = (
     r"street|st\.|road|rd\.?|avenue|ave\.?|lane|ln\.?|drive|dr\.|boulevard|blvd\.?|way|court|ct\.|place|pl\.|square"
@@ -463,13 +523,21 @@ _STREET = re.compile(
     rf"[\w'. -]{{0,40}}?,?\s[0-9]{{1,5}}[a-z]?\b)",
     re.IGNORECASE)
 # A postal code and a place name: "10115 Berlin", "75008 Paris", "1012 AB Amsterdam", "00184 Roma (RM)",
-# "Springfield, IL 62704", "London SW1A 1AA", "1000-001 Lisboa", "CEP 01310-100", "D-80331 München".
+# "25074, Idro (BS)", "Springfield, IL 62704", "Alicante, 16357", "Wellington 6011", "London SW1A 1AA",
+# "1000-001 Lisboa", "01310-100 São Paulo", "CEP 01310-100", "D-80331 München", a Dutch "7862 QR" alone.
+_PLACE = r"[A-ZÀ-Ý][\w'’. ()/-]{1,40}"
 _POSTAL = re.compile(
-    r"(?:^|[\s,])(?:[A-Z]{1,2}-)?[0-9]{4,5}(?:-[0-9]{3})?(?:\s[A-Z]{2})?\s+[A-ZÀ-Ý][\w'’. -]{1,40}$"
-    r"|,\s*[A-Z]{2}\s+[0-9]{5}(?:-[0-9]{4})?\s*$"
+    rf"^(?:[A-Z]{{1,2}}-)?[0-9]{{4,5}}(?:-[0-9]{{3,4}})?(?:\s?[A-Z]{{2}})?,?\s+{_PLACE}$"
+    rf"|^{_PLACE},\s*(?:[A-Z]{{2}},?\s+)?[0-9]{{4,5}}(?:-[0-9]{{3,4}})?$"
+    rf"|^[A-ZÀ-Ý][\w'’. -]{{1,40}}\s[0-9]{{4}}$"
+    r"|^[0-9]{4}\s?[A-Z]{2}$"
     r"|\b[A-Z]{1,2}[0-9][A-Z0-9]?\s[0-9][A-Z]{2}\b"
-    r"|\b(?:CEP|PLZ|CP|C\.P\.|CAP|Postcode|Zip)\b:?\s*[0-9]",
-    re.MULTILINE)
+    r"|\b(?:CEP|PLZ|CP|C\.P\.|CAP|Postcode|Zip)\b:?\s*[0-9]")
+# A street line: a capitalised name with a house number at its end or start, at most 7 words, no
+# sentence in it: "Hauptstraße 12", "Via Roma, 3", "Flat 80", "773 Tapia Viaduct Apt. 288".
+_STREET_LINE = re.compile(
+    r"^(?:[A-ZÀ-Ý][\w'’.-]*,?\s+(?:[\w'’.-]+,?\s+){0,5}[0-9]{1,5}[A-Za-z]?(?:\s?[-/]\s?[0-9]{1,4})?"
+    r"|[0-9]{1,5}[A-Za-z]?,?\s+[A-ZÀ-Ý][\w'’.-]*(?:\s+[\w'’.#-]+){0,6})$")
 _EMAIL_CUE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|[\w.+-]+\s?[(\[]at[)\]]\s?[\w-]+")
 
 
@@ -477,13 +545,14 @@ def _address_cue(line: str) -> str | None:
     """What makes ``line`` a line of an address or contact block: "postal code", "street" or "e-mail"."""
     if _POSTAL.search(line):
         return "postal code"
-    if _STREET.search(line):
+    if _STREET.search(line) or (_STREET_LINE.match(line) and not _SENTENCE_IN_LINE.search(line)):
         return "street"
     if _EMAIL_CUE.search(line):
         return "e-mail"
     return None
 
 
+_SENTENCE_IN_LINE = re.compile(r"[!?;]|[a-z]{4,}\.(?:\s|$)")
 _NAME_BEFORE = re.compile(r"^[\w'’. ()-]{0,40}(?:,|\s[-–—|:])\s*$")
 
 
@@ -537,8 +606,10 @@ class LocalPhoneRecognizer(_ShapeRecognizer):
 
     def decide(self, text: str, match: re.Match) -> tuple[str, str] | None:
         """(rule, trigger) if ``match`` is reported, else None."""
-        if not national_shape(match):
+        if not national_shape(match) or other_number_label(text, match.start()) is not None:
             return None
+        if _CURRENCY_BEFORE.search(text, max(0, match.start() - 6), match.start()):
+            return None  # "€ 605 197", "USD 1 250 000"
         word = context_word_near(text, match.start(), match.end(), self._words, self.phone_context.window)
         if word is not None:
             return "phone.context", word

@@ -88,6 +88,7 @@ from corpus.pii.phones import (
     InternationalPhoneRecognizer,
     LocalPhoneRecognizer,
     PhoneContext,
+    other_number_label,
 )
 
 __all__ = [
@@ -299,6 +300,10 @@ class FormattedPhoneRecognizer(PatternRecognizer):
             context=self.CONTEXT,
         )
 
+    def analyze(self, text, entities, nlp_artifacts=None, regex_flags=None):
+        results = super().analyze(text, entities, nlp_artifacts, regex_flags)
+        return [r for r in results if other_number_label(text, r.start) is None]  # "Invoice 2014 822 979"
+
     def invalidate_result(self, pattern_text: str) -> bool:
         # invalidate (not validate): a validated result would be scored 1.0, above presidio's phones
         shape = self._SHAPE.fullmatch(pattern_text)
@@ -403,7 +408,8 @@ class LineWindowPhoneRecognizer(PhoneRecognizer):
             for result in super().analyze(text[line_start:line_end], entities, None):
                 result.start += line_start
                 result.end += line_start
-                results.append(result)
+                if other_number_label(text, result.start) is None:  # "Invoice 2014-822979" is no phone
+                    results.append(result)
         return results
 
 
