@@ -33,12 +33,17 @@ GSM8K (train and test), ABC rural and science news, the Lee background news, the
 WikiText-2 and the State of the Union addresses (each sentence once; sentences with real contact details
 -- a ddd-ddd-dddd number, "fax", "e-mail", "(at)" -- are PII and left out).
 
-Splits by seed, locale and template: ``tune`` (seed 1; en_US en_GB de_DE fr_FR es_ES it_IT pt_BR nl_NL;
-templates A; even-hashed real sentences) was looked at while the rules were written; ``heldout`` (seed 2;
-en_AU en_CA en_NZ de_AT de_CH fr_CH nl_BE pt_PT es_MX es_CO it_CH; templates B; odd-hashed real
-sentences) was not, and the targets are judged on its hardest part: every phone category except
-same_line and prose_no_cue (where a label sits right before the number, the old rules already worked).
-Targets: phone recall and precision >= 0.95 there; e-mail recall (all forms) >= 0.99.
+Splits by seed, locale, template and real sentence (sha256 of the sentence, first byte mod 4):
+``tune`` (seed 1; en_US en_GB de_DE fr_FR es_ES it_IT pt_BR nl_NL; templates A; real sentences 0 and 1)
+was looked at while the rules were written. ``heldout`` (seed 2; en_AU en_CA en_NZ de_AT de_CH fr_CH nl_BE
+pt_PT es_MX es_CO it_CH; templates B; real sentences 2) was scored once the tune figures were met; it
+missed the targets, its errors were then looked at and the rules changed, so it is a second tuning set
+from then on. ``heldout2`` (seed 3; en_IN en_IE fr_CA fr_BE es_AR es_CL de_LU de_LI it_IT pt_PT nl_BE;
+templates C; real sentences 3) was written before heldout's errors were looked at and scored only with the
+final rules. The targets are judged on each held-out split's hardest part: every phone category except
+same_line and prose_no_cue (a label right before the number: the old rules already worked; no cue at all:
+nothing can), plus the distractor and real-sentence documents for precision. Targets: phone recall and
+precision >= 0.95 there; e-mail recall (all forms) >= 0.99.
 
 Everything is a pure function of the mirror files, Faker 40.54.0 and the seeds.
 """
@@ -60,11 +65,15 @@ import pii_labelled as pl
 from common import mirror_dir, write_results
 
 SPLITS = {
-    "tune": {"seed": 1, "templates": "A", "parity": 0,
+    "tune": {"seed": 1, "templates": "A", "parity": (0, 1),
              "locales": ("en_US", "en_GB", "de_DE", "fr_FR", "es_ES", "it_IT", "pt_BR", "nl_NL")},
-    "heldout": {"seed": 2, "templates": "B", "parity": 1,
+    "heldout": {"seed": 2, "templates": "B", "parity": 2,
                 "locales": ("en_AU", "en_CA", "en_NZ", "de_AT", "de_CH", "fr_CH", "nl_BE", "pt_PT", "es_MX", "es_CO",
                             "it_CH")},
+    # written before heldout's errors were looked at, scored once the rules were final
+    "heldout2": {"seed": 3, "templates": "C", "parity": 3,
+                 "locales": ("en_IN", "en_IE", "fr_CA", "fr_BE", "es_AR", "es_CL", "de_LU", "de_LI", "it_IT", "pt_PT",
+                             "nl_BE")},
 }
 PER_LOCALE = 140
 PHONE_CATEGORIES = ("same_line", "line_above", "after", "sentence", "form", "address", "prose_no_cue")
@@ -97,6 +106,13 @@ PHONE_T = {
                            "You can text me at {x} any time.", "The helpline, {x}, is open all week."],
               "form": ["Full name: {n}\nPhone number: {x}\nEmail: {e}", "{n} | {x} (mobile) | {e}"],
               "prose_no_cue": ["It was {x} that {n} wrote on the card."]},
+        "C": {"same_line": ["Tel: {x}", "Mob. {x}", "Phone no. {x}"],
+              "line_above": ["{n}\nCell phone\n{x}", "{c}\nSwitchboard:\n{x}"],
+              "after": ["{x} (home)", "{x} - WhatsApp only", "{x} is the fax line.", "{x} (direct line)"],
+              "sentence": ["Please give me a call on {x} when you land.", "Our landline is {x}, the mobile is in the footer.",
+                           "Dial {x} and ask for {n}."],
+              "form": ["Name ........ {n}\nTelephone ... {x}\nE-mail ...... {e}", "| {n} | Mobile | {x} |"],
+              "prose_no_cue": ["{n} wrote {x} on the back of the envelope."]},
     },
     "de": {
         "A": {"same_line": ["Telefon: {x}", "Tel.: {x}"], "line_above": ["{n}\nTelefon:\n{x}"],
@@ -105,6 +121,9 @@ PHONE_T = {
         "B": {"same_line": ["Mobil: {x}", "Fax {x}"], "line_above": ["{c}\nTelefon / Fax\n{x}"],
               "after": ["{x} (Handy)", "{x} (Zentrale)"], "sentence": ["Rufen Sie bei Fragen einfach unser Büro an: {x}."],
               "form": ["Ansprechpartner: {n}\nRufnummer: {x}\nE-Mail: {e}"], "prose_no_cue": ["Es war {x}, sagte {n}."]},
+        "C": {"same_line": ["Tel {x}", "Handy: {x}"], "line_above": ["{n}\nMobilnummer:\n{x}"],
+              "after": ["{x} (Festnetz)", "{x} (Sekretariat)"], "sentence": ["Bitte rufen Sie mich unter {x} zurück."],
+              "form": ["Name: {n}\nTelefonnummer: {x}\nE-Mail: {e}"], "prose_no_cue": ["{n} notierte {x} auf dem Zettel."]},
     },
     "fr": {
         "A": {"same_line": ["Téléphone : {x}", "Tél. {x}"], "line_above": ["{n}\nTéléphone :\n{x}"],
@@ -114,6 +133,9 @@ PHONE_T = {
               "after": ["{x} (portable)", "{x} (standard)"], "sentence": ["Pour toute question, appelez le {x} en semaine."],
               "form": ["Interlocuteur : {n}\nNuméro de téléphone : {x}\nE-mail : {e}"],
               "prose_no_cue": ["C'était le {x}, dit {n}."]},
+        "C": {"same_line": ["Tél : {x}", "Mobile : {x}"], "line_above": ["{n}\nTéléphone portable\n{x}"],
+              "after": ["{x} (domicile)", "{x} (fax)"], "sentence": ["N'hésitez pas à m'appeler au {x} demain."],
+              "form": ["Nom : {n}\nTél. : {x}\nCourriel : {e}"], "prose_no_cue": ["{n} nota {x} sur un papier."]},
     },
     "es": {
         "A": {"same_line": ["Teléfono: {x}", "Tel. {x}"], "line_above": ["{n}\nTeléfono:\n{x}"],
@@ -122,6 +144,9 @@ PHONE_T = {
         "B": {"same_line": ["Celular: {x}", "Tfno. {x}"], "line_above": ["{c}\nContacto\n{x}"],
               "after": ["{x} (móvil)", "{x} (WhatsApp)"], "sentence": ["Para reservas, llame a la oficina al {x} antes del mediodía."],
               "form": ["Persona de contacto: {n}\nTeléfono móvil: {x}\nCorreo: {e}"], "prose_no_cue": ["Era el {x}, dijo {n}."]},
+        "C": {"same_line": ["Tlf. {x}", "Móvil {x}"], "line_above": ["{n}\nTeléfono móvil\n{x}"],
+              "after": ["{x} (fijo)", "{x} (centralita)"], "sentence": ["Si tiene dudas, llámenos al {x} cuando quiera."],
+              "form": ["Nombre: {n}\nTeléfono: {x}\nCorreo electrónico: {e}"], "prose_no_cue": ["{n} apuntó {x} en la servilleta."]},
     },
     "it": {
         "A": {"same_line": ["Telefono: {x}", "Tel. {x}"], "line_above": ["{n}\nTelefono:\n{x}"],
@@ -130,6 +155,9 @@ PHONE_T = {
         "B": {"same_line": ["Cell. {x}", "Fax: {x}"], "line_above": ["{c}\nRecapito\n{x}"],
               "after": ["{x} (cellulare)", "{x} (centralino)"], "sentence": ["Per informazioni contattateci allo {x} dalle nove."],
               "form": ["Referente: {n}\nNumero di telefono: {x}\nEmail: {e}"], "prose_no_cue": ["Era il {x}, disse {n}."]},
+        "C": {"same_line": ["Tel: {x}", "Cellulare {x}"], "line_above": ["{n}\nNumero di cellulare\n{x}"],
+              "after": ["{x} (ufficio)", "{x} (solo WhatsApp)"], "sentence": ["Per prenotare chiamate il {x} entro sera."],
+              "form": ["Nome: {n}\nTelefono: {x}\nEmail: {e}"], "prose_no_cue": ["{n} scrisse {x} sul foglio."]},
     },
     "pt": {
         "A": {"same_line": ["Telefone: {x}", "Tel. {x}"], "line_above": ["{n}\nTelefone:\n{x}"],
@@ -138,6 +166,9 @@ PHONE_T = {
         "B": {"same_line": ["Telemóvel: {x}", "Fax: {x}"], "line_above": ["{c}\nContacto\n{x}"],
               "after": ["{x} (telemóvel)", "{x} (WhatsApp)"], "sentence": ["Para marcações, ligue para o escritório pelo {x}."],
               "form": ["Pessoa de contacto: {n}\nNúmero de telefone: {x}\nE-mail: {e}"], "prose_no_cue": ["Era o {x}, disse {n}."]},
+        "C": {"same_line": ["Tel: {x}", "Celular {x}"], "line_above": ["{n}\nTelefone celular\n{x}"],
+              "after": ["{x} (fixo)", "{x} (só WhatsApp)"], "sentence": ["Qualquer dúvida, ligue para {x} amanhã."],
+              "form": ["Nome: {n}\nTelefone: {x}\nE-mail: {e}"], "prose_no_cue": ["{n} anotou {x} no papel."]},
     },
     "nl": {
         "A": {"same_line": ["Telefoon: {x}", "Tel. {x}"], "line_above": ["{n}\nTelefoon:\n{x}"],
@@ -146,11 +177,15 @@ PHONE_T = {
         "B": {"same_line": ["Mobiel: {x}", "Fax: {x}"], "line_above": ["{c}\nContact\n{x}"],
               "after": ["{x} (mobiel)", "{x} (GSM)"], "sentence": ["Voor vragen kunt u ons kantoor bereiken op {x}."],
               "form": ["Contactpersoon: {n}\nTelefoonnummer: {x}\nE-mail: {e}"], "prose_no_cue": ["Het was {x}, zei {n}."]},
+        "C": {"same_line": ["Tel: {x}", "GSM: {x}"], "line_above": ["{n}\nMobiel nummer\n{x}"],
+              "after": ["{x} (thuis)", "{x} (alleen WhatsApp)"], "sentence": ["Bel gerust naar {x} als u vragen heeft."],
+              "form": ["Naam: {n}\nTelefoonnummer: {x}\nE-mail: {e}"], "prose_no_cue": ["{n} schreef {x} op het briefje."]},
     },
 }
 # The address block: no phone word anywhere in it.
 ADDRESS_T = {"A": ["{n}\n{a}\n{x}\n{e}", "{c}\n{a}\n{x}", "{n}, {x}\n{a}"],
-             "B": ["{c}\n{n}\n{a}\n{x}", "{a}\n{x}\n{e}", "{n}\n{a}\n{x} | {e}"]}
+             "B": ["{c}\n{n}\n{a}\n{x}", "{a}\n{x}\n{e}", "{n}\n{a}\n{x} | {e}"],
+             "C": ["{n} - {x}\n{a}\n{e}", "{c}\n{a}\n{e}\n{x}", "{n}\n{c}\n{a}\n{x}"]}
 EMAIL_T = {
     "en": {"A": ["Write to {e} for details.", "E-mail: {e}", "{n}\n{e}"], "B": ["Send the form to {e} by Friday.", "Contact: {e}", "{c}\n{n}\n{e}"]},
     "de": {"A": ["Schreiben Sie an {e}.", "E-Mail: {e}"], "B": ["Bitte senden Sie alles an {e}.", "Kontakt: {e}"]},
@@ -160,6 +195,12 @@ EMAIL_T = {
     "pt": {"A": ["Escreva para {e}.", "E-mail: {e}"], "B": ["Envie o formulário para {e}.", "Contacto: {e}"]},
     "nl": {"A": ["Mail naar {e}.", "E-mail: {e}"], "B": ["Stuur het formulier naar {e}.", "Contact: {e}"]},
 }
+for _lang, _t in {"en": ["Drop a line to {e} if anything changes.", "Email address: {e}", "{n}\n{c}\n{e}"],
+                  "de": ["Fragen bitte per Mail an {e}.", "Mail: {e}"], "fr": ["Merci d'écrire à {e}.", "Adresse e-mail : {e}"],
+                  "es": ["Dudas por correo a {e}.", "Email: {e}"], "it": ["Domande via mail a {e}.", "Posta: {e}"],
+                  "pt": ["Dúvidas por e-mail para {e}.", "Email: {e}"], "nl": ["Vragen mailen naar {e}.", "Mail: {e}"]}.items():
+    EMAIL_T[_lang]["C"] = _t
+
 # Distractors: digit groups that are not phones, many next to a phone word.
 DISTRACTOR_T = {
     "A": ["Order no. {ord} was shipped; call us if it is late.", "ISBN {isbn}", "Invoice {inv} is due on {date}.",
@@ -170,6 +211,10 @@ DISTRACTOR_T = {
           "Final score {score}; {big} fans watched.", "Member no. {cid}", "Office hours {time}",
           "Between {year} and {year2} the call centre grew.", "Tracking number {ref}", "Account {iban}",
           "The mobile plan costs {price} a month.", "Tickets {ord} to {ord2} are valid."],
+    "C": ["Parcel {ord} left the depot; questions? call the office.", "Book: ISBN {isbn}", "Receipt {inv} of {date}",
+          "Amount due: {price}", "They won {score}, with {big} watching.", "Client reference {cid}", "Hours: {time}",
+          "From {year} to {year2} phone sales doubled.", "Case file {ref}", "Pay to {iban}", "Deposit {price}, see office.",
+          "Shipment {ref} (contact the office)"],
 }
 
 
@@ -306,7 +351,7 @@ def real_number_sentences(mirror: Path) -> dict[str, list[str]]:
 
 
 def _parity(s: str) -> int:
-    return hashlib.sha256(s.encode()).digest()[0] & 1
+    return hashlib.sha256(s.encode()).digest()[0] % 4
 
 
 # --------------------------------------------------------------------------- documents
@@ -379,7 +424,8 @@ def build_split(mirror: Path, split: str, per_locale: int = PER_LOCALE) -> list[
                          "text": text, "spans": gold})
     real = real_number_sentences(mirror)
     for source, sentences in real.items():
-        mine = [s for s in sentences if _parity(s) == cfg["parity"]]
+        parity = cfg["parity"] if isinstance(cfg["parity"], tuple) else (cfg["parity"],)
+        mine = [s for s in sentences if _parity(s) in parity]
         for i, s in enumerate(mine):
             docs.append({"id": f"hard:{split}:real:{source}:{i}", "split": split, "locale": "en", "category": f"real:{source}",
                          "kind": "NONE", "text": s, "spans": []})
@@ -489,12 +535,12 @@ def check_targets(ev: dict) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mirror", type=Path, default=mirror_dir())
-    ap.add_argument("--split", choices=("tune", "heldout", "both"), default="both")
+    ap.add_argument("--split", choices=(*SPLITS, "all"), default="all")
     ap.add_argument("--show-errors", action="store_true")
     ap.add_argument("--dump", type=Path, help="write <split>.jsonl here and stop")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
-    splits = ("tune", "heldout") if args.split == "both" else (args.split,)
+    splits = tuple(SPLITS) if args.split == "all" else (args.split,)
     sets = {s: build_split(args.mirror, s) for s in splits}
     shas = {}
     for s, docs in sets.items():
@@ -521,10 +567,12 @@ def main(argv: list[str] | None = None) -> int:
         ev = evaluate(docs, params, args.show_errors)
         print_report(s, ev)
         fig["results"][s] = ev
-    if "heldout" in fig["results"]:
-        fig["target_failures"] = check_targets(fig["results"]["heldout"])
-        fig["targets_met"] = not fig["target_failures"]
-        print("\ntargets (heldout, hard part):", "PASS" if fig["targets_met"] else "NOT MET", fig["target_failures"] or "")
+    fig["target_failures"] = {}
+    for s in ("heldout", "heldout2"):
+        if s in fig["results"]:
+            fig["target_failures"][s] = check_targets(fig["results"][s])
+            print(f"\ntargets ({s}, hard part):", "NOT MET" if fig["target_failures"][s] else "PASS",
+                  fig["target_failures"][s] or "")
     write_results(args.json, fig)
     return 0
 
