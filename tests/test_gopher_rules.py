@@ -18,7 +18,7 @@ from functools import lru_cache
 import pytest
 
 from conftest import mirror_sha as mirror_file, tinystories
-from corpus.filters.gopher import GopherParams, gopher_quality
+from corpus.filters.gopher import ELLIPSIS_DETAIL, HASH_DETAIL, GopherParams, gopher_quality
 from corpus.filters.repetition import gopher_repetition
 
 TINYSTORIES = "c56cfd24fb1c542b141a396184b822a4db3672abdb4c49c6aa843171c5e822a5"
@@ -217,9 +217,9 @@ def test_hash_word_ratio():
 
     assert gopher_quality(hashtagged(9)) is None
     assert gopher_quality(hashtagged(10)) is None  # 10 / 100 = 0.1: at the threshold
-    assert gopher_quality(hashtagged(11)) == ("hash_word_ratio", 0.11)
+    assert gopher_quality(hashtagged(11)) == ("max_symbol_word_ratio", 0.11, HASH_DETAIL)
     tighter = nudged(DEFAULT, "max_symbol_word_ratio", 0.099)
-    assert gopher_quality(hashtagged(10), tighter) == ("hash_word_ratio", 0.1)
+    assert gopher_quality(hashtagged(10), tighter) == ("max_symbol_word_ratio", 0.1, HASH_DETAIL)
 
 
 def test_ellipsis_word_ratio():
@@ -229,9 +229,9 @@ def test_ellipsis_word_ratio():
         return edit_words(text, k, lambda word, i: word + ("..." if i % 2 else "…"))
 
     assert gopher_quality(trailing_off(10)) is None  # 10 / 100 = 0.1: at the threshold
-    assert gopher_quality(trailing_off(11)) == ("ellipsis_word_ratio", 0.11)
+    assert gopher_quality(trailing_off(11)) == ("max_symbol_word_ratio", 0.11, ELLIPSIS_DETAIL)
     tighter = nudged(DEFAULT, "max_symbol_word_ratio", 0.099)
-    assert gopher_quality(trailing_off(10), tighter) == ("ellipsis_word_ratio", 0.1)
+    assert gopher_quality(trailing_off(10), tighter) == ("max_symbol_word_ratio", 0.1, ELLIPSIS_DETAIL)
 
 
 def test_bullet_lines_ratio():
@@ -242,13 +242,13 @@ def test_bullet_lines_ratio():
         return separator.join(bullets[i % 3] + line if i < k else line for i, line in enumerate(lines))
 
     assert gopher_quality(bulleted(18)) is None  # 18 / 20 = 0.9: at the threshold
-    assert gopher_quality(bulleted(19)) == ("bullet_lines_ratio", 0.95)
+    assert gopher_quality(bulleted(19)) == ("max_bullet_lines_ratio", 0.95)
     # Blank lines are not lines: the ratio is the same with blank lines in between.
-    assert gopher_quality(bulleted(19, "\n\n")) == ("bullet_lines_ratio", 0.95)
+    assert gopher_quality(bulleted(19, "\n\n")) == ("max_bullet_lines_ratio", 0.95)
     # Indented bullets are bullets: lines are stripped before the check.
-    assert gopher_quality(bulleted(19, "\n   ")) == ("bullet_lines_ratio", 0.95)
+    assert gopher_quality(bulleted(19, "\n   ")) == ("max_bullet_lines_ratio", 0.95)
     tighter = nudged(DEFAULT, "max_bullet_lines_ratio", 0.89)
-    assert gopher_quality(bulleted(18), tighter) == ("bullet_lines_ratio", 0.9)
+    assert gopher_quality(bulleted(18), tighter) == ("max_bullet_lines_ratio", 0.9)
 
 
 def test_ellipsis_lines_ratio():
@@ -260,9 +260,9 @@ def test_ellipsis_lines_ratio():
         return "\n".join(line[:-1] + ending[i % 2] if i < k else line for i, line in enumerate(lines))
 
     assert gopher_quality(trailing_off(6)) is None  # 6 / 20 = 0.3: at the threshold
-    assert gopher_quality(trailing_off(7)) == ("ellipsis_lines_ratio", 0.35)
+    assert gopher_quality(trailing_off(7)) == ("max_ellipsis_lines_ratio", 0.35)
     tighter = nudged(DEFAULT, "max_ellipsis_lines_ratio", 0.29)
-    assert gopher_quality(trailing_off(6), tighter) == ("ellipsis_lines_ratio", 0.3)
+    assert gopher_quality(trailing_off(6), tighter) == ("max_ellipsis_lines_ratio", 0.3)
 
 
 def test_alpha_words_ratio():
@@ -284,9 +284,9 @@ def test_alpha_words_ratio():
     assert gopher_quality(at_threshold) is None
     expected = alpha / (len(words) + missing + 1)
     assert 0.78 < expected < 0.8
-    assert gopher_quality(one_more) == ("alpha_words_ratio", expected)
+    assert gopher_quality(one_more) == ("min_alpha_words_ratio", expected)
     looser = nudged(DEFAULT, "min_alpha_words_ratio", 0.81)
-    assert gopher_quality(at_threshold, looser) == ("alpha_words_ratio", 0.8)
+    assert gopher_quality(at_threshold, looser) == ("min_alpha_words_ratio", 0.8)
 
 
 def test_stop_words():
@@ -309,9 +309,9 @@ def test_stop_words():
     assert len(ref_words(keeping(0))) >= 50
     assert gopher_quality(keeping(2)) is None  # at the threshold
     assert gopher_quality(keeping(2, capitalise_first=True)) is None  # case-insensitive
-    assert gopher_quality(keeping(1)) == ("stop_words", 1.0)
-    assert gopher_quality(keeping(0)) == ("stop_words", 0.0)
-    assert gopher_quality(keeping(2), nudged(DEFAULT, "min_stop_words", 3)) == ("stop_words", 2.0)
+    assert gopher_quality(keeping(1)) == ("min_stop_words", 1.0)
+    assert gopher_quality(keeping(0)) == ("min_stop_words", 0.0)
+    assert gopher_quality(keeping(2), nudged(DEFAULT, "min_stop_words", 3)) == ("min_stop_words", 2.0)
 
 
 # --- order and parameters -----------------------------------------------------------------------
@@ -321,7 +321,7 @@ def test_first_failing_rule_is_reported():
     lines = truman_lines()[:20]
     bulleted_and_trailing = "\n".join("• " + line[:-1] + "..." for line in lines)
     # Fails bullet_lines_ratio (1.0) and ellipsis_lines_ratio (1.0): the earlier rule is reported.
-    assert gopher_quality(bulleted_and_trailing) == ("bullet_lines_ratio", 1.0)
+    assert gopher_quality(bulleted_and_trailing) == ("max_bullet_lines_ratio", 1.0)
     # Fewer than 50 words also: min_words comes first of all.
     assert gopher_quality("\n".join("• " + line + "..." for line in lines[:2])) == (
         "min_words",
@@ -336,6 +336,6 @@ def test_custom_stop_words():
         return sum(token.strip(string.punctuation).lower() == word for token in text.split())
 
     assert occurrences("sew") == 1 and occurrences("lily") == 3
-    assert gopher_quality(text, replace(DEFAULT, stop_words=("sew",))) == ("stop_words", 1.0)
+    assert gopher_quality(text, replace(DEFAULT, stop_words=("sew",))) == ("min_stop_words", 1.0)
     assert gopher_quality(text, replace(DEFAULT, stop_words=("lily",))) is None
-    assert gopher_quality(text, replace(DEFAULT, stop_words=())) == ("stop_words", 0.0)
+    assert gopher_quality(text, replace(DEFAULT, stop_words=())) == ("min_stop_words", 0.0)

@@ -135,7 +135,7 @@ def test_recomputed_filter_values_equal_the_stored_ones(run):
                 if rule is not None and rule.measure is not None:
                     assert rule.measure(row["text"]) == pytest.approx(row["value"], rel=1e-12), (row["id"], rule.key)
                     checked.add(rule.key)
-    assert {"gopher.min_words", "gopher.alpha_words_ratio", "ppl.threshold"} <= checked
+    assert {"gopher.min_words", "gopher.min_alpha_words_ratio", "ppl.threshold"} <= checked
 
 
 def test_sampled_parts_are_said_on_the_page(run, tmp_path):

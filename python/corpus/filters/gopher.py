@@ -32,17 +32,22 @@ threshold; ``p`` is the :class:`GopherParams`):
  2. ``max_words``             word count > ``p.max_words``
  3. ``min_mean_word_length``  mean word length < ``p.min_mean_word_length``
  4. ``max_mean_word_length``  mean word length > ``p.max_mean_word_length``
- 5. ``hash_word_ratio``       ``#`` characters anywhere in the text / word count
-                              > ``p.max_symbol_word_ratio``
- 6. ``ellipsis_word_ratio``   (occurrences of ``...`` + of ``…``) / word count
-                              > ``p.max_symbol_word_ratio`` (``....`` holds one ``...``)
- 7. ``bullet_lines_ratio``    lines starting with a bullet (:data:`BULLET_PREFIXES`) / lines
-                              > ``p.max_bullet_lines_ratio``
- 8. ``ellipsis_lines_ratio``  lines ending with ``...`` or ``…`` / lines
-                              > ``p.max_ellipsis_lines_ratio``
- 9. ``alpha_words_ratio``     alphabetic words / words < ``p.min_alpha_words_ratio``
-10. ``stop_words``            stop word occurrences < ``p.min_stop_words`` (counting stops as soon
-                              as the minimum is reached, so a passing text is not scanned to the end)
+ 5. ``max_symbol_word_ratio``     ``#`` characters anywhere in the text / word count
+                                  > ``p.max_symbol_word_ratio`` (detail ``'#' per word``)
+ 6. ``max_symbol_word_ratio``     (occurrences of ``...`` + of ``…``) / word count
+                                  > ``p.max_symbol_word_ratio`` (``....`` holds one ``...``; detail
+                                  ``ellipses per word``)
+ 7. ``max_bullet_lines_ratio``    lines starting with a bullet (:data:`BULLET_PREFIXES`) / lines
+                                  > ``p.max_bullet_lines_ratio``
+ 8. ``max_ellipsis_lines_ratio``  lines ending with ``...`` or ``…`` / lines
+                                  > ``p.max_ellipsis_lines_ratio``
+ 9. ``min_alpha_words_ratio``     alphabetic words / words < ``p.min_alpha_words_ratio``
+10. ``min_stop_words``            stop word occurrences < ``p.min_stop_words`` (counting stops as
+                                  soon as the minimum is reached, so a passing text is not scanned to
+                                  the end)
+
+A rule is named by the config key that sets its threshold, so `corpus rejects`, `why` and the report
+use the names a user edits; the two symbol ratios share one key and are told apart by the detail.
 
 Empty or whitespace-only text has 0 words and fails ``min_words`` with value 0.0. Ratios over
 zero words or zero lines are 0.0 (only reachable when ``min_words`` is set to 0).
@@ -145,8 +150,12 @@ def count_stop_words(text: str, stop_words: tuple[str, ...], enough: int) -> int
     return count
 
 
-def gopher_quality(text: str, p: GopherParams = DEFAULT_PARAMS) -> tuple[str, float] | None:
-    """None if the text passes; else (rule, measured value) of the FIRST failing rule.
+HASH_DETAIL, ELLIPSIS_DETAIL = "'#' per word", "ellipses per word"  # the two max_symbol_word_ratio rules
+
+
+def gopher_quality(text: str, p: GopherParams = DEFAULT_PARAMS) -> tuple | None:
+    """None if the text passes; else (rule, measured value) of the FIRST failing rule, or (rule, value,
+    detail) for the symbol ratios.
 
     Rules and their order are listed in the module docstring.
     """
@@ -165,30 +174,30 @@ def gopher_quality(text: str, p: GopherParams = DEFAULT_PARAMS) -> tuple[str, fl
 
     hash_ratio = _ratio(text.count("#"), n_words)
     if hash_ratio > p.max_symbol_word_ratio:
-        return "hash_word_ratio", hash_ratio
+        return "max_symbol_word_ratio", hash_ratio, HASH_DETAIL
     ellipsis_ratio = _ratio(text.count("...") + text.count("…"), n_words)
     if ellipsis_ratio > p.max_symbol_word_ratio:
-        return "ellipsis_word_ratio", ellipsis_ratio
+        return "max_symbol_word_ratio", ellipsis_ratio, ELLIPSIS_DETAIL
 
     lines = nonblank_lines(text)
     bullet_ratio = _ratio(sum(1 for line in lines if line.startswith(BULLET_PREFIXES)), len(lines))
     if bullet_ratio > p.max_bullet_lines_ratio:
-        return "bullet_lines_ratio", bullet_ratio
+        return "max_bullet_lines_ratio", bullet_ratio
     ellipsis_lines = _ratio(sum(1 for line in lines if line.endswith(ELLIPSES)), len(lines))
     if ellipsis_lines > p.max_ellipsis_lines_ratio:
-        return "ellipsis_lines_ratio", ellipsis_lines
+        return "max_ellipsis_lines_ratio", ellipsis_lines
 
     alpha_ratio = _ratio(count_alpha_words(text, n_words), n_words)
     if alpha_ratio < p.min_alpha_words_ratio:
-        return "alpha_words_ratio", alpha_ratio
+        return "min_alpha_words_ratio", alpha_ratio
 
     stop_words = count_stop_words(text, p.stop_words, p.min_stop_words)
     if stop_words < p.min_stop_words:
-        return "stop_words", float(stop_words)
+        return "min_stop_words", float(stop_words)
     return None
 
 
 FILTER = FilterSpec("gopher", GopherParams, rule_function(gopher_quality),
-                    rules=lambda p: ("min_words", "max_words", "min_mean_word_length", "max_mean_word_length", "hash_word_ratio",
-                           "ellipsis_word_ratio", "bullet_lines_ratio", "ellipsis_lines_ratio", "alpha_words_ratio",
-                           "stop_words"))
+                    rules=lambda p: ("min_words", "max_words", "min_mean_word_length", "max_mean_word_length",
+                                     "max_symbol_word_ratio", "max_bullet_lines_ratio", "max_ellipsis_lines_ratio",
+                                     "min_alpha_words_ratio", "min_stop_words"))

@@ -25,7 +25,7 @@ from corpus.report.scan import read_columns
 DIRNAME = dirname("filter")
 STOP_WORDS_CAP = 10**9   # kept documents' stop words: every occurrence is counted
 LANG_MIX_DOCS = 20000    # language-filter rejects re-identified for the language mix (seeded sample above)
-LOG_RULES = {"gopher.min_words", "gopher.max_words", "gopher.stop_words", "ppl.threshold"}
+LOG_RULES = {"gopher.min_words", "gopher.max_words", "gopher.min_stop_words", "ppl.threshold"}
 
 
 @dataclasses.dataclass
@@ -50,9 +50,9 @@ def gopher_rules(cfg: dict) -> list[Rule]:
     p = build_params(registry()["gopher"], cfg)
     inf = math.inf
 
-    def ellipsis_ratio(text: str):  # shares its threshold with hash_word_ratio, so it cannot be forced alone
+    def symbol_ratio(text: str):  # '#' and ellipses per word share the threshold: the larger decides
         words = split_words(text)
-        return (text.count("...") + text.count("…")) / len(words) if words else 0.0
+        return max(text.count("#"), text.count("...") + text.count("…")) / len(words) if words else 0.0
 
     g = lambda rule, **kw: _forced(gopher_quality, p, rule, **kw)  # noqa: E731
     return [
@@ -62,17 +62,16 @@ def gopher_rules(cfg: dict) -> list[Rule]:
              g("min_mean_word_length", min_mean_word_length=inf)),
         Rule("gopher.max_mean_word_length", "mean word length", p.max_mean_word_length, "max",
              g("max_mean_word_length", max_mean_word_length=-inf)),
-        Rule("gopher.hash_word_ratio", "'#' per word", p.max_symbol_word_ratio, "max",
-             g("hash_word_ratio", max_symbol_word_ratio=-1.0)),
-        Rule("gopher.ellipsis_word_ratio", "ellipses per word", p.max_symbol_word_ratio, "max", ellipsis_ratio),
-        Rule("gopher.bullet_lines_ratio", "bullet lines / lines", p.max_bullet_lines_ratio, "max",
-             g("bullet_lines_ratio", max_bullet_lines_ratio=-1.0)),
-        Rule("gopher.ellipsis_lines_ratio", "lines ending in … / lines", p.max_ellipsis_lines_ratio, "max",
-             g("ellipsis_lines_ratio", max_ellipsis_lines_ratio=-1.0)),
-        Rule("gopher.alpha_words_ratio", "words with a letter / words", p.min_alpha_words_ratio, "min",
-             g("alpha_words_ratio", min_alpha_words_ratio=inf)),
-        Rule("gopher.stop_words", "stop word occurrences", p.min_stop_words, "min",
-             g("stop_words", min_stop_words=STOP_WORDS_CAP)),
+        Rule("gopher.max_symbol_word_ratio", "'#' or ellipses per word", p.max_symbol_word_ratio, "max",
+             symbol_ratio),
+        Rule("gopher.max_bullet_lines_ratio", "bullet lines / lines", p.max_bullet_lines_ratio, "max",
+             g("max_bullet_lines_ratio", max_bullet_lines_ratio=-1.0)),
+        Rule("gopher.max_ellipsis_lines_ratio", "lines ending in … / lines", p.max_ellipsis_lines_ratio, "max",
+             g("max_ellipsis_lines_ratio", max_ellipsis_lines_ratio=-1.0)),
+        Rule("gopher.min_alpha_words_ratio", "words with a letter / words", p.min_alpha_words_ratio, "min",
+             g("min_alpha_words_ratio", min_alpha_words_ratio=inf)),
+        Rule("gopher.min_stop_words", "stop word occurrences", p.min_stop_words, "min",
+             g("min_stop_words", min_stop_words=STOP_WORDS_CAP)),
     ]
 
 
