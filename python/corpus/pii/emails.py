@@ -50,7 +50,7 @@ _DOTS = re.compile(r"\s?(?:\(\s?dot\s?\)|\[\s?dot\s?\]|\{\s?dot\s?\}|<\s?dot\s?>
 SPELLED_TLDS = frozenset((
     "com net org edu gov mil int info biz io co me tv app dev ai eu uk us ca au nz ie de at ch fr be nl lu es pt it "
     "se no dk fi is pl cz sk hu ro bg gr ru ua tr il in jp cn kr tw hk sg my id ph th vn br ar mx cl pe za ng ke "
-    "email online site tech"
+    "email online site tech shop store xyz club cloud kiwi nyc london berlin paris"
 ).split())
 MAIL_PROVIDERS = frozenset((
     "gmail googlemail yahoo ymail hotmail outlook live msn aol icloud me mac protonmail proton gmx web freenet "
@@ -72,8 +72,8 @@ PROSE_WORDS = frozenset((
 ).split())
 _MAIL_WORDS = re.compile(
     r"(?<!\w)(?:e-?mail\w*|mail\w*|contact\w*|write|writing|wrote|send|reach|address\w*|courriel\w*|correo\w*|"
-    r"adresse\w*|écri\w*|ecri\w*|envoy\w*|schreib\w*|senden|scriv\w*|invia\w*|escrib\w*|envi\w*|escrev\w*|"
-    r"indirizzo|endereço|posta|kontakt\w*|stuur\w*|schrijf\w*)(?!\w)", re.IGNORECASE)
+    r"adresse\w*|écri\w*|ecri\w*|envoy\w*|schreib\w*|senden|scriv\w*|invia\w*|escrib\w*|envi\w*|enví\w*|"
+    r"escrev\w*|indirizzo|endereço|posta|kontakt\w*|contatt\w*|contato|stuur\w*|schrijf\w*)(?!\w)", re.IGNORECASE)
 MAIL_WORD_WINDOW = 40
 
 

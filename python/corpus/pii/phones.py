@@ -38,7 +38,7 @@ _FLAGS = re.MULTILINE | re.IGNORECASE
 # recognition_metadata keys of every result here: the rule that reported it and what triggered it
 RULE_KEY = "rule"
 TRIGGER_KEY = "trigger"
-_SEP = r"(?:[ .\-/\u00a0]|[ ]?-[ ]?)"
+_SEP = r"(?:/[ ]?|[ .\-/\u00a0]|[ ]?-[ ]?)"
 _CC = r"(?:\+[ ]?[0-9]{1,3}|(?<![0-9])00[1-9][0-9]{0,2}|\(\+?[0-9]{1,4}\))"
 _TRUNK = r"(?:[ ]?\(0\))"  # +49 (0) 30 ...: the national prefix shown in brackets
 _AREA = r"(?:\([0-9]{1,5}\)[ .\-]?)"
@@ -54,6 +54,7 @@ PHONE_SHAPE = (
 _SHAPE = re.compile(PHONE_SHAPE, _FLAGS)
 _DIGIT_GROUPS = re.compile(r"[0-9]+")
 _SSN = re.compile(r"[0-9]{3}-[0-9]{2}-[0-9]{4}")
+_TIME_RANGE = re.compile(r"[0-9]{1,2}[.:h][0-9]{2}\s?(?:-|–|to|a|bis)\s?[0-9]{1,2}[.:h][0-9]{2}")
 
 # Words after which a digit group is a phone number. Long words match as prefixes (Telefonnummer,
 # telefono, téléphonique); short abbreviations only as whole words ("tel" must not match "tell").
@@ -167,6 +168,8 @@ def _looks_like_other_number(body: str, groups: list[str]) -> bool:
         return True
     if all(len(g) == 4 and g[:2] in ("19", "20") for g in groups) and len(groups) > 1:
         return True  # 2019 2020 2021
+    if _TIME_RANGE.fullmatch(body):
+        return True  # 9.00 - 18.30
     return False
 
 
@@ -361,15 +364,21 @@ _PAREN_AREA = re.compile(r"^\((0[0-9]{1,4}|[0-9]{2,5})\)[ .\-]?")
 _TIME = re.compile(r"[0-9]{1,2}[:.][0-9]{2}")
 
 
-def national_shape(match: re.Match) -> bool:
-    """Whether a PHONE_SHAPE match without a country code is laid out like a national phone number.
+TIGHT = "tight"  # national_shape: a phone only with its word right next to it
 
-    6-12 digits; either one run of 9-11 digits ("4155550123", "06123456789") or 0-led 8, or 2-5 groups
+
+def national_shape(match: re.Match) -> bool | str:
+    """Whether a PHONE_SHAPE match without a country code is laid out like a national phone number:
+    True, False, or TIGHT for a bare run of 7, 8 or 12 digits ("1266928", "573085716087"), which is a
+    phone number only with a context word right next to it.
+
+    6-13 digits; either one run of 9-11 digits ("4155550123", "06123456789") or 0-led 8, or 2-5 groups
     of at least 2 digits ("449 4898", "33 93 31", "612 345 678", "0521 998877", "030-12345678",
-    "(030) 1234 5678", "(0646) 458955") joined by one kind of separator (space, hyphen, dot or slash), an
-    area code in brackets or before a space aside ("(059)-9228339", "16 9572-9685"). Not: dates and
-    times, a run of years, an SSN, 6-8 digits in thousands grouping ("120 000", "1.234.567": counts and
-    prices), groups of one digit (ISBNs, "978-3-16-148410-0"), a year and a serial ("2014-822979").
+    "(030) 1234 5678", "(0646) 458955", "07648 52837 980") joined by one kind of separator (space, hyphen,
+    dot or slash), an area code in brackets or with a separator of its own aside ("(059)-9228339",
+    "16 9572-9685", "07/ 827 09 39"). Not: dates and times, a run of years, an SSN, 6-8 digits in
+    thousands grouping ("120 000", "1.234.567": counts and prices), groups of one digit (ISBNs,
+    "978-3-16-148410-0"), a year and a serial ("2014-822979"), a decimal ("4023.4543").
     """
     if match["ext"]:
         return False  # FormattedPhoneRecognizer's
@@ -383,17 +392,20 @@ def national_shape(match: re.Match) -> bool:
         rest = body[area.end():]
     groups = _DIGIT_GROUPS.findall(body)
     digits = sum(map(len, groups))
-    if not 6 <= digits <= 12:
+    if not 6 <= digits <= 13:
         return False
     if len(groups) == 1:
         g = groups[0]
-        return 9 <= len(g) <= 11 or (len(g) == 8 and g.startswith("0"))
+        if 9 <= len(g) <= 11 or (len(g) == 8 and g.startswith("0")):
+            return True
+        return TIGHT if len(g) in (7, 8, 12) else False
     if len(groups) > 5 or any(len(g) < 2 for g in groups):
         return False
-    separators = [x for x in re.sub(r"[0-9]+", "|", rest.replace(" - ", "-")).strip("|").split("|") if x]
+    separators = [x for x in re.sub(r"[0-9]+", "|", rest.replace(" - ", "-").replace("/ ", "/")).strip("|").split("|")
+                  if x]
     kinds = set(separators)
-    if len(kinds) == 2 and separators[0] == " " and len(groups[0]) <= 3 and not area:
-        kinds = set(separators[1:])  # "16 9572-9685": an area code, then the number
+    if len(kinds) == 2 and len(set(separators[1:])) == 1 and len(groups[0]) <= 5 and not area:
+        kinds = set(separators[1:])  # "16 9572-9685", "07/827 09 39": an area code, then the number
     if len(kinds) > 1 or not kinds <= _NATIONAL_SEPARATORS:
         return False
     if _looks_like_other_number(body, groups) or _SSN.fullmatch(body):
@@ -441,7 +453,7 @@ OTHER_NUMBER_LABELS = (
     "order", "invoice", "bill", "receipt", "reference", "ref", "customer", "client", "member", "membership",
     "price", "prices", "total", "cost", "costs", "amount", "sum", "balance", "salary", "budget",
     "preis", "betrag", "summe", "prix", "montant", "precio", "importe", "prezzo", "importo", "preço", "valor",
-    "prijs", "bedrag",
+    "prijs", "bedrag", "dated", "date", "datum", "fecha", "data",
     "account", "acct", "iban", "bic", "swift", "isbn", "issn", "doi", "vat", "tax", "tin", "ein", "ssn", "id", "ids",
     "serial", "model", "part", "item", "sku", "article", "product", "tracking", "shipment", "parcel", "ticket",
     "tickets", "booking", "reservation", "confirmation", "case", "claim", "policy", "patent", "file", "docket",
@@ -463,8 +475,8 @@ _OTHER_LABEL = re.compile(
 
 def other_number_label(text: str, start: int) -> str | None:
     """The label right before text[start:] that names it another kind of number, or None. A number
-    written with its country code ("+", "00") is a phone number whatever its label."""
-    if text.startswith(("+", "00", "(+"), start):
+    written with a "+" country code is a phone number whatever its label."""
+    if text.startswith(("+", "(+"), start):
         return None
     head = text[max(0, start - 40):start]
     head = head[head.rfind("\n") + 1:]
@@ -472,12 +484,14 @@ def other_number_label(text: str, start: int) -> str | None:
     return None if m is None else m.group().strip(" :#=")
 
 
-def context_word_near(text: str, start: int, end: int, words: "re.Pattern[str]", window: int) -> str | None:
+def context_word_near(text: str, start: int, end: int, words: "re.Pattern[str]", window: int,
+                      tight: bool = False) -> str | None:
     """The context word that confirms text[start:end] as a phone number, or None: the last one at most
     ``window`` characters before it -- on its line with no digit and no sentence end in between, or on
     the line above when that line ends with the word (a label, "Phone:") and nothing but punctuation
     precedes the number on its own line -- else the first one at most ``window`` characters after it on
-    its line, with no digit and no sentence end in between."""
+    its line, with no digit and no sentence end in between. ``tight``: only punctuation may stand between
+    word and number ("Mobile:\n1266928", "5155334 (cell)")."""
     line_start = text.rfind("\n", 0, start) + 1
     above = text.rfind("\n", 0, max(0, line_start - 1)) + 1 if line_start else 0
     best = None
@@ -488,7 +502,7 @@ def context_word_near(text: str, start: int, end: int, words: "re.Pattern[str]",
                 continue  # the line above goes on after the word, or the number's line starts with something else
         else:
             gap = text[m.end():start]
-            if any(c.isdigit() for c in gap) or not _gap_ok(gap):
+            if any(c.isdigit() for c in gap) or not _gap_ok(gap) or (tight and gap.strip(_LABEL_PUNCTUATION)):
                 continue
         best = m.group()
     if best is not None:
@@ -497,6 +511,8 @@ def context_word_near(text: str, start: int, end: int, words: "re.Pattern[str]",
     hi = min(len(text) if line_end < 0 else line_end, end + window)
     for m in words.finditer(text, end, hi):
         gap = text[end:m.start()]
+        if tight and gap.strip(_LABEL_PUNCTUATION):
+            break
         if not any(c.isdigit() for c in gap) and _SENTENCE_END.search(gap) is None and "." not in gap.strip():
             return m.group()
     return None
@@ -528,7 +544,8 @@ _STREET = re.compile(
 _PLACE = r"[A-ZÀ-Ý][\w'’. ()/-]{1,40}"
 _POSTAL = re.compile(
     rf"^(?:[A-Z]{{1,2}}-)?[0-9]{{4,5}}(?:-[0-9]{{3,4}})?(?:\s?[A-Z]{{2}})?,?\s+{_PLACE}$"
-    rf"|^{_PLACE},\s*(?:[A-Z]{{2}},?\s+)?[0-9]{{4,5}}(?:-[0-9]{{3,4}})?$"
+    rf"|^{_PLACE},\s*(?:[A-Z]{{2,3}},?\s+)?[0-9]{{4,5}}(?:-[0-9]{{3,4}})?$"
+    r"|\b[A-Z][0-9][A-Z]\s?[0-9][A-Z][0-9]\b"
     rf"|^[A-ZÀ-Ý][\w'’. -]{{1,40}}\s[0-9]{{4}}$"
     r"|^[0-9]{4}\s?[A-Z]{2}$"
     r"|\b[A-Z]{1,2}[0-9][A-Z0-9]?\s[0-9][A-Z]{2}\b"
@@ -552,6 +569,7 @@ def _address_cue(line: str) -> str | None:
     return None
 
 
+_TRAILING_EMAIL = re.compile(r"^\s*[|,;/–—-]\s*[\w.+-]+@[\w-]+(?:\.[\w-]+)+\s*$")
 _SENTENCE_IN_LINE = re.compile(r"[!?;]|[a-z]{4,}\.(?:\s|$)")
 _NAME_BEFORE = re.compile(r"^[\w'’. ()-]{0,40}(?:,|\s[-–—|:])\s*$")
 
@@ -568,6 +586,7 @@ def in_address_block(text: str, start: int, end: int) -> str | None:
     line_end = text.find("\n", end)
     line_end = len(text) if line_end < 0 else line_end
     before, after = text[line_start:start], text[end:line_end]
+    after = _TRAILING_EMAIL.sub("", after)  # "0863321624 | name@example.com"
     if after.strip(_LABEL_PUNCTUATION + ",;"):
         return None
     if before.strip(_LABEL_PUNCTUATION) and not _NAME_BEFORE.match(before):
@@ -606,13 +625,17 @@ class LocalPhoneRecognizer(_ShapeRecognizer):
 
     def decide(self, text: str, match: re.Match) -> tuple[str, str] | None:
         """(rule, trigger) if ``match`` is reported, else None."""
-        if not national_shape(match) or other_number_label(text, match.start()) is not None:
+        shape = national_shape(match)
+        if not shape or other_number_label(text, match.start()) is not None:
             return None
         if _CURRENCY_BEFORE.search(text, max(0, match.start() - 6), match.start()):
             return None  # "€ 605 197", "USD 1 250 000"
-        word = context_word_near(text, match.start(), match.end(), self._words, self.phone_context.window)
+        word = context_word_near(text, match.start(), match.end(), self._words, self.phone_context.window,
+                                 tight=shape == TIGHT)
         if word is not None:
             return "phone.context", word
+        if shape == TIGHT:
+            return None
         if self.phone_context.address_blocks:
             cue = in_address_block(text, match.start(), match.end())
             if cue is not None:
