@@ -40,7 +40,10 @@ pt_PT es_MX es_CO it_CH; templates B; real sentences 2) was scored once the tune
 missed the targets, its errors were then looked at and the rules changed, so it is a second tuning set
 from then on. ``heldout2`` (seed 3; en_IN en_IE fr_CA fr_BE es_AR es_CL de_LU de_LI it_IT pt_PT nl_BE;
 templates C; real sentences 3) was written before heldout's errors were looked at and scored only with the
-final rules. The targets are judged on each held-out split's hardest part: every phone category except
+final rules; it missed the phone recall target and its errors were looked at. ``heldout3`` (seed 4; en_GB
+en_AU en_NZ de_DE de_CH fr_FR fr_CH es_ES es_MX it_IT pt_BR nl_NL; templates D; digit sentences of BoolQ
+and LAMBADA, which no other split uses) was written before heldout2's errors were looked at, and scored
+once. The targets are judged on each held-out split's hardest part: every phone category except
 same_line and prose_no_cue (a label right before the number: the old rules already worked; no cue at all:
 nothing can), plus the distractor and real-sentence documents for precision. Targets: phone recall and
 precision >= 0.95 there; e-mail recall (all forms) >= 0.99.
@@ -74,6 +77,11 @@ SPLITS = {
     "heldout2": {"seed": 3, "templates": "C", "parity": 3,
                  "locales": ("en_IN", "en_IE", "fr_CA", "fr_BE", "es_AR", "es_CL", "de_LU", "de_LI", "it_IT", "pt_PT",
                              "nl_BE")},
+    # written before heldout2's errors were looked at; real sentences from BoolQ and LAMBADA, sources no
+    # other split draws from
+    "heldout3": {"seed": 4, "templates": "D", "parity": None,
+                 "locales": ("en_GB", "en_AU", "en_NZ", "de_DE", "de_CH", "fr_FR", "fr_CH", "es_ES", "es_MX", "it_IT",
+                             "pt_BR", "nl_NL")},
 }
 PER_LOCALE = 140
 PHONE_CATEGORIES = ("same_line", "line_above", "after", "sentence", "form", "address", "prose_no_cue")
@@ -113,6 +121,13 @@ PHONE_T = {
                            "Dial {x} and ask for {n}."],
               "form": ["Name ........ {n}\nTelephone ... {x}\nE-mail ...... {e}", "| {n} | Mobile | {x} |"],
               "prose_no_cue": ["{n} wrote {x} on the back of the envelope."]},
+        "D": {"same_line": ["Telephone no.: {x}", "Fax: {x}"],
+              "line_above": ["{n}\nTel. (day)\n{x}", "{c}\nHotline\n{x}"],
+              "after": ["{x} (work)", "{x} - office", "{x} ext. desk, mobile", "{x} (evenings, mobile)"],
+              "sentence": ["Questions? Just phone {n} directly on {x}.", "I left my cell number, {x}, with the porter.",
+                           "The clinic can be contacted on {x} from Monday."],
+              "form": ["Contact: {n} / phone {x} / {e}", "Telephone\t{x}"],
+              "prose_no_cue": ["The winning code was {x}, {n} said."]},
     },
     "de": {
         "A": {"same_line": ["Telefon: {x}", "Tel.: {x}"], "line_above": ["{n}\nTelefon:\n{x}"],
@@ -124,6 +139,9 @@ PHONE_T = {
         "C": {"same_line": ["Tel {x}", "Handy: {x}"], "line_above": ["{n}\nMobilnummer:\n{x}"],
               "after": ["{x} (Festnetz)", "{x} (Sekretariat)"], "sentence": ["Bitte rufen Sie mich unter {x} zurück."],
               "form": ["Name: {n}\nTelefonnummer: {x}\nE-Mail: {e}"], "prose_no_cue": ["{n} notierte {x} auf dem Zettel."]},
+        "D": {"same_line": ["Telefonnummer {x}", "Tel.-Nr.: {x}"], "line_above": ["{c}\nKontakt\n{x}"],
+              "after": ["{x} (dienstlich)", "{x} (mobil)"], "sentence": ["Unter {x} ist das Büro von {n} erreichbar."],
+              "form": ["Kontakt: {n} / Telefon {x} / {e}"], "prose_no_cue": ["Die Losnummer war {x}."]},
     },
     "fr": {
         "A": {"same_line": ["Téléphone : {x}", "Tél. {x}"], "line_above": ["{n}\nTéléphone :\n{x}"],
@@ -136,6 +154,9 @@ PHONE_T = {
         "C": {"same_line": ["Tél : {x}", "Mobile : {x}"], "line_above": ["{n}\nTéléphone portable\n{x}"],
               "after": ["{x} (domicile)", "{x} (fax)"], "sentence": ["N'hésitez pas à m'appeler au {x} demain."],
               "form": ["Nom : {n}\nTél. : {x}\nCourriel : {e}"], "prose_no_cue": ["{n} nota {x} sur un papier."]},
+        "D": {"same_line": ["N° de téléphone : {x}", "Tél. portable : {x}"], "line_above": ["{c}\nStandard\n{x}"],
+              "after": ["{x} (travail)", "{x} (mobile)"], "sentence": ["Appelez {n} au {x} pour prendre rendez-vous."],
+              "form": ["Contact : {n} / tél. {x} / {e}"], "prose_no_cue": ["Le code gagnant était {x}."]},
     },
     "es": {
         "A": {"same_line": ["Teléfono: {x}", "Tel. {x}"], "line_above": ["{n}\nTeléfono:\n{x}"],
@@ -147,6 +168,9 @@ PHONE_T = {
         "C": {"same_line": ["Tlf. {x}", "Móvil {x}"], "line_above": ["{n}\nTeléfono móvil\n{x}"],
               "after": ["{x} (fijo)", "{x} (centralita)"], "sentence": ["Si tiene dudas, llámenos al {x} cuando quiera."],
               "form": ["Nombre: {n}\nTeléfono: {x}\nCorreo electrónico: {e}"], "prose_no_cue": ["{n} apuntó {x} en la servilleta."]},
+        "D": {"same_line": ["Nº de teléfono: {x}", "Teléfono fijo: {x}"], "line_above": ["{c}\nAtención al cliente - teléfono\n{x}"],
+              "after": ["{x} (trabajo)", "{x} (celular)"], "sentence": ["Puede contactar a {n} en el {x} de lunes a viernes."],
+              "form": ["Contacto: {n} / tel. {x} / {e}"], "prose_no_cue": ["El código ganador fue {x}."]},
     },
     "it": {
         "A": {"same_line": ["Telefono: {x}", "Tel. {x}"], "line_above": ["{n}\nTelefono:\n{x}"],
@@ -158,6 +182,9 @@ PHONE_T = {
         "C": {"same_line": ["Tel: {x}", "Cellulare {x}"], "line_above": ["{n}\nNumero di cellulare\n{x}"],
               "after": ["{x} (ufficio)", "{x} (solo WhatsApp)"], "sentence": ["Per prenotare chiamate il {x} entro sera."],
               "form": ["Nome: {n}\nTelefono: {x}\nEmail: {e}"], "prose_no_cue": ["{n} scrisse {x} sul foglio."]},
+        "D": {"same_line": ["Tel. fisso: {x}", "Numero di telefono {x}"], "line_above": ["{c}\nCentralino\n{x}"],
+              "after": ["{x} (lavoro)", "{x} (cell.)"], "sentence": ["Chiamate {n} al {x} per un appuntamento."],
+              "form": ["Contatto: {n} / tel. {x} / {e}"], "prose_no_cue": ["Il codice vincente era {x}."]},
     },
     "pt": {
         "A": {"same_line": ["Telefone: {x}", "Tel. {x}"], "line_above": ["{n}\nTelefone:\n{x}"],
@@ -169,6 +196,9 @@ PHONE_T = {
         "C": {"same_line": ["Tel: {x}", "Celular {x}"], "line_above": ["{n}\nTelefone celular\n{x}"],
               "after": ["{x} (fixo)", "{x} (só WhatsApp)"], "sentence": ["Qualquer dúvida, ligue para {x} amanhã."],
               "form": ["Nome: {n}\nTelefone: {x}\nE-mail: {e}"], "prose_no_cue": ["{n} anotou {x} no papel."]},
+        "D": {"same_line": ["Nº de telefone: {x}", "Tel. fixo: {x}"], "line_above": ["{c}\nAtendimento - telefone\n{x}"],
+              "after": ["{x} (trabalho)", "{x} (celular)"], "sentence": ["Ligue para {n} no {x} para marcar."],
+              "form": ["Contato: {n} / tel. {x} / {e}"], "prose_no_cue": ["O código vencedor foi {x}."]},
     },
     "nl": {
         "A": {"same_line": ["Telefoon: {x}", "Tel. {x}"], "line_above": ["{n}\nTelefoon:\n{x}"],
@@ -180,12 +210,16 @@ PHONE_T = {
         "C": {"same_line": ["Tel: {x}", "GSM: {x}"], "line_above": ["{n}\nMobiel nummer\n{x}"],
               "after": ["{x} (thuis)", "{x} (alleen WhatsApp)"], "sentence": ["Bel gerust naar {x} als u vragen heeft."],
               "form": ["Naam: {n}\nTelefoonnummer: {x}\nE-mail: {e}"], "prose_no_cue": ["{n} schreef {x} op het briefje."]},
+        "D": {"same_line": ["Telefoonnr.: {x}", "Tel. (werk): {x}"], "line_above": ["{c}\nKlantenservice - telefoon\n{x}"],
+              "after": ["{x} (werk)", "{x} (mobiel)"], "sentence": ["Bel {n} op {x} voor een afspraak."],
+              "form": ["Contact: {n} / tel. {x} / {e}"], "prose_no_cue": ["De winnende code was {x}."]},
     },
 }
 # The address block: no phone word anywhere in it.
 ADDRESS_T = {"A": ["{n}\n{a}\n{x}\n{e}", "{c}\n{a}\n{x}", "{n}, {x}\n{a}"],
              "B": ["{c}\n{n}\n{a}\n{x}", "{a}\n{x}\n{e}", "{n}\n{a}\n{x} | {e}"],
-             "C": ["{n} - {x}\n{a}\n{e}", "{c}\n{a}\n{e}\n{x}", "{n}\n{c}\n{a}\n{x}"]}
+             "C": ["{n} - {x}\n{a}\n{e}", "{c}\n{a}\n{e}\n{x}", "{n}\n{c}\n{a}\n{x}"],
+             "D": ["{c}\n{a}\n{x} · {e}", "{n}\n{a}\n\n{x}", "{a}\n{n}: {x}"]}
 EMAIL_T = {
     "en": {"A": ["Write to {e} for details.", "E-mail: {e}", "{n}\n{e}"], "B": ["Send the form to {e} by Friday.", "Contact: {e}", "{c}\n{n}\n{e}"]},
     "de": {"A": ["Schreiben Sie an {e}.", "E-Mail: {e}"], "B": ["Bitte senden Sie alles an {e}.", "Kontakt: {e}"]},
@@ -200,6 +234,11 @@ for _lang, _t in {"en": ["Drop a line to {e} if anything changes.", "Email addre
                   "es": ["Dudas por correo a {e}.", "Email: {e}"], "it": ["Domande via mail a {e}.", "Posta: {e}"],
                   "pt": ["Dúvidas por e-mail para {e}.", "Email: {e}"], "nl": ["Vragen mailen naar {e}.", "Mail: {e}"]}.items():
     EMAIL_T[_lang]["C"] = _t
+for _lang, _t in {"en": ["Reply to {e} with your answers.", "{n} <{e}>", "{c} · {e}"],
+                  "de": ["Antworten an {e} senden.", "Adresse: {e}"], "fr": ["Réponses à {e}.", "Mél : {e}"],
+                  "es": ["Respuestas a {e}.", "Dirección: {e}"], "it": ["Risposte a {e}.", "Indirizzo: {e}"],
+                  "pt": ["Respostas para {e}.", "Endereço: {e}"], "nl": ["Antwoorden naar {e}.", "Adres: {e}"]}.items():
+    EMAIL_T[_lang]["D"] = _t
 
 # Distractors: digit groups that are not phones, many next to a phone word.
 DISTRACTOR_T = {
@@ -215,6 +254,10 @@ DISTRACTOR_T = {
           "Amount due: {price}", "They won {score}, with {big} watching.", "Client reference {cid}", "Hours: {time}",
           "From {year} to {year2} phone sales doubled.", "Case file {ref}", "Pay to {iban}", "Deposit {price}, see office.",
           "Shipment {ref} (contact the office)"],
+    "D": ["Consignment {ord}: phone the depot if damaged.", "ISBN-13 {isbn}", "Statement {inv} ({date})", "Fee {price}",
+          "Result {score} in front of {big} spectators.", "Patient ID {cid}", "Call hours {time}",
+          "Mobile subscriptions rose from {year} to {year2}.", "Case number {ref}", "Bank account {iban}",
+          "Licence {ref}, contact the office to renew.", "Serial {ord}, tel. support on weekdays"],
 }
 
 
@@ -350,6 +393,17 @@ def real_number_sentences(mirror: Path) -> dict[str, list[str]]:
             "State-of-the-Union": _digit_sentences(sou)}
 
 
+BOOLQ = "454ff101e614370bb1807fe7ebbda6fdb57e794b9662cc1ccae211bf1ff626c8"
+LAMBADA = "411bfbe5b9054346b6a19299c0242670adbefb9162efd958593cbc0290b8c9dc"
+
+
+def other_real_sentences(mirror: Path) -> dict[str, list[str]]:
+    """heldout3's real sentences: BoolQ's Wikipedia passages and LAMBADA's book passages."""
+    boolq = [json.loads(x)["query"] for x in (mirror / BOOLQ).read_text().splitlines() if x]
+    lambada = [json.loads(x)["context"] for x in (mirror / LAMBADA).read_text().splitlines() if x]
+    return {"BoolQ": _digit_sentences(boolq), "LAMBADA": _digit_sentences(lambada)}
+
+
 def _parity(s: str) -> int:
     return hashlib.sha256(s.encode()).digest()[0] % 4
 
@@ -422,10 +476,10 @@ def build_split(mirror: Path, split: str, per_locale: int = PER_LOCALE) -> list[
             docs.append({"id": f"hard:{split}:{locale}:{k}", "split": split, "locale": locale,
                          "category": category if kind != "NONE" else "distractor", "kind": kind,
                          "text": text, "spans": gold})
-    real = real_number_sentences(mirror)
+    real = real_number_sentences(mirror) if cfg["parity"] is not None else other_real_sentences(mirror)
     for source, sentences in real.items():
         parity = cfg["parity"] if isinstance(cfg["parity"], tuple) else (cfg["parity"],)
-        mine = [s for s in sentences if _parity(s) in parity]
+        mine = [s for s in sentences if cfg["parity"] is None or _parity(s) in parity]
         for i, s in enumerate(mine):
             docs.append({"id": f"hard:{split}:real:{source}:{i}", "split": split, "locale": "en", "category": f"real:{source}",
                          "kind": "NONE", "text": s, "spans": []})
@@ -568,7 +622,7 @@ def main(argv: list[str] | None = None) -> int:
         print_report(s, ev)
         fig["results"][s] = ev
     fig["target_failures"] = {}
-    for s in ("heldout", "heldout2"):
+    for s in ("heldout", "heldout2", "heldout3"):
         if s in fig["results"]:
             fig["target_failures"][s] = check_targets(fig["results"][s])
             print(f"\ntargets ({s}, hard part):", "NOT MET" if fig["target_failures"][s] else "PASS",
