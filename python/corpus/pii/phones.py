@@ -296,19 +296,20 @@ class ContextPhoneRecognizer(_ShapeRecognizer):
 DEFAULT_CONTEXT_WORDS: dict[str, tuple[str, ...]] = {
     "en": ("phone*", "telephone*", "tel", "tel.", "ph", "mobile*", "cell", "cellphone*", "cell-phone", "fax*",
            "contact*", "call", "calls", "calling", "ring", "dial", "whatsapp", "hotline*", "landline*", "office",
-           "helpline*", "sms", "text", "mob", "mob.", "reception", "switchboard", "direct", "extension"),
+           "helpline*", "sms", "text", "mob", "mob.", "reception", "switchboard", "direct", "extension", "home", "work",
+           "landline", "daytime", "evening*"),
     "de": ("telefon*", "tel", "tel.", "handy*", "mobil*", "fax*", "anruf*", "rufnummer*", "erreichbar*", "kontakt*",
-           "durchwahl*", "zentrale", "büro", "sekretariat", "festnetz*"),
+           "durchwahl*", "zentrale", "büro", "sekretariat", "festnetz*", "privat", "dienstlich", "geschäftlich"),
     "fr": ("téléphone*", "telephone*", "tél", "tél.", "portable*", "mobile*", "fax*", "appel*", "appelez*",
-           "joindre", "contact*", "numéro", "standard", "bureau", "domicile"),
+           "joindre", "contact*", "numéro", "standard", "bureau", "domicile", "fixe", "travail"),
     "es": ("teléfono*", "telefono*", "tel", "tel.", "tlf", "tfno", "móvil*", "movil*", "celular*", "fax*", "llam*",
-           "contacto*", "whatsapp", "oficina", "centralita"),
+           "contacto*", "whatsapp", "oficina", "centralita", "fijo", "casa", "trabajo"),
     "it": ("telefono*", "tel", "tel.", "cellulare*", "cell", "fax*", "chiam*", "contatt*", "ufficio", "centralino",
-           "recapito*"),
+           "recapito*", "fisso", "casa", "lavoro"),
     "pt": ("telefone*", "tel", "tel.", "telemóvel*", "telemovel*", "celular*", "fax*", "ligue", "ligar", "contato*",
-           "contacto*", "escritório", "whatsapp"),
+           "contacto*", "escritório", "whatsapp", "fixo", "casa", "trabalho"),
     "nl": ("telefoon*", "tel", "tel.", "mobiel*", "fax*", "bel", "bellen", "gsm", "kantoor", "contact*",
-           "bereikbaar*"),
+           "bereikbaar*", "thuis", "werk", "privé"),
 }
 DEFAULT_CONTEXT_WINDOW = 40
 
@@ -428,6 +429,9 @@ _SENTENCE_END = re.compile(r"[!?;]|(?<!\.)\.(?!\.)\s+(?=[A-Z])|\n\s*\n")
 # abbreviation's, no sentence end: "Tel. 449 4898", "Phone no. 449 4898", "chiamare Sig. Rossi al ...".
 _ABBREVIATION = re.compile(r"(?:^|(?<=\W))(?:no|nr|nº|núm|num|tel|tél|ph|mob|tlf|tfno|telf|fax|ext|n|[A-Z][a-z]{0,3})$")
 _LEADER_DOTS = re.compile(r"\.{2,}|…")
+# "Mobile number:", "Telefonnummer", "Numéro de téléphone", "Mobiel nummer", "Tel. no.": words for "number"
+# after a label's context word
+_NUMBER_WORDS_AFTER = re.compile(r"(?i)(?<!\w)(?:number|no\.?|nr\.?|nummer|numéro|número|numero|n°|nº)(?!\w)")
 _CURRENCY_BEFORE = re.compile(r"(?:[€$£¥₹]|\b(?:EUR|USD|GBP|CHF|R\$|Fr\.|Rs\.?))\s?$")
 _LABEL_PUNCTUATION = " \t:.-–—|*/#>()[]"
 
@@ -497,8 +501,8 @@ def context_word_near(text: str, start: int, end: int, words: "re.Pattern[str]",
     best = None
     for m in words.finditer(text, max(above, start - window), start):
         if m.start() < line_start:
-            if text[m.end():line_start].strip(_LABEL_PUNCTUATION + "\n") or text[line_start:start].strip(
-                    _LABEL_PUNCTUATION):
+            label_rest = _NUMBER_WORDS_AFTER.sub("", text[m.end():line_start])
+            if label_rest.strip(_LABEL_PUNCTUATION + "\n") or text[line_start:start].strip(_LABEL_PUNCTUATION):
                 continue  # the line above goes on after the word, or the number's line starts with something else
         else:
             gap = text[m.end():start]
@@ -547,6 +551,8 @@ _POSTAL = re.compile(
     rf"|^{_PLACE},\s*(?:[A-Z]{{2,3}},?\s+)?[0-9]{{4,5}}(?:-[0-9]{{3,4}})?$"
     r"|\b[A-Z][0-9][A-Z]\s?[0-9][A-Z][0-9]\b"
     rf"|^[A-ZÀ-Ý][\w'’. -]{{1,40}}\s[0-9]{{4}}$"
+    rf"|^{_PLACE}[ ,-]+[0-9]{{6}}$"
+    rf"|^{_PLACE}\s[0-9]{{4,5}},\s*{_PLACE}$"
     r"|^[0-9]{4}\s?[A-Z]{2}$"
     r"|\b[A-Z]{1,2}[0-9][A-Z0-9]?\s[0-9][A-Z]{2}\b"
     r"|\b(?:CEP|PLZ|CP|C\.P\.|CAP|Postcode|Zip)\b:?\s*[0-9]")
