@@ -82,6 +82,10 @@ SPLITS = {
     "heldout3": {"seed": 4, "templates": "D", "parity": None,
                  "locales": ("en_GB", "en_AU", "en_NZ", "de_DE", "de_CH", "fr_FR", "fr_CH", "es_ES", "es_MX", "it_IT",
                              "pt_BR", "nl_NL")},
+    # written before heldout3's errors were looked at
+    "heldout4": {"seed": 5, "templates": "E", "parity": None,
+                 "locales": ("en_US", "en_CA", "en_IN", "de_AT", "de_DE", "fr_CA", "fr_FR", "es_CO", "es_ES", "it_CH",
+                             "pt_PT", "nl_BE")},
 }
 PER_LOCALE = 140
 PHONE_CATEGORIES = ("same_line", "line_above", "after", "sentence", "form", "address", "prose_no_cue")
@@ -128,6 +132,13 @@ PHONE_T = {
                            "The clinic can be contacted on {x} from Monday."],
               "form": ["Contact: {n} / phone {x} / {e}", "Telephone\t{x}"],
               "prose_no_cue": ["The winning code was {x}, {n} said."]},
+        "E": {"same_line": ["Phone (mobile): {x}", "T: {x}"],
+              "line_above": ["{n}\nPhone number\n{x}", "{c}\nCustomer service\n{x}"],
+              "after": ["{x} (mobile, evenings)", "{x} / fax", "{x} <- my cell", "{x} (reception)"],
+              "sentence": ["Anyone interested can phone {x} and leave a message.", "My mobile number has changed to {x}.",
+                           "Call the box office on {x} to book."],
+              "form": ["Tel.: {x}  Fax: -  Mail: {e}", "Name / Phone / Email\n{n} / {x} / {e}"],
+              "prose_no_cue": ["Ticket {x} belongs to {n}."]},
     },
     "de": {
         "A": {"same_line": ["Telefon: {x}", "Tel.: {x}"], "line_above": ["{n}\nTelefon:\n{x}"],
@@ -142,6 +153,9 @@ PHONE_T = {
         "D": {"same_line": ["Telefonnummer {x}", "Tel.-Nr.: {x}"], "line_above": ["{c}\nKontakt\n{x}"],
               "after": ["{x} (dienstlich)", "{x} (mobil)"], "sentence": ["Unter {x} ist das Büro von {n} erreichbar."],
               "form": ["Kontakt: {n} / Telefon {x} / {e}"], "prose_no_cue": ["Die Losnummer war {x}."]},
+        "E": {"same_line": ["Telefon (mobil): {x}", "T: {x}"], "line_above": ["{n}\nTelefonnummer\n{x}"],
+              "after": ["{x} (abends)", "{x} / Fax"], "sentence": ["Wer Interesse hat, kann {n} unter {x} anrufen."],
+              "form": ["Tel.: {x}  Fax: -  Mail: {e}"], "prose_no_cue": ["Der Schein {x} gehört {n}."]},
     },
     "fr": {
         "A": {"same_line": ["Téléphone : {x}", "Tél. {x}"], "line_above": ["{n}\nTéléphone :\n{x}"],
@@ -157,6 +171,9 @@ PHONE_T = {
         "D": {"same_line": ["N° de téléphone : {x}", "Tél. portable : {x}"], "line_above": ["{c}\nStandard\n{x}"],
               "after": ["{x} (travail)", "{x} (mobile)"], "sentence": ["Appelez {n} au {x} pour prendre rendez-vous."],
               "form": ["Contact : {n} / tél. {x} / {e}"], "prose_no_cue": ["Le code gagnant était {x}."]},
+        "E": {"same_line": ["Téléphone (portable) : {x}", "T : {x}"], "line_above": ["{n}\nNuméro de téléphone\n{x}"],
+              "after": ["{x} (le soir)", "{x} / fax"], "sentence": ["Les personnes intéressées peuvent téléphoner au {x}."],
+              "form": ["Tél. : {x}  Fax : -  Mail : {e}"], "prose_no_cue": ["Le billet {x} appartient à {n}."]},
     },
     "es": {
         "A": {"same_line": ["Teléfono: {x}", "Tel. {x}"], "line_above": ["{n}\nTeléfono:\n{x}"],
@@ -171,6 +188,9 @@ PHONE_T = {
         "D": {"same_line": ["Nº de teléfono: {x}", "Teléfono fijo: {x}"], "line_above": ["{c}\nAtención al cliente - teléfono\n{x}"],
               "after": ["{x} (trabajo)", "{x} (celular)"], "sentence": ["Puede contactar a {n} en el {x} de lunes a viernes."],
               "form": ["Contacto: {n} / tel. {x} / {e}"], "prose_no_cue": ["El código ganador fue {x}."]},
+        "E": {"same_line": ["Teléfono (móvil): {x}", "T: {x}"], "line_above": ["{n}\nNúmero de teléfono\n{x}"],
+              "after": ["{x} (por la tarde)", "{x} / fax"], "sentence": ["Los interesados pueden llamar al {x} y dejar un mensaje."],
+              "form": ["Tel.: {x}  Fax: -  Correo: {e}"], "prose_no_cue": ["El boleto {x} es de {n}."]},
     },
     "it": {
         "A": {"same_line": ["Telefono: {x}", "Tel. {x}"], "line_above": ["{n}\nTelefono:\n{x}"],
@@ -185,6 +205,9 @@ PHONE_T = {
         "D": {"same_line": ["Tel. fisso: {x}", "Numero di telefono {x}"], "line_above": ["{c}\nCentralino\n{x}"],
               "after": ["{x} (lavoro)", "{x} (cell.)"], "sentence": ["Chiamate {n} al {x} per un appuntamento."],
               "form": ["Contatto: {n} / tel. {x} / {e}"], "prose_no_cue": ["Il codice vincente era {x}."]},
+        "E": {"same_line": ["Telefono (cellulare): {x}", "T: {x}"], "line_above": ["{n}\nNumero di telefono\n{x}"],
+              "after": ["{x} (la sera)", "{x} / fax"], "sentence": ["Gli interessati possono telefonare al {x}."],
+              "form": ["Tel.: {x}  Fax: -  Email: {e}"], "prose_no_cue": ["Il biglietto {x} è di {n}."]},
     },
     "pt": {
         "A": {"same_line": ["Telefone: {x}", "Tel. {x}"], "line_above": ["{n}\nTelefone:\n{x}"],
@@ -199,6 +222,9 @@ PHONE_T = {
         "D": {"same_line": ["Nº de telefone: {x}", "Tel. fixo: {x}"], "line_above": ["{c}\nAtendimento - telefone\n{x}"],
               "after": ["{x} (trabalho)", "{x} (celular)"], "sentence": ["Ligue para {n} no {x} para marcar."],
               "form": ["Contato: {n} / tel. {x} / {e}"], "prose_no_cue": ["O código vencedor foi {x}."]},
+        "E": {"same_line": ["Telefone (celular): {x}", "T: {x}"], "line_above": ["{n}\nNúmero de telefone\n{x}"],
+              "after": ["{x} (à noite)", "{x} / fax"], "sentence": ["Os interessados podem telefonar para {x}."],
+              "form": ["Tel.: {x}  Fax: -  E-mail: {e}"], "prose_no_cue": ["O bilhete {x} é de {n}."]},
     },
     "nl": {
         "A": {"same_line": ["Telefoon: {x}", "Tel. {x}"], "line_above": ["{n}\nTelefoon:\n{x}"],
@@ -213,13 +239,17 @@ PHONE_T = {
         "D": {"same_line": ["Telefoonnr.: {x}", "Tel. (werk): {x}"], "line_above": ["{c}\nKlantenservice - telefoon\n{x}"],
               "after": ["{x} (werk)", "{x} (mobiel)"], "sentence": ["Bel {n} op {x} voor een afspraak."],
               "form": ["Contact: {n} / tel. {x} / {e}"], "prose_no_cue": ["De winnende code was {x}."]},
+        "E": {"same_line": ["Telefoon (mobiel): {x}", "T: {x}"], "line_above": ["{n}\nTelefoonnummer\n{x}"],
+              "after": ["{x} ('s avonds)", "{x} / fax"], "sentence": ["Belangstellenden kunnen {x} bellen."],
+              "form": ["Tel.: {x}  Fax: -  E-mail: {e}"], "prose_no_cue": ["Lot {x} is van {n}."]},
     },
 }
 # The address block: no phone word anywhere in it.
 ADDRESS_T = {"A": ["{n}\n{a}\n{x}\n{e}", "{c}\n{a}\n{x}", "{n}, {x}\n{a}"],
              "B": ["{c}\n{n}\n{a}\n{x}", "{a}\n{x}\n{e}", "{n}\n{a}\n{x} | {e}"],
              "C": ["{n} - {x}\n{a}\n{e}", "{c}\n{a}\n{e}\n{x}", "{n}\n{c}\n{a}\n{x}"],
-             "D": ["{c}\n{a}\n{x} · {e}", "{n}\n{a}\n\n{x}", "{a}\n{n}: {x}"]}
+             "D": ["{c}\n{a}\n{x} · {e}", "{n}\n{a}\n\n{x}", "{a}\n{n}: {x}"],
+             "E": ["{n}\n{a}\n{x}, {e}", "{c}, {a}, {x}", "{a}\n{x} (a.m. only)\n{e}"]}
 EMAIL_T = {
     "en": {"A": ["Write to {e} for details.", "E-mail: {e}", "{n}\n{e}"], "B": ["Send the form to {e} by Friday.", "Contact: {e}", "{c}\n{n}\n{e}"]},
     "de": {"A": ["Schreiben Sie an {e}.", "E-Mail: {e}"], "B": ["Bitte senden Sie alles an {e}.", "Kontakt: {e}"]},
@@ -239,6 +269,11 @@ for _lang, _t in {"en": ["Reply to {e} with your answers.", "{n} <{e}>", "{c} ·
                   "es": ["Respuestas a {e}.", "Dirección: {e}"], "it": ["Risposte a {e}.", "Indirizzo: {e}"],
                   "pt": ["Respostas para {e}.", "Endereço: {e}"], "nl": ["Antwoorden naar {e}.", "Adres: {e}"]}.items():
     EMAIL_T[_lang]["D"] = _t
+for _lang, _t in {"en": ["Questions go to {e}, please.", "{n} ({e})", "Enquiries: {e}"],
+                  "de": ["Rückfragen an {e}.", "{n} ({e})"], "fr": ["Questions : {e}", "{n} ({e})"],
+                  "es": ["Consultas: {e}", "{n} ({e})"], "it": ["Domande: {e}", "{n} ({e})"],
+                  "pt": ["Perguntas: {e}", "{n} ({e})"], "nl": ["Vragen: {e}", "{n} ({e})"]}.items():
+    EMAIL_T[_lang]["E"] = _t
 
 # Distractors: digit groups that are not phones, many next to a phone word.
 DISTRACTOR_T = {
@@ -258,6 +293,9 @@ DISTRACTOR_T = {
           "Result {score} in front of {big} spectators.", "Patient ID {cid}", "Call hours {time}",
           "Mobile subscriptions rose from {year} to {year2}.", "Case number {ref}", "Bank account {iban}",
           "Licence {ref}, contact the office to renew.", "Serial {ord}, tel. support on weekdays"],
+    "E": ["Voucher {ord} - call to redeem.", "ISBN {isbn} (paperback)", "Invoice no. {inv} from {date}", "Now only {price}!",
+          "It finished {score}; attendance {big}.", "Policy {cid}", "Phone lines open {time}", "Census {year}: {big} mobile users.",
+          "Claim {ref}", "IBAN: {iban}", "Room {ord2}, office wing", "Model {ref}, contact support"],
 }
 
 
@@ -622,7 +660,7 @@ def main(argv: list[str] | None = None) -> int:
         print_report(s, ev)
         fig["results"][s] = ev
     fig["target_failures"] = {}
-    for s in ("heldout", "heldout2", "heldout3"):
+    for s in ("heldout", "heldout2", "heldout3", "heldout4"):
         if s in fig["results"]:
             fig["target_failures"][s] = check_targets(fig["results"][s])
             print(f"\ntargets ({s}, hard part):", "NOT MET" if fig["target_failures"][s] else "PASS",
