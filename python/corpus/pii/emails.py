@@ -73,7 +73,7 @@ PROSE_WORDS = frozenset((
 _MAIL_WORDS = re.compile(
     r"(?<!\w)(?:e-?mail\w*|mail\w*|contact\w*|write|writing|wrote|send|reach|address\w*|courriel\w*|correo\w*|"
     r"adresse\w*|écri\w*|ecri\w*|envoy\w*|schreib\w*|senden|scriv\w*|invia\w*|escrib\w*|envi\w*|enví\w*|"
-    r"escrev\w*|drop\s+(?:me\s+|us\s+)?a\s+line(?:\s+to)?|indirizzo|endereço|posta|kontakt\w*|contatt\w*|contato|stuur\w*|schrijf\w*)(?!\w)", re.IGNORECASE)
+    r"escrev\w*|mél|adres|direcci[oó]n|repl\w*|respond\w*|répon\w*|respuest\w*|respond\w*|rispost\w*|rispond\w*|respost\w*|antwo\w*|drop\s+(?:me\s+|us\s+)?a\s+line(?:\s+to)?|indirizzo|endereço|posta|kontakt\w*|contatt\w*|contato|stuur\w*|schrijf\w*)(?!\w)", re.IGNORECASE)
 MAIL_WORD_WINDOW = 40
 
 
@@ -127,6 +127,10 @@ class ObfuscatedEmailRecognizer(LocalRecognizer):
         words = list(_MAIL_WORDS.finditer(text, max(0, match.start() - MAIL_WORD_WINDOW), match.start()))
         if words:
             return "email.spelled", f"word {words[-1].group()!r}"
+        if text[match.start() - 1:match.start()] in ("<", "(") and text[match.end():match.end() + 1] in (">", ")"):
+            return "email.spelled", "in brackets after a name"  # "Jane Roe <jroe at example dot com>"
+        if re.search(r"[·•|]\s*$", text[max(0, match.start() - 3):match.start()]):
+            return "email.spelled", "a contact field"  # "Roe Ltd · jroe at example dot com"
         line_start = text.rfind("\n", 0, match.start()) + 1
         line_end = text.find("\n", match.end())
         line_end = len(text) if line_end < 0 else line_end

@@ -59,7 +59,7 @@ _TIME_RANGE = re.compile(r"[0-9]{1,2}[.:h][0-9]{2}\s?(?:-|–|to|a|bis)\s?[0-9]{
 # Words after which a digit group is a phone number. Long words match as prefixes (Telefonnummer,
 # telefono, téléphonique); short abbreviations only as whole words ("tel" must not match "tell").
 _STEMS = (
-    "phone", "telephone", "mobile", "cellphone", "call", "contact", "whatsapp", "hotline", "landline",
+    "phone", "telephone", "mobile", "cellphone", "contact", "whatsapp", "hotline", "landline",
     "dial", "text me", "sms", "reach",
     "telefon", "handy", "ruf", "anruf", "erreichbar", "kontakt", "durchwahl",
     "téléphone", "telephon", "portable", "appel", "joindre", "numéro", "contacter",
@@ -83,7 +83,8 @@ _STEMS = (
 # Scripts without spaces between words: matched anywhere, not only after a non-letter.
 _CJK_STEMS = ("電話", "携帯", "連絡", "电话", "手机", "手機", "联系", "聯繫", "聯絡", "拨打", "撥打", "致电", "號碼", "号码",
               "전화", "휴대폰", "연락처", "โทร")
-_ABBREVIATIONS = ("tel", "tél", "ph", "mob", "cell", "fax", "tlf", "puh", "telp", "hp", "đt", "sđt", "tfn")
+# "call" only as a whole word: not "Callejón", nor "called" ("a star called GSC 03549-02811")
+_ABBREVIATIONS = ("call", "calls", "calling", "tel", "tél", "ph", "mob", "cell", "fax", "tlf", "puh", "telp", "hp", "đt", "sđt", "tfn")
 # "number" words name a phone only right before it ("Número: 96 237271", "Nummer 0393 1144137"),
 # not further away ("number of students was 1234567").
 _NUMBER_WORDS = ("number", "numéro", "número", "numero", "nummer", "numer", "номер", "номеру", "numara", "číslo",
@@ -252,6 +253,8 @@ class ContextPhoneRecognizer(_ShapeRecognizer):
     def decide(self, text: str, match: re.Match) -> tuple[str, str] | None:
         if not self._shape_ok(match) or other_number_label(text, match.start()) is not None:
             return None
+        if not match["cc"] and _CURRENCY_BEFORE.search(text, max(0, match.start() - 6), match.start()):
+            return None  # "Fee € 315 448"
         word = phone_word_before(text, match.start()) or _phone_word_after(text, match.end())
         return None if word is None else ("phone.word_before", word)
 
@@ -418,7 +421,7 @@ def national_shape(match: re.Match) -> bool | str:
             and digits <= 8 and kinds <= {" ", ".", "\u00a0"}):
         return False  # 120 000, 1.234.567
     if kinds == {"."} and len(groups) == 2:
-        return False  # 1234.5678: a decimal
+        return TIGHT if min(map(len, groups)) >= 3 else False  # 1234.5678: a decimal, unless labelled
     if kinds == {"/"} and len(groups) == 2 and len(groups[1]) <= 2:
         return False  # 123456/78: a fraction or a reference
     return True
@@ -434,6 +437,16 @@ _LEADER_DOTS = re.compile(r"\.{2,}|…")
 _NUMBER_WORDS_AFTER = re.compile(r"(?i)(?<!\w)(?:number|no\.?|nr\.?|nummer|numéro|número|numero|n°|nº)(?!\w)")
 _CURRENCY_BEFORE = re.compile(r"(?:[€$£¥₹]|\b(?:EUR|USD|GBP|CHF|R\$|Fr\.|Rs\.?))\s?$")
 _LABEL_PUNCTUATION = " \t:.-–—|*/#>()[]"
+
+
+def _label_line(line: str) -> bool:
+    """A label on the line above a number: short, no digit, no sentence ("Phone:", "Tel. (day)",
+    "Mobiel nummer", "Telefon / Fax", "Atención al cliente - teléfono")."""
+    line = line.strip()
+    return 0 < len(line) <= LABEL_LINE_MAX and not any(c.isdigit() for c in line) and _gap_ok(line.rstrip(". "))
+
+
+LABEL_LINE_MAX = 40
 
 
 def _gap_ok(gap: str) -> bool:
@@ -457,6 +470,10 @@ OTHER_NUMBER_LABELS = (
     "order", "invoice", "bill", "receipt", "reference", "ref", "customer", "client", "member", "membership",
     "price", "prices", "total", "cost", "costs", "amount", "sum", "balance", "salary", "budget",
     "preis", "betrag", "summe", "prix", "montant", "precio", "importe", "prezzo", "importo", "preço", "valor",
+    "fee", "fees", "gebühr", "frais", "tarifa", "tassa", "taxa",
+    "result", "results", "score", "ergebnis", "résultat", "resultado", "risultato", "uitslag",
+    "consignment", "voucher", "coupon", "statement", "lot", "batch", "room", "zimmer", "chambre", "habitación",
+    "camera", "quarto", "kamer", "patient", "student", "employee", "badge",
     "prijs", "bedrag", "dated", "date", "datum", "fecha", "data",
     "account", "acct", "iban", "bic", "swift", "isbn", "issn", "doi", "vat", "tax", "tin", "ein", "ssn", "id", "ids",
     "serial", "model", "part", "item", "sku", "article", "product", "tracking", "shipment", "parcel", "ticket",
@@ -472,7 +489,7 @@ OTHER_NUMBER_LABELS = (
 )
 _OTHER_LABEL = re.compile(
     r"(?<!\w)(?:" + "|".join(map(re.escape, sorted(set(OTHER_NUMBER_LABELS), key=len, reverse=True))) + r")"
-    r"(?:[ .\-]?(?:no|nr|nº|n°|num|number|nummer|numéro|número|numero|code|id)\.?)?\s*(?:[:#=]|\bis\b|\best\b)?\s*"
+    r"(?:[ .\-]?(?:no|nr|nº|n°|num|number|nummer|numéro|número|numero|code|id|10|13)\.?)?\s*(?:[:#=]|\bis\b|\best\b)?\s*"
     r"(?:[€$£¥₹]|EUR|USD|GBP|CHF|R\$|Fr\.)?\s*$",
     re.IGNORECASE)
 
@@ -499,11 +516,12 @@ def context_word_near(text: str, start: int, end: int, words: "re.Pattern[str]",
     line_start = text.rfind("\n", 0, start) + 1
     above = text.rfind("\n", 0, max(0, line_start - 1)) + 1 if line_start else 0
     best = None
-    for m in words.finditer(text, max(above, start - window), start):
+    for m in words.finditer(text, max(above, start - window - 30), start):
+        if start - m.end() > window and m.start() >= line_start:
+            continue  # more than ``window`` characters between the word and the number
         if m.start() < line_start:
-            label_rest = _NUMBER_WORDS_AFTER.sub("", text[m.end():line_start])
-            if label_rest.strip(_LABEL_PUNCTUATION + "\n") or text[line_start:start].strip(_LABEL_PUNCTUATION):
-                continue  # the line above goes on after the word, or the number's line starts with something else
+            if not _label_line(text[above:line_start]) or text[line_start:start].strip(_LABEL_PUNCTUATION):
+                continue  # the line above is no label, or the number's line starts with something else
         else:
             gap = text[m.end():start]
             if any(c.isdigit() for c in gap) or not _gap_ok(gap) or (tight and gap.strip(_LABEL_PUNCTUATION)):
@@ -517,7 +535,7 @@ def context_word_near(text: str, start: int, end: int, words: "re.Pattern[str]",
         gap = text[end:m.start()]
         if tight and gap.strip(_LABEL_PUNCTUATION):
             break
-        if not any(c.isdigit() for c in gap) and _SENTENCE_END.search(gap) is None and "." not in gap.strip():
+        if not any(c.isdigit() for c in gap) and _gap_ok(gap.rstrip(" .")):
             return m.group()
     return None
 
@@ -575,9 +593,9 @@ def _address_cue(line: str) -> str | None:
     return None
 
 
-_TRAILING_EMAIL = re.compile(r"^\s*[|,;/–—-]\s*[\w.+-]+@[\w-]+(?:\.[\w-]+)+\s*$")
+_TRAILING_EMAIL = re.compile(r"^\s*[|,;/–—·•-]\s*[\w.+-]+@[\w-]+(?:\.[\w-]+)+\s*$")
 _SENTENCE_IN_LINE = re.compile(r"[!?;]|[a-z]{4,}\.(?:\s|$)")
-_NAME_BEFORE = re.compile(r"^[\w'’. ()-]{0,40}(?:,|\s[-–—|:])\s*$")
+_NAME_BEFORE = re.compile(r"^[\w'’. ()-]{0,40}(?:[,:]|\s[-–—|:·])\s*$")
 
 
 def in_address_block(text: str, start: int, end: int) -> str | None:
@@ -597,9 +615,15 @@ def in_address_block(text: str, start: int, end: int) -> str | None:
         return None
     if before.strip(_LABEL_PUNCTUATION) and not _NAME_BEFORE.match(before):
         return None
+    prev_blank = line_start == 0 or text[max(0, line_start - 2):line_start - 1] in ("\n", "")
+    next_blank = line_end >= len(text) or text[line_end + 1:line_end + 2] in ("\n", "")
+    own_paragraph = prev_blank or next_blank
     for direction in (-1, 1):
         pos_start, pos_end = line_start, line_end
-        for distance in range(1, ADDRESS_REACH + 1):
+        skipped = False
+        for distance in range(1, ADDRESS_REACH + 2):
+            if distance - skipped > ADDRESS_REACH:
+                break
             if direction < 0:
                 if pos_start == 0:
                     break
@@ -612,6 +636,9 @@ def in_address_block(text: str, start: int, end: int) -> str | None:
                 pos_end = text.find("\n", pos_start)
                 pos_end = len(text) if pos_end < 0 else pos_end
             line = text[pos_start:pos_end].strip()
+            if not line and distance == 1 and not skipped and own_paragraph:
+                skipped = True  # "...\n10115 Berlin\n\n030 1234567": one blank line, a number alone after it
+                continue
             if not line or len(line) > ADDRESS_LINE_MAX:
                 break
             cue = _address_cue(line)
