@@ -2,7 +2,8 @@
 
 For each stage in the stage table: where the document is (raw part and line, its locator), what the
 filters measured and which rule dropped it (value and threshold), its duplicate (the kept id, the exact
-Jaccard and the shared shingles) or the eval set and n-gram it shares, the PII placeholders inserted,
+Jaccard and the shared shingles) or the eval set and n-gram it shares, the PII placeholders inserted and the
+rule (and context word) behind each,
 its shard, row and split, and where its tokens are (part, document and token offset) in every token
 directory. Every part read is checked against its manifest's sha256. Read-only: no lock, no writes."""
 
@@ -66,6 +67,30 @@ def _thresholds(filters_cfg: dict) -> dict[str, object]:
                               "ppl.threshold": filters_cfg["ppl"]["threshold"]}
     for rule in gopher_rules(filters_cfg["gopher"]) + repetition_rules(filters_cfg["repetition"]):
         out[rule.key] = rule.threshold
+    return out
+
+
+def _masked(span: str) -> str:
+    """A redacted span's shape, not its content: letters become x, digits #."""
+    return "".join("#" if c.isdigit() else "x" if c.isalpha() else c for c in span)
+
+
+def _pii_redactions(pii_cfg: dict, before: str, after: str, recorded: int) -> list[str]:
+    """Why stage 05 made each redaction of this document: the scrub is run again on its input (the dedup
+    stage's text) with the [pii] settings recorded in the pii manifest, and corpus.pii.scrub.explain names
+    the rule and its trigger (context word, address cue, ...) for every span; the span itself is shown
+    masked. A note is added if the result no longer matches the published text (other code or libraries)."""
+    from corpus.pii.scrub import explain, params_from_config, scrub
+
+    params = params_from_config(pii_cfg)
+    out = []
+    for e in explain(before, params):
+        rules = "; ".join(r["rule"] + (f" ({r['trigger']})" if r["trigger"] else "") for r in e["rules"])
+        where = f"{e['start']}-{e['end']}" + (f" (round {e['round']})" if e["round"] > 1 else "")
+        out.append(f"{e['type']} {where} {_masked(e['text'])!r}: {rules}")
+    if scrub(before, params)[0] != after or len(out) != recorded:
+        out.append(f"note: scrubbing again gives other redactions than the {recorded} published "
+                   "(the code or a library changed since the run)")
     return out
 
 
@@ -174,14 +199,18 @@ def trace(config: Config, doc_id: str) -> list[dict]:
         return steps + [step]
     steps.append({"stage": "dedup", "status": "kept", "minhash_cluster": kept[2]["minhash_cluster"],
                   "part": kept[0], "row": kept[1]})
+    pii_input = kept[2]["text"]
 
     found = _stage_dir(config, "pii")
     if found is None:
         return steps + [{"stage": "pii", "status": "not run"}]
     hit = _find_row(*found, doc_id)
     text = hit[2]["text"]
-    steps.append({"stage": "pii", "status": "kept", "pii_redactions": hit[2]["pii_redactions"],
-                  "placeholders": {p: text.count(p) for p in PLACEHOLDERS if p in text}, "part": hit[0], "row": hit[1]})
+    step = {"stage": "pii", "status": "kept", "pii_redactions": hit[2]["pii_redactions"],
+            "placeholders": {p: text.count(p) for p in PLACEHOLDERS if p in text}, "part": hit[0], "row": hit[1]}
+    if hit[2]["pii_redactions"]:
+        step["redactions"] = _pii_redactions(found[1]["params"]["pii"], pii_input, text, hit[2]["pii_redactions"])
+    steps.append(step)
 
     corpus_path = config.dataset_dir / CORPUS_MANIFEST
     if not corpus_path.is_file():
@@ -254,7 +283,8 @@ def describe(steps: list[dict]) -> list[str]:
                            f"{k} " + ", ".join(f"{r} {n[0]} lines/{n[1]} chars" for r, n in v.items())
                            if k == "cleaned" else f"{k} {v:.6g}" if isinstance(v, float) else
                            f"{k} {'yes' if v else 'no'}" if isinstance(v, bool) else f"{k} {v}"
-                           for k, v in s.items() if k not in ("stage", "status", "removed_lines"))
+                           for k, v in s.items() if k not in ("stage", "status", "removed_lines", "redactions"))
         lines.append(f"{s['stage']:<10} {s['status']:<10} {fields}")
         lines += [f"{'':<21}removed {x}" for x in s.get("removed_lines", [])]
+        lines += [f"{'':<21}redacted {x}" for x in s.get("redactions", [])]
     return lines

@@ -268,6 +268,10 @@ class ContextPhoneRecognizer(_ShapeRecognizer):
             return False  # a bare 6-digit count ("number 142857"); grouped or 0-led numbers are phones
         if _SSN.fullmatch(match["body"]) and not match["cc"]:
             return False  # 531-21-7351 is a US social security number
+        if (not match["cc"] and len(groups) > 1 and len(groups[0]) <= 3 and not groups[0].startswith("0")
+                and all(len(g) == 3 for g in groups[1:]) and sum(map(len, groups)) <= 8
+                and set(re.sub(r"[0-9]+", "", match["body"])) <= {" ", ".", "\u00a0"}):
+            return False  # "the call centre served 120 000 customers": thousands
         if (not match["cc"] and len(groups) >= 4 and any(len(g) == 1 for g in groups[1:])
                 and set(re.sub(r"[0-9]+", "", match["body"])) == {"-"} and sum(map(len, groups)) in (10, 13)):
             return False  # 978-1-146-83234-2, 0-306-40615-2: an ISBN
@@ -490,7 +494,7 @@ OTHER_NUMBER_LABELS = (
 _OTHER_LABEL = re.compile(
     r"(?<!\w)(?:" + "|".join(map(re.escape, sorted(set(OTHER_NUMBER_LABELS), key=len, reverse=True))) + r")"
     r"(?:[ .\-]?(?:no|nr|nº|n°|num|number|nummer|numéro|número|numero|code|id|10|13)\.?)?\s*(?:[:#=]|\bis\b|\best\b)?\s*"
-    r"(?:[€$£¥₹]|EUR|USD|GBP|CHF|R\$|Fr\.)?\s*$",
+    r"(?:[€$£¥₹]|EUR|USD|GBP|CHF|R\$|Fr\.)?[\s\-]*$",
     re.IGNORECASE)
 
 

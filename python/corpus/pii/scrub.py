@@ -63,6 +63,7 @@ __all__ = [
     "PiiParams",
     "detectors",
     "explain",
+    "params_from_config",
     "find_spans",
     "find_spans_with_engine",
     "may_contain_pii",
@@ -132,6 +133,16 @@ class PiiParams:
 
 
 Span = tuple[int, int, str]
+
+
+def params_from_config(cfg: dict) -> PiiParams:
+    """The scrub's parameters from a [pii] table (defaults filled in); keys an older manifest's table lacks
+    take their defaults."""
+    context = PhoneContext.from_config(cfg.get("phone_context_words"), cfg.get("phone_context_window", 40),
+                                       cfg.get("phone_address_blocks", True))
+    return PiiParams(entities=tuple(cfg["entities"]), phone_regions=tuple(cfg["phone_regions"]),
+                     score_threshold=float(cfg["score_threshold"]), precheck=bool(cfg["precheck"]),
+                     phone_context=context, obfuscated_email=bool(cfg.get("obfuscated_email", True)))
 
 
 # --------------------------------------------------------------------------- recognizers and gates
@@ -294,7 +305,7 @@ def _rule(result: RecognizerResult) -> tuple[str, str]:
 def explain(text: str, params: PiiParams) -> list[dict]:
     """Why :func:`scrub` makes each redaction of ``text``: one dict per replaced span, in order --
     ``round`` (1, or later for a span only found once an earlier one was replaced), ``start``/``end`` in
-    that round's text, ``type``, and ``rules``: every recognizer rule that reported exactly this span, each
+    that round's text, ``type``, ``text`` (the span), and ``rules``: every recognizer rule that reported exactly this span, each
     as ``{"rule", "trigger"}`` (the context word, address cue, country code... that decided it; "" when
     the rule has no trigger, e.g. phonenumbers' validity or a Luhn check)."""
     out = []
@@ -308,7 +319,7 @@ def explain(text: str, params: PiiParams) -> list[dict]:
                 rules.setdefault((r.start, r.end, TYPE_OF_ENTITY[r.entity_type]), set()).add(_rule(r))
         for span in spans:
             found = sorted(rules.get(span, ())) or [("presidio.context", "")]  # only the engine's scoring kept it
-            out.append({"round": round_, "start": span[0], "end": span[1], "type": span[2],
+            out.append({"round": round_, "start": span[0], "end": span[1], "type": span[2], "text": text[span[0]:span[1]],
                         "rules": [{"rule": rule, "trigger": trigger} for rule, trigger in found]})
         text = _replace(text, spans)
     return out

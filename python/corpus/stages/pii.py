@@ -13,8 +13,7 @@ import pyarrow as pa
 
 from corpus.config import Config
 from corpus.formats.parts import PartReader, PartWriter, validate_columns
-from corpus.pii.phones import PhoneContext
-from corpus.pii.scrub import PiiParams, detectors, scrub_batch
+from corpus.pii.scrub import PiiParams, detectors, params_from_config, scrub_batch
 from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, published_stage
 from corpus.stages import STAGE, config_hash, columns, input_columns, reuse_sources
 
@@ -25,13 +24,7 @@ TYPES = ("EMAIL", "PHONE", "CARD", "IP", "KEY")
 
 
 def pii_params(cfg: dict) -> PiiParams:
-    """The scrub's parameters from a [pii] table (defaults filled in); keys an older manifest's table lacks
-    take their defaults."""
-    context = PhoneContext.from_config(cfg.get("phone_context_words"), cfg.get("phone_context_window", 40),
-                                       cfg.get("phone_address_blocks", True))
-    return PiiParams(entities=tuple(cfg["entities"]), phone_regions=tuple(cfg["phone_regions"]),
-                     score_threshold=float(cfg["score_threshold"]), precheck=bool(cfg["precheck"]),
-                     phone_context=context, obfuscated_email=bool(cfg.get("obfuscated_email", True)))
+    return params_from_config(cfg)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,237 @@
+"""National phone numbers confirmed by a context word or an address block (corpus.pii.phones.
+LocalPhoneRecognizer), obfuscated e-mail addresses (corpus.pii.emails), the digit groups next to the same
+words that are not phones, the [pii] settings that steer them, and how a redaction is explained
+(corpus.pii.scrub.explain, `corpus why`)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from conftest import mirror_sha, tinystories
+from corpus.config.schemas import load_schema
+from corpus.pii.emails import ObfuscatedEmailRecognizer, may_hold_obfuscated_email
+from corpus.pii.phones import DEFAULT_CONTEXT_WORDS, LocalPhoneRecognizer, PhoneContext
+from corpus.pii.recognizers import offline_tld_extractor
+from corpus.pii.scrub import PiiParams, explain, find_spans, params_from_config, scrub
+
+PARAMS = PiiParams()
+GSM8K_TRAIN = "17f347dc51477c50d4efb83959dbb7c56297aba886e5544ee2aaed3024813465"
+NEWS_ARTICLES = "b0278e9b85053bcca217ed2469deed97fda19698a3d007d1d13fcce935397579"
+WIKITEXT_TEST = "4f3e427e4aff23acff917a8a51aeae21bf12832256e26914c8fc250dcef4103c"
+
+
+def rules_of(text: str, params: PiiParams = PARAMS) -> dict[str, set[str]]:
+    """span text -> {"rule:trigger", ...} for every redaction scrub makes."""
+    return {e["text"]: {f"{r['rule']}:{r['trigger']}" for r in e["rules"]} for e in explain(text, params)}
+
+
+DEFAULT_CONTEXT = PhoneContext()
+
+
+def local(text: str, context: PhoneContext = DEFAULT_CONTEXT) -> list[str]:
+    return [text[r.start:r.end] for r in LocalPhoneRecognizer(context).analyze(text, ["PHONE_NUMBER"])]
+
+
+# --------------------------------------------------------------------------- phone.context
+
+# National numbers without a country code, each with the word of its language that says what it is --
+# before it, on the line above, or after it -- and the word `corpus why` names.
+CONTEXT = [
+    ("Phone:\n449 4898", "449 4898", "Phone"),                                      # a label on the line above
+    ("Reach the front desk on 449 4898 (office).", "449 4898", "office"),           # the word after it
+    ("Zentrale: 0521 998877-Fax", "0521 998877", "Zentrale"),
+    ("Bitte 0521 998877-Fax benutzen.", "0521 998877", "Fax"),                       # "-Fax" right after
+    ("Sie erreichen mich telefonisch unter 0171 2345678.", "0171 2345678", "telefonisch"),
+    ("Vous pouvez me joindre au 06 12 34 56 78 le soir.", "06 12 34 56 78", "joindre"),
+    ("Puede llamar al 912 345 678 por la tarde.", "912 345 678", "llamar"),
+    ("Chiamate il 347 123 4567 per informazioni.", "347 123 4567", "Chiamate"),
+    ("Ligue para 21 3456-7890 à tarde.", "21 3456-7890", "Ligue"),
+    ("Bel gerust naar 020 123 4567.", "020 123 4567", "Bel"),
+    ("Mobiel nummer\n06-12345678", "06-12345678", "Mobiel"),                          # label line with "nummer"
+    ("My registered mobile number is 98765 43210.", "98765 43210", "mobile"),
+    ("Contact number ........ (0202) 684669", "(0202) 684669", "Contact"),           # leader dots, area code
+    ("Gregory Rowe\nTel. (day)\n851 0938", "851 0938", "Tel."),
+    ("Handy\n1266928", "1266928", "Handy"),                                           # 7 bare digits: word right there
+    ("5155334 (móvil)", "5155334", "móvil"),
+    ("Potete chiamare Sig. Antonino Nicoletti al 034482064 nel pomeriggio.", "034482064", "chiamare"),
+]
+
+
+@pytest.mark.parametrize("text,number,word", CONTEXT)
+def test_context_word_confirms_a_national_number(text: str, number: str, word: str) -> None:
+    assert number in local(text)
+    scrubbed, counts = scrub(text, PARAMS)
+    assert number not in scrubbed and counts == {"PHONE": 1}, scrubbed
+    assert f"phone.context:{word}" in rules_of(text)[number]
+
+
+# --------------------------------------------------------------------------- phone.address_block
+
+ADDRESS = [
+    ("Müller GmbH\nHauptstraße 12\n10115 Berlin\n030 1234567\ninfo@mueller.de", "030 1234567", "postal code 1 line above"),
+    ("Jana Nováková, 604 115 244\nKarlova 12\n110 00 Praha 1", "604 115 244", "street 1 line below"),
+    ("Kent Manor Inn\n500 Kent Manor Dr.\nStevensville, MD 21666\n\n643 5757", "643 5757", "postal code 2 lines above"),
+    ("Studio Verdi\nVia Roma, 3\n25125, Brescia (BS)\n030 2400000 · info@studioverdi.it", "030 2400000",
+     "postal code 1 line above"),
+    ("Rua Augusta, 274\n1100-053 Lisboa\nMarta Sousa: 213 456 789", "213 456 789", "postal code 1 line above"),
+]
+
+
+@pytest.mark.parametrize("text,number,cue", ADDRESS)
+def test_address_block_confirms_a_number_without_a_word(text: str, number: str, cue: str) -> None:
+    assert f"phone.address_block:{cue}" in rules_of(text)[number]
+
+
+def test_address_block_is_conservative() -> None:
+    # the same digits in prose, in a block without an address line, or after a blank paragraph
+    for text in ["She paid 604 115 244 crowns for it.", "Jana Nováková\n604 115 244\nsee you soon",
+                 "Hauptstraße 12\n10115 Berlin\n\nThe tower is 604 115 244 mm tall."]:
+        assert local(text) == [], text
+    params = replace(PARAMS, phone_context=PhoneContext(address_blocks=False))
+    assert "030 1234567" not in rules_of(ADDRESS[0][0], params)
+
+
+# --------------------------------------------------------------------------- digit groups that are not phones
+
+NOT_PHONES = [
+    "Order no. 96-74306 was shipped; call us if it is late.",
+    "ISBN 978-3-16-148410-0, call number QA76.",
+    "ISBN-13 1-08-012991-X (phone orders welcome)",
+    "Price: € 605 197, phone orders welcome.",
+    "Invoice 2014-822979 dated 13.10.1990, contact the office.",
+    "The match ended 104-102; call it a win.",
+    "Office hours 9.00 - 18.30, phone us.",
+    "Phone sales in 2019 2020 2021 rose.",
+    "The call centre served 120 000 customers.",
+    "Customer ID: 913 1785 (phone support)",
+    "Reference 80/242176 (office use only)",
+    "Call me. 449 4898 is the code.",
+    "Tel. 030 123456, then dial 12.5 - 3.75 = 8.75 on the keypad.",
+    "Fax: 566-0523 Consignment 32-72716: phone the depot if damaged.",
+    "Callejón Nayarit 349 480",
+    "The star, called GSC 03549-02811, is in Draco.",
+    "Mobile subscriptions rose from 1 234 567 to 2 345 678.",
+]
+
+
+@pytest.mark.parametrize("text", NOT_PHONES)
+def test_non_phone_digit_groups_next_to_phone_words_stay(text: str) -> None:
+    phones = [text[s:e] for s, e, t in find_spans(text, PARAMS) if t == "PHONE"]
+    expected = {"Tel. 030": ["030 123456"], "Fax: 566": ["566-0523"]}.get(text[:8], [])  # the real phone only
+    assert phones == expected, phones
+
+
+def _real_sentences(sha: str, words: tuple[str, ...]) -> list[str]:
+    text = mirror_sha(sha).read_text(encoding="latin-1")
+    return [s for s in text.replace("\n", " ").split(". ") if any(w in s.lower() for w in words)
+            and sum(c.isdigit() for c in s) >= 6]
+
+
+def test_real_numeric_sentences_with_phone_words_gain_no_phones() -> None:
+    """GSM8K problems, TinyStories and WikiText sentences that hold both a phone word and 6+ digits
+    (prices, counts, years, scores, maths): the context and address rules redact nothing there."""
+    rows = [json.loads(line) for line in mirror_sha(GSM8K_TRAIN).read_text().splitlines() if line]
+    texts = [r["question"] + "\n" + r["answer"] for r in rows] + list(tinystories())
+    texts += _real_sentences(WIKITEXT_TEST, ("call", "phone", "office", "contact", "home", "work", "text"))
+    recognizer = LocalPhoneRecognizer()
+    hits = [(t[r.start:r.end], t[max(0, r.start - 40):r.end + 20]) for t in texts
+            for r in recognizer.analyze(t, ["PHONE_NUMBER"])]
+    assert hits == []
+    with_words = sum(any(w in t.lower() for w in ("phone", "call", "office", "home", "work")) and
+                     sum(c.isdigit() for c in t) >= 6 for t in texts)
+    assert with_words > 500  # the words and the digits were there
+
+
+# --------------------------------------------------------------------------- e-mail
+
+EMAILS = [
+    ("contact DEBRA WEYDERT at 732-390-4480; fax, 732-390-4697; e-mail, weyded(at)nytimes.com",
+     "weyded(at)nytimes.com", "email.obfuscated:"),
+    ("mail me: anna [at] uni-bonn [dot] de", "anna [at] uni-bonn [dot] de", "email.obfuscated:"),
+    ("Schreiben Sie an k.huber (at) gmx (dot) at", "k.huber (at) gmx (dot) at", "email.obfuscated:"),
+    ("Email: john at example dot com", "john at example dot com", "email.spelled:word 'Email'"),
+    ("Write to j.doe at example dot co dot uk today.", "j.doe at example dot co dot uk",
+     "email.spelled:mailbox-like local part"),
+    ("reach me: maria at gmail dot com", "maria at gmail dot com", "email.spelled:mail provider gmail"),
+    ("Jane Roe\nJROE AT EXAMPLE DOT ORG", "JROE AT EXAMPLE DOT ORG", "email.spelled:a line of its own"),
+    ("Jane Roe <jroe at example dot org>", "jroe at example dot org", "email.spelled:in brackets after a name"),
+]
+
+
+@pytest.mark.parametrize("text,address,rule", EMAILS)
+def test_obfuscated_email(text: str, address: str, rule: str) -> None:
+    assert rule in rules_of(text)[address]
+    assert address not in scrub(text, PARAMS)[0]
+
+
+@pytest.mark.parametrize("text", [
+    "Look at this dot on the map.", "Meet at noon dot com is not a website.", "He looked at the sea dot com bubble.",
+    "They arrived at home dot at nine.", "I was at school dot dot dot", "we met at Rome dot com",
+    "She waved at him (dot) and left.", "point at (at) sign", "We are at war dot com era",
+    "Aim at the target dot in the centre.",
+])
+def test_prose_with_at_and_dot_is_left_alone(text: str) -> None:
+    assert [t for *_, t in find_spans(text, PARAMS) if t == "EMAIL"] == []
+
+
+def test_obfuscated_email_finds_nothing_in_real_prose() -> None:
+    recognizer = ObfuscatedEmailRecognizer(offline_tld_extractor())
+    texts = list(tinystories()) + [json.loads(line)["question"] for line in
+                                   mirror_sha(GSM8K_TRAIN).read_text().splitlines() if line]
+    texts += mirror_sha(WIKITEXT_TEST).read_text().split("\n")
+    gated = [t for t in texts if may_hold_obfuscated_email(t)]
+    assert [t for t in gated if recognizer.analyze(t, ["EMAIL_ADDRESS"])] == []
+    assert sum(" at " in t for t in texts) > 2000  # "at" was everywhere
+
+
+def test_obfuscated_email_gate_is_necessary() -> None:
+    for text, address, _ in EMAILS:
+        assert may_hold_obfuscated_email(text), text
+    assert not may_hold_obfuscated_email("I saw her at the market at noon.")
+
+
+# --------------------------------------------------------------------------- settings
+
+
+def test_context_words_come_from_the_config() -> None:
+    text = "Ruf mich an: Natel\n079 555 12 34"
+    assert local(text) == []  # "Natel" (Swiss German for mobile) is not a default word
+    swiss = PhoneContext.from_config({**DEFAULT_CONTEXT_WORDS, "de": [*DEFAULT_CONTEXT_WORDS["de"], "natel"]})
+    assert local(text, swiss) == ["079 555 12 34"]
+    no_english = PhoneContext.from_config({**DEFAULT_CONTEXT_WORDS, "en": []})
+    assert local("Phone:\n449 4898", no_english) == []
+    assert local("Our office is on Main Street, 449 4898 is the number", PhoneContext(window=10)) == []
+    with pytest.raises(ValueError):
+        PhoneContext.from_config({"en": ["te*l"]})
+
+
+def test_schema_defaults_are_the_code_defaults() -> None:
+    pii = load_schema("corpus-config.schema.json")["properties"]["pii"]["properties"]
+    words = {lang: tuple(p["default"]) for lang, p in pii["phone_context_words"]["properties"].items()}
+    assert words == DEFAULT_CONTEXT_WORDS
+    assert pii["phone_context_window"]["default"] == PhoneContext().window
+    from corpus.config.schemas import with_defaults
+    cfg = with_defaults({}, load_schema("corpus-config.schema.json"))["pii"]
+    assert params_from_config(cfg) == PARAMS  # the config's defaults are the scrub's
+
+
+# --------------------------------------------------------------------------- explanation
+
+
+def test_why_names_the_rule_and_the_word_without_showing_the_number() -> None:
+    from corpus.commands.why import _pii_redactions, describe
+
+    cfg = {"entities": list(PARAMS.entities), "phone_regions": list(PARAMS.phone_regions), "score_threshold": 0.4,
+           "precheck": True}  # a manifest from before these keys: their defaults
+    before = "Bitte rufen Sie an.\nTelefon:\n0521 998877\nMail: info(at)firma.de"
+    after, counts = scrub(before, PARAMS)
+    lines = _pii_redactions(cfg, before, after, sum(counts.values()))
+    assert lines == ["PHONE 29-40 '#### ######': phone.context (Telefon)",
+                     "EMAIL 47-63 'xxxx(xx)xxxxx.xx': email.obfuscated"]
+    text = "\n".join(describe([{"stage": "pii", "status": "kept", "pii_redactions": 2, "redactions": lines}]))
+    assert "redacted PHONE 29-40" in text and "0521" not in text
+    stale = _pii_redactions(cfg, before, after, 3)
+    assert stale[-1].startswith("note:")
