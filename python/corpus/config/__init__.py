@@ -78,6 +78,8 @@ def config_slice(data: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
     out = {}
     for key in keys:
         table, _, name = key.partition(".")
+        if table not in data:  # an optional table without a default ([mix]): absent, it changes no hash
+            continue
         out[key] = data[table][name] if name else data[table]
     return out
 

@@ -112,7 +112,7 @@ STAGES: tuple[Stage, ...] = (
     Stage("shard", "06-shard", "pii", "shards", "sorted, content-hash-split Parquet shards + _MANIFEST.json",
           "shards", config=("shard",)),
     Stage("tokenize", "07-tokenize", "shard", "tokens", "token streams (.bin + Megatron .idx) for the trainer",
-          "tokens", config=("tokenize",), options=(
+          "tokens", config=("tokenize", "mix"), options=(
               click.option("--max-documents", type=click.IntRange(min=0), default=None,
                            help="Train on at most N documents of the shuffled order (val is not capped)."),
               click.option("--train-tokens", type=click.IntRange(min=0), default=None,

@@ -40,7 +40,9 @@ from corpus.engine.memory import release_freed_memory
 from corpus.config.layout import (CORPUS_MANIFEST, CORPUS_SCHEMA, STAGE_FILE, TOKENIZER_FILE, TOKENS_MANIFEST,
                                   TOKENS_SCHEMA, tokens_root)
 from corpus.formats.parts import PartReader
+from corpus.tokens import mix as mixing
 from corpus.tokens import pieces
+from corpus.store.cache import Cache, cache_key, cache_root
 from corpus.engine.runner import WORK_DIR as WORK, Job, Map, PhaseContext, RunOptions, Step, published_stage
 from corpus.config.schemas import validate
 from corpus.engine.versions import output_packages
@@ -298,6 +300,8 @@ class EncodeUnit:
     work: Path
     threads: int
     seed: int
+    tokenizer_sha256: str = ""
+    cache: Path | None = None   # the artifacts root whose cache/tokens-encode/ keeps encoded shards (None: off)
 
 
 @functools.cache
@@ -422,7 +426,51 @@ class _SplitTokens:
         return {"name": f"{WORK}/{self.name}", "sha256": self.sha.hexdigest(), "bytes": self.bytes}
 
 
+ENCODE_CACHE = "tokens-encode"
+TARGET_TOLERANCE = 0.005  # a realised share (or token count, relative) further from its target gets a reason
+ENCODE_FILES = tuple(f"{split}.{kind}" for split in SPLITS for kind in ("bin", "docs.npy", "bstart.npy"))
+
+
+def encode_key(u: EncodeUnit) -> str:
+    """What a shard's encode unit's files are a function of: the shard's bytes and position (its buckets
+    are drawn by position), the tokenizer, EOS, dtype and the shuffle seed (plus, in cache_key, the code and
+    library versions). Never the mix: every mixture of these shards reads the same encoded files."""
+    return cache_key({"kind": ENCODE_CACHE, "shard_sha256": u.sha256, "index": u.index, "seed": u.seed,
+                      "tokenizer_sha256": u.tokenizer_sha256, "eos_id": u.eos_id, "dtype": u.dtype})
+
+
 def encode_shard(u: EncodeUnit) -> dict:
+    """encode_unit's files, from the cache when an earlier run (another mix of these shards, or the same
+    shards under another budget) encoded this shard with the same tokenizer and settings; else encoded
+    and kept there. The cache never changes a byte: an entry is used only when every file matches the
+    sha256 its index records and its name carries."""
+    if u.cache is None or not u.tokenizer_sha256:
+        return {**encode_unit(u), "cache": "off"}
+    key = encode_key(u)
+    index_cache = Cache(u.cache, ENCODE_CACHE, ".json")
+    raw = index_cache.get(key)
+    if raw is not None:
+        files, ok = json.loads(raw)["files"], True
+        for f in files:
+            got = Cache(u.cache, ENCODE_CACHE, f".{f['suffix']}").get_file(key, u.work / f"{u.key}.{f['suffix']}")
+            if got != f["sha256"]:
+                ok = False
+                break
+        if ok:
+            return {"key": u.key, "cache": "hit",
+                    "work": [{"name": f"{WORK}/{u.key}.{f['suffix']}", "sha256": f["sha256"], "bytes": f["bytes"]}
+                             for f in files]}
+    res = encode_unit(u)
+    files = []
+    for entry in res["work"]:
+        suffix = entry["name"].removeprefix(f"{WORK}/{u.key}.")
+        Cache(u.cache, ENCODE_CACHE, f".{suffix}").put_file(key, u.work / f"{u.key}.{suffix}", entry["sha256"])
+        files.append({"suffix": suffix, "sha256": entry["sha256"], "bytes": entry["bytes"]})
+    index_cache.put(key, dump_json({"files": files}))
+    return {**res, "cache": "computed"}
+
+
+def encode_unit(u: EncodeUnit) -> dict:
     """Per split: `<key>.<split>.bin` (tokens in shard order), `<key>.<split>.docs.npy` ([token offset,
     length] of each document, grouped by bucket in shard order) and `<key>.<split>.bstart.npy` (where each
     bucket's documents start). The shard is streamed in record batches (hashed as it is read) and encoded
@@ -458,6 +506,116 @@ def encode_shard(u: EncodeUnit) -> dict:
     return {"key": u.key, "work": files}
 
 
+# ---------------------------------------------------------------- mix (train only; tokens.mix)
+
+@dataclass(frozen=True)
+class MixUnit:
+    key: str                # the shard key
+    index: int
+    shard: Path
+    sha256: str
+    work: Path
+    seed: int               # [tokenize] seed: the buckets
+    mix_seed: int
+    sources: tuple[str, ...]
+    whole: tuple[int, ...] = ()       # per source: floor(w)
+    threshold: tuple[int, ...] = ()   # per source: frac(w) as a threshold on u's 64 bits
+    kept: tuple[int, ...] = ()        # the buckets holding a kept train document (any shard)
+
+
+def _shard_order(seed: int, split: str, index: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(by_bucket, bucket in that order): encode writes a shard's documents of `split` grouped by bucket
+    (a stable sort of their buckets in shard order); by_bucket[i] is the shard-order index of row i."""
+    bucket = buckets_of(seed, split, index, n)
+    by_bucket = np.argsort(bucket, kind="stable")
+    return by_bucket, bucket[by_bucket]
+
+
+def mix_sources(u: MixUnit) -> dict:
+    """Each train document's source and keyed hash (`<key>.train.mix.npy`, uint64 [source, u bits,
+    placement bits], in encode's bucket order), the tokens of each source by u (`.mixhist.npy`, what
+    targets are resolved from) and per source the documents and tokens of both splits."""
+    reader = PartReader(u.shard, u.sha256, columns=["id", "source_id", "split"], batch_rows=ENCODE_READ_ROWS * 64)
+    index = {s: i for i, s in enumerate(u.sources)}
+    ids: dict[str, list] = {s: [] for s in SPLITS}
+    srcs: dict[str, list] = {s: [] for s in SPLITS}
+    for batch in reader.batches():
+        for doc_id, sid, split in zip(*(batch.column(c).to_pylist() for c in ("id", "source_id", "split"))):
+            if sid not in index:
+                raise CorpusError(f"{u.shard}: document {doc_id} is of source '{sid}', not one of [dataset] sources")
+            ids[split].append(doc_id)
+            srcs[split].append(sid)
+    counts = {}
+    for split in SPLITS:
+        docs = np.load(u.work / f"{u.key}.{split}.docs.npy")
+        if len(docs) != len(ids[split]):
+            raise CorpusError(f"{u.shard}: {len(ids[split])} {split} documents, the encoded shard {len(docs)}")
+        by_bucket, _ = _shard_order(u.seed, split, u.index, len(docs))
+        src = np.fromiter((index[s] for s in srcs[split]), np.int64, len(docs))[by_bucket]
+        lengths = docs[:, 1]
+        counts[split] = {"docs": np.bincount(src, minlength=len(u.sources)).tolist(),
+                         "tokens": np.bincount(src, weights=lengths, minlength=len(u.sources)).astype(np.int64).tolist()}
+        if split != "train":
+            continue
+        hashes = mixing.doc_hashes(u.mix_seed, srcs[split], ids[split])[by_bucket]
+        table = np.column_stack([src.astype(np.uint64), hashes]) if len(src) else np.zeros((0, 3), np.uint64)
+        files = [_work_file(u.work, f"{u.key}.train.mix.npy", _npy(table)),
+                 _work_file(u.work, f"{u.key}.train.mixhist.npy",
+                            _npy(mixing.histogram(src, hashes[:, 0], lengths, len(u.sources))))]
+    return {"key": u.key, "work": files, "sources": counts}
+
+
+def _copies_of(u: MixUnit) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(the mix table, each train document's copies, its bucket), in encode's bucket order."""
+    table = np.load(u.work / f"{u.key}.train.mix.npy")
+    src = table[:, 0].astype(np.int64)
+    n = mixing.copies(table[:, 1], np.asarray(u.whole, np.int64)[src],
+                      np.asarray(u.threshold, np.uint64)[src] if len(src) else np.zeros(0, np.uint64))
+    _, bucket = _shard_order(u.seed, "train", u.index, len(table))
+    return table, n, bucket
+
+
+def mix_copies(u: MixUnit) -> dict:
+    """How many copies each train document gets: per source the documents and tokens after mixing and the
+    repetition counts ({copies: documents}), and the buckets holding a kept document."""
+    table, n, bucket = _copies_of(u)
+    lengths = np.load(u.work / f"{u.key}.train.docs.npy")[:, 1]
+    src = table[:, 0].astype(np.int64)
+    k = len(u.sources)
+    reps = {}
+    for i, sid in enumerate(u.sources):
+        values, counts = np.unique(n[src == i], return_counts=True)
+        reps[sid] = {str(int(v)): int(c) for v, c in zip(values, counts)}
+    return {"key": u.key, "kept": np.unique(bucket[n >= 1]).tolist(), "max_copies": int(n.max()) if len(n) else 0,
+            "after": {"docs": np.bincount(src, weights=n, minlength=k).astype(np.int64).tolist(),
+                      "tokens": np.bincount(src, weights=n * lengths, minlength=k).astype(np.int64).tolist()},
+            "repetitions": reps}
+
+
+def mix_place(u: MixUnit) -> dict:
+    """The mixed train documents of the shard (`<key>.train.mixdocs.npy`: [token offset, length, source],
+    grouped by bucket, and `.mixbstart.npy`): each kept document once in its own bucket, as unmixed, then
+    its further copies in the buckets tokens.mix.place picks (in bucket order: the originals, then the
+    copies by document and copy number). All weights 1 gives exactly the unmixed files."""
+    table, n, bucket = _copies_of(u)
+    docs = np.load(u.work / f"{u.key}.train.docs.npy")
+    src = table[:, 0].astype(np.int64)
+    keep = n >= 1
+    rows = [np.column_stack([bucket[keep], docs[keep, 0], docs[keep, 1], src[keep]])]
+    kept = np.asarray(u.kept, np.int64)
+    extra = []
+    for i in np.flatnonzero(n > 1).tolist():
+        for b in mixing.place(int(bucket[i]), int(n[i]), int(table[i, 2]), kept):
+            extra.append((b, int(docs[i, 0]), int(docs[i, 1]), int(src[i])))
+    if extra:
+        rows.append(np.asarray(extra, np.int64))
+    allrows = np.concatenate(rows).astype(np.int64)
+    allrows = allrows[np.argsort(allrows[:, 0], kind="stable")]
+    bstart = np.searchsorted(allrows[:, 0], np.arange(BUCKETS + 1), side="left").astype(np.int64)
+    return {"key": u.key, "work": [_work_file(u.work, f"{u.key}.train.mixdocs.npy", _npy(allrows[:, 1:].copy())),
+                                   _work_file(u.work, f"{u.key}.train.mixbstart.npy", _npy(bstart))]}
+
+
 # ---------------------------------------------------------------- order (one unit per split and partition)
 
 @dataclass(frozen=True)
@@ -470,27 +628,30 @@ class OrderUnit:
     work: Path
     out: str                # the partition's plan file, in work
     seed: int
+    index: str = ""         # "" (the encoded documents) or "mix" (the mixed train documents, with their source)
 
 
 def order_partition(u: OrderUnit) -> dict:
     """The planned order of the partition's buckets: from every shard only the slice of its index that
-    holds these buckets; out = [shard, token offset, length, cumulative tokens within the partition]."""
+    holds these buckets; out = [shard, token offset, length, cumulative tokens within the partition] (and,
+    mixed, the document's source)."""
     shard, docs, bucket = [], [], []
     for s, key in enumerate(u.shard_keys):
-        bstart = np.load(u.work / f"{key}.{u.split}.bstart.npy")
+        bstart = np.load(u.work / f"{key}.{u.split}.{u.index}bstart.npy")
         a, b = int(bstart[u.lo]), int(bstart[u.hi])
         if b == a:
             continue
-        docs.append(np.load(u.work / f"{key}.{u.split}.docs.npy", mmap_mode="r")[a:b])
+        docs.append(np.load(u.work / f"{key}.{u.split}.{u.index}docs.npy", mmap_mode="r")[a:b])
         shard.append(np.full(b - a, s, np.int64))
         bucket.append(np.repeat(np.arange(u.lo, u.hi, dtype=np.int64), np.diff(bstart[u.lo:u.hi + 1])))
     if docs:
         docs_arr, shard_arr = np.concatenate(docs), np.concatenate(shard)
         order = shuffle_buckets(u.seed, u.split, np.concatenate(bucket))
         lengths = docs_arr[order, 1]
-        plan = np.stack([shard_arr[order], docs_arr[order, 0], lengths, np.cumsum(lengths)], axis=1)
+        plan = np.stack([shard_arr[order], docs_arr[order, 0], lengths, np.cumsum(lengths),
+                         *([docs_arr[order, 2]] if u.index else [])], axis=1)
     else:
-        plan = np.zeros((0, 4), np.int64)
+        plan = np.zeros((0, 5 if u.index else 4), np.int64)
     entry = _work_file(u.work, u.out, _npy(plan))
     return {"key": u.key, "docs": len(plan), "tokens": int(plan[:, 2].sum()), "work": [entry]}
 
@@ -512,6 +673,7 @@ def write_part(u: PartUnit) -> dict:
     dtype = np.dtype(u.dtype)
     size = dtype.itemsize
     files: dict[int, int] = {}
+    by_source: dict[int, list[int]] = {}
     prefix = u.stage_dir / u.key
     prefix.parent.mkdir(parents=True, exist_ok=True)
     # pread, not a memory map: a map keeps every page it touched resident (with the kernel's fault-around,
@@ -519,7 +681,12 @@ def write_part(u: PartUnit) -> dict:
     try:
         with MegatronWriter(prefix, dtype) as w:
             for name, first, end in u.slices:
-                rows = np.array(np.load(u.stage_dir / WORK / name, mmap_mode="r")[first:end, :3])
+                plan_rows = np.load(u.stage_dir / WORK / name, mmap_mode="r")
+                rows = np.array(plan_rows[first:end, :3])
+                if plan_rows.shape[1] > 4:  # mixed: tokens and documents per source
+                    for src, n in zip(np.array(plan_rows[first:end, 4]).tolist(), rows[:, 2].tolist()):
+                        c = by_source.setdefault(src, [0, 0])
+                        c[0], c[1] = c[0] + 1, c[1] + n
                 for s, a, n in rows.tolist():
                     if s not in files:
                         files[s] = os.open(u.stage_dir / WORK / f"{u.shard_keys[s]}.{u.split}.bin", os.O_RDONLY)
@@ -531,7 +698,8 @@ def write_part(u: PartUnit) -> dict:
         for fd in files.values():
             os.close(fd)
     entry = manifest_file_entry(prefix, u.stage_dir)
-    return {"key": u.key, "entry": entry,
+    return {"key": u.key, "entry": entry, **({"by_source": {str(k): v for k, v in sorted(by_source.items())}}
+                                             if by_source else {}),
             "parts": [{"name": entry["bin"], "sha256": entry["bin_sha256"], "rows": entry["docs"],
                        "bytes": entry["bin_bytes"]},
                       {"name": entry["idx"], "sha256": entry["idx_sha256"], "rows": entry["docs"],
@@ -564,6 +732,13 @@ def encode_threads(rows: list[int], cores: int, workers: int) -> list[int]:
 
 def plan(config: Config, opts: RunOptions) -> list[Job]:
     tcfg = config["tokenize"]
+    mix_cfg = config.data.get("mix")
+    mixed = mixing.active(mix_cfg)
+    sources = tuple(dict.fromkeys(config["dataset"]["sources"]))
+    if mixed:  # before anything is read: a misnamed source is one line, at once
+        mixing.check(mix_cfg, list(sources), f"{config.path}")
+        mix_record = mixing.record(mix_cfg)
+        mix_id = "mix-" + sha256_bytes(dump_json(mix_record))[:12]
     _, shard_ref = published_stage(config, STAGE[ME.reads].path(config), ME.reads, verify=False,
                                   upstream=config_hash(config, ME.reads))
     corpus, corpus_sha = load_corpus_manifest(config)
@@ -576,6 +751,7 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
     threads = encode_threads([s["rows"] for s in corpus["shards"]], os.cpu_count() or 1, opts.workers)
     n_parts = partitions(config, corpus["n_docs"], workers=opts.workers, cap=BUCKETS)
     tag = f"of-{n_parts:05d}"  # unit keys name P: a resume with another P never reuses these units
+    cache = cache_root(config)
 
     def tokenizer_step(ctx: PhaseContext) -> None:
         write_bytes(ctx.staging / TOKENIZER_FILE, tok_bytes)
@@ -589,12 +765,54 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
     def encode_units(ctx: PhaseContext) -> list[EncodeUnit]:
         facts = ctx.state["facts"]
         return [EncodeUnit(k, i, config.dataset_dir / s["name"], s["sha256"], ctx.staging / TOKENIZER_FILE,
-                           facts["eos_id"], facts["dtype"], ctx.work, threads[i], tcfg["seed"])
+                           facts["eos_id"], facts["dtype"], ctx.work, threads[i], tcfg["seed"],
+                           sha256_bytes(tok_bytes), cache)
                 for i, (k, s) in enumerate(zip(shard_keys, corpus["shards"]))]
+
+    def encode_step(ctx: PhaseContext) -> None:
+        """Say (and record in _RUN.json) how many shards' tokens came from the cache."""
+        got = [r.get("cache", "off") for r in ctx.results["encode"]]
+        hits, computed = got.count("hit"), got.count("computed")
+        if hits:
+            log.info("tokenize: %d of %d shards' tokens from the cache (encoded by an earlier run with the same "
+                     "tokenizer)", hits, len(got))
+        ctx.run_info["encode_cache"] = {"hits": hits, "computed": computed, "off": got.count("off")}
+
+    def mix_units(ctx: PhaseContext) -> list[MixUnit]:
+        w = ctx.state.get("weights")
+        whole = tuple(w[s]["whole"] for s in sources) if w else ()
+        thr = tuple(w[s]["threshold"] for s in sources) if w else ()
+        return [MixUnit(k, i, config.dataset_dir / s["name"], s["sha256"], ctx.work, tcfg["seed"], mix_cfg["seed"],
+                        sources, whole, thr, ctx.state.get("kept", ()))
+                for i, (k, s) in enumerate(zip(shard_keys, corpus["shards"]))]
+
+    def weights_step(ctx: PhaseContext) -> None:
+        """Per source, the counts before mixing and the weights (targets resolved from the u histograms)."""
+        before = {split: {"docs": [0] * len(sources), "tokens": [0] * len(sources)} for split in SPLITS}
+        hist = np.zeros((len(sources), mixing.HIST_BINS), np.int64)
+        for r in ctx.results["mix-sources"]:
+            for split in SPLITS:
+                for kind in ("docs", "tokens"):
+                    before[split][kind] = [a + b for a, b in zip(before[split][kind], r["sources"][split][kind])]
+            hist += np.load(ctx.work / f"{r['key']}.train.mixhist.npy")
+        ctx.state["before"] = before
+        tokens = dict(zip(sources, before["train"]["tokens"]))
+        ctx.state["weights"] = mixing.resolve(mix_cfg, list(sources), tokens, hist)
+
+    def kept_step(ctx: PhaseContext) -> None:
+        """The buckets holding a kept train document (where further copies may go), and the check that
+        there are enough of them to keep every document's copies apart."""
+        kept = sorted({b for r in ctx.results["mix-copies"] for b in r["kept"]})
+        most = max([r["max_copies"] for r in ctx.results["mix-copies"]] or [0])
+        if len(kept) < mixing.need_buckets(most):
+            raise CorpusError(f"{config.path}: mix: a document gets {most} copies, but the train split's kept "
+                              f"documents fill only {len(kept)} of {BUCKETS} shuffle buckets ({mixing.need_buckets(most)} "
+                              f"needed to keep its copies apart); lower the weights or mix.max_repeats")
+        ctx.state["kept"] = tuple(kept)
 
     def order_units(ctx: PhaseContext) -> list[OrderUnit]:
         return [OrderUnit(f"{split}/p{p:05d}-{tag}", split, lo, hi, shard_keys, ctx.work,
-                          f"plan.{split}.p{p:05d}-{tag}.npy", tcfg["seed"])
+                          f"plan.{split}.p{p:05d}-{tag}.npy", tcfg["seed"], "mix" if mixed and split == "train" else "")
                 for split in SPLITS for p, (lo, hi) in enumerate(bucket_ranges(n_parts))]
 
     def plan_step(ctx: PhaseContext) -> None:
@@ -629,6 +847,8 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
                     "corpus_manifest_sha256": corpus_sha, "config_sha256": config_hash(config, ME.name),
                     "tokenizer": {"file": TOKENIZER_FILE, "sha256": sha256_bytes(tok_bytes), **ctx.state["facts"]},
                     "seed": tcfg["seed"], "budgets": budgets, "splits": splits, "packages": output_packages()}
+        if mixed:
+            manifest["mix"] = mix_manifest(ctx, written)
         validate(manifest, TOKENS_SCHEMA, what=str(ctx.job.final / TOKENS_MANIFEST))
         data = dump_json(manifest)
         write_bytes(ctx.staging / TOKENS_MANIFEST, data)
@@ -636,16 +856,72 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
         ctx.counts = {"docs_in": corpus["n_docs"], "docs_out": sum(s["docs"] for s in splits.values()),
                       "tokens": {s: splits[s]["tokens"] for s in SPLITS}}
 
+    def mix_manifest(ctx: PhaseContext, written: dict) -> dict:
+        """The manifest's `mix`: the table, and per source the weight, the target and how far from it the
+        stream is (or why), documents and tokens before and after mixing and in the stream (after the
+        budgets), and the repetition counts."""
+        before, weights = ctx.state["before"], ctx.state["weights"]
+        after = {"docs": [0] * len(sources), "tokens": [0] * len(sources)}
+        reps: dict[str, dict[str, int]] = {s: {} for s in sources}
+        for r in ctx.results["mix-copies"]:
+            for kind in ("docs", "tokens"):
+                after[kind] = [a + b for a, b in zip(after[kind], r["after"][kind])]
+            for sid, counts in r["repetitions"].items():
+                for n, c in counts.items():
+                    reps[sid][n] = reps[sid].get(n, 0) + c
+        stream = {"docs": [0] * len(sources), "tokens": [0] * len(sources)}
+        for u in ctx.state["part_units"]:
+            for k, (d, t) in written[u.key].get("by_source", {}).items():
+                stream["docs"][int(k)] += d
+                stream["tokens"][int(k)] += t
+        total = sum(after["tokens"]) or 1
+        out = {}
+        for i, sid in enumerate(sources):
+            w = weights[sid]
+            entry = {"weight": mixing.weight_of(w["whole"], w["threshold"]), "target": w["target"],
+                     "reason": w["reason"],
+                     "before": {"train_docs": before["train"]["docs"][i], "train_tokens": before["train"]["tokens"][i],
+                                "val_docs": before["val"]["docs"][i], "val_tokens": before["val"]["tokens"][i]},
+                     "after": {"train_docs": after["docs"][i], "train_tokens": after["tokens"][i]},
+                     "stream": {"train_docs": stream["docs"][i], "train_tokens": stream["tokens"][i]},
+                     "share": after["tokens"][i] / total,
+                     "repetitions": dict(sorted(reps[sid].items(), key=lambda kv: int(kv[0])))}
+            if w["target"] is not None:
+                want = w["target"]["tokens"]
+                entry["error"] = (after["tokens"][i] - want) / want if want else 0.0
+                if "share" in w["target"]:
+                    entry["share_error"] = entry["share"] - w["target"]["share"] / 100
+                off = abs(entry.get("share_error", entry["error"]))
+                if entry["reason"] is None and off > TARGET_TOLERANCE and after["docs"][i]:
+                    mean = before["train"]["tokens"][i] / max(1, before["train"]["docs"][i])
+                    entry["reason"] = (f"{sid}'s documents average {mean:,.0f} tokens ({mean / total:.2%} of the mixed "
+                                       f"train tokens each): the nearest whole number of them is {off:.2%} from the target")
+            out[sid] = entry
+        hist: dict[str, int] = {}
+        for counts in reps.values():
+            for n, c in counts.items():
+                hist[n] = hist.get(n, 0) + c
+        return {"id": mix_id, "config": mix_record, "val": "not resampled: the same val split as every mix",
+                "sources": out, "repetitions": dict(sorted(hist.items(), key=lambda kv: int(kv[0]))),
+                "train_tokens": {"before": sum(before["train"]["tokens"]), "after": sum(after["tokens"])}}
+
     params = {"corpus_manifest_sha256": corpus_sha, "tokenizer_sha256": sha256_bytes(tok_bytes), "budgets": budgets,
               "seed": tcfg["seed"]}
     if trained_from is not None:
         params["trained_from"] = trained_from
+    if mixed:
+        params["mix"] = mix_record
+    mix_phases = [Map("mix-sources", mix_units, mix_sources, unit="shards"), Step("weights", weights_step),
+                  Map("mix-copies", mix_units, mix_copies, unit="shards"), Step("kept", kept_step),
+                  Map("mix-place", mix_units, mix_place, unit="shards")] if mixed else []
     phases = [Step("tokenizer", tokenizer_step), Map("encode", encode_units, encode_shard, unit="shards"),
+              Step("encoded", encode_step), *mix_phases,
               Map("order", order_units, order_partition, unit="partitions"), Step("plan", plan_step),
               # Writing parts only moves bytes (disk-bound): in this process, with no pool to start.
               Map("write", lambda ctx: ctx.state["part_units"], write_part, in_process=True),
               Step("manifest", manifest_step)]
-    return [Job("tokenize", tokens_root(config) / tokenizer_id,
+    directory = f"{tokenizer_id}-{mix_id}" if mixed else tokenizer_id
+    return [Job("tokenize", tokens_root(config) / directory,
                 {"config_sha256": config_hash(config, ME.name), "params": params, "inputs": [shard_ref]}, phases,
                 dataset=config.dataset, version=config.version)]
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
+import shutil
 from pathlib import Path
 from typing import Any, Callable
 
@@ -61,6 +63,51 @@ class Cache:
         if not (self.dir / name).is_file():
             self.dir.mkdir(parents=True, exist_ok=True)
             write_bytes(self.dir / name, data)
+        for old in self.dir.glob(f"{key}-*{self.suffix}"):
+            if old.name != name:
+                old.unlink(missing_ok=True)
+
+    def get_file(self, key: str, dest: Path) -> str | None:
+        """Put the entry of `key` at `dest` (a hard link, else a copy) after its bytes, hashed as they are
+        read, match the sha256 in its name; that sha256, or None (no entry, or a damaged one: removed).
+        For entries too large to hold in memory (the tokenize stage's encoded shards)."""
+        if self.dir is None or not self.dir.is_dir():
+            return None
+        for path in sorted(self.dir.glob(f"{key}-*{self.suffix}")):
+            want = path.name[len(key) + 1: len(path.name) - len(self.suffix)]
+            h = hashlib.sha256()
+            try:
+                with open(path, "rb") as f:
+                    while chunk := f.read(1 << 20):
+                        h.update(chunk)
+            except OSError:
+                continue
+            if h.hexdigest() != want:
+                log.warning("cache: %s does not match the checksum in its name; removed (it is rebuilt)", path)
+                path.unlink(missing_ok=True)
+                continue
+            dest.unlink(missing_ok=True)
+            try:
+                os.link(path, dest)
+            except OSError:
+                shutil.copyfile(path, dest)
+            return want
+        return None
+
+    def put_file(self, key: str, src: Path, sha256: str) -> None:
+        """Keep the file `src`, whose sha256 the caller computed as it wrote it, as the entry of `key` (a
+        hard link when the cache is on the same file system, else a copy)."""
+        if self.dir is None:
+            return
+        name = f"{key}-{sha256}{self.suffix}"
+        if not (self.dir / name).is_file():
+            self.dir.mkdir(parents=True, exist_ok=True)
+            tmp = self.dir / f".{name}.{os.getpid()}.tmp"
+            try:
+                os.link(src, tmp)
+            except OSError:
+                shutil.copyfile(src, tmp)
+            os.replace(tmp, self.dir / name)
         for old in self.dir.glob(f"{key}-*{self.suffix}"):
             if old.name != name:
                 old.unlink(missing_ok=True)
