@@ -86,6 +86,10 @@ SPLITS = {
     "heldout4": {"seed": 5, "templates": "E", "parity": None,
                  "locales": ("en_US", "en_CA", "en_IN", "de_AT", "de_DE", "fr_CA", "fr_FR", "es_CO", "es_ES", "it_CH",
                              "pt_PT", "nl_BE")},
+    # written before heldout4's errors were looked at
+    "heldout5": {"seed": 6, "templates": "F", "parity": None,
+                 "locales": ("en_GB", "en_NZ", "en_IE", "de_DE", "de_CH", "fr_FR", "fr_BE", "es_ES", "es_AR", "it_IT",
+                             "pt_BR", "nl_NL")},
 }
 PER_LOCALE = 140
 PHONE_CATEGORIES = ("same_line", "line_above", "after", "sentence", "form", "address", "prose_no_cue")
@@ -97,6 +101,20 @@ LEE = "5d78d6dafd953bbf65797bef09a9ffb9ec430583381be705f8fd460000f370fb"
 ARTICLES = "b0278e9b85053bcca217ed2469deed97fda19698a3d007d1d13fcce935397579"
 STATE_UNION = "366c1dc82b2abf896f42b2ec50ba802a0141a29f75d29ca48a7a243ce5bfbe8d"
 GSM8K_TEST = "3730d312f6e3440559ace48831e51066acaca737f6eabec99bccb9e4b3c39d14"
+
+# Each held-out split's one score before its errors were looked at (hard part: phone recall and precision;
+# e-mail recall over every form), with the rules of the commit named. After that score a split is a tuning
+# set: its later figures are not held-out figures.
+FIRST_SHOTS = {
+    "heldout": {"rules_commit": "f01a713", "phone_recall": 0.908, "phone_found": "649/715", "phone_precision": 0.989,
+                "phone_true": "649/656", "email_recall": 0.975},
+    "heldout2": {"rules_commit": "762ec1c", "phone_recall": 0.938, "phone_found": "671/715", "phone_precision": 0.997,
+                 "phone_true": "671/673", "email_recall": 0.992},
+    "heldout3": {"rules_commit": "24b4282", "phone_recall": 0.853, "phone_found": "665/780", "phone_precision": 0.981,
+                 "phone_true": "665/678", "email_recall": 0.840},
+    "heldout4": {"rules_commit": "6cf13fc", "phone_recall": 0.855, "phone_found": "667/780", "phone_precision": 1.000,
+                 "phone_true": "667/667", "email_recall": 0.914},
+}
 
 # --------------------------------------------------------------------------- templates
 # {x} the number, {n} a name, {e} an e-mail address, {a} a postal address (lines), {c} a company.
@@ -139,6 +157,12 @@ PHONE_T = {
                            "Call the box office on {x} to book."],
               "form": ["Tel.: {x}  Fax: -  Mail: {e}", "Name / Phone / Email\n{n} / {x} / {e}"],
               "prose_no_cue": ["Ticket {x} belongs to {n}."]},
+        "F": {"same_line": ["Ph. {x}", "Direct: {x}"],
+              "line_above": ["{n}\nOut of hours\n{x}", "{c}\nBookings and enquiries\n{x}"],
+              "after": ["{x} (weekdays)", "{x} - ask for {n}", "{x} (24h)", "{x}, leave a voicemail"],
+              "sentence": ["Ring us on {x} or pop in.", "Text {n} on {x} to confirm.", "For emergencies dial {x}."],
+              "form": ["Phone: {x}; E-mail: {e}; Name: {n}", "Daytime tel ............ {x}"],
+              "prose_no_cue": ["{n} picked {x} in the lottery."]},
     },
     "de": {
         "A": {"same_line": ["Telefon: {x}", "Tel.: {x}"], "line_above": ["{n}\nTelefon:\n{x}"],
@@ -156,6 +180,9 @@ PHONE_T = {
         "E": {"same_line": ["Telefon (mobil): {x}", "T: {x}"], "line_above": ["{n}\nTelefonnummer\n{x}"],
               "after": ["{x} (abends)", "{x} / Fax"], "sentence": ["Wer Interesse hat, kann {n} unter {x} anrufen."],
               "form": ["Tel.: {x}  Fax: -  Mail: {e}"], "prose_no_cue": ["Der Schein {x} gehört {n}."]},
+        "F": {"same_line": ["Fon: {x}", "Durchwahl {x}"], "line_above": ["{c}\nTerminvereinbarung\n{x}"],
+              "after": ["{x} (werktags)", "{x}, Anrufbeantworter"], "sentence": ["Für Notfälle wählen Sie {x}."],
+              "form": ["Telefon: {x}; E-Mail: {e}; Name: {n}"], "prose_no_cue": ["{n} tippte {x} im Lotto."]},
     },
     "fr": {
         "A": {"same_line": ["Téléphone : {x}", "Tél. {x}"], "line_above": ["{n}\nTéléphone :\n{x}"],
@@ -174,6 +201,9 @@ PHONE_T = {
         "E": {"same_line": ["Téléphone (portable) : {x}", "T : {x}"], "line_above": ["{n}\nNuméro de téléphone\n{x}"],
               "after": ["{x} (le soir)", "{x} / fax"], "sentence": ["Les personnes intéressées peuvent téléphoner au {x}."],
               "form": ["Tél. : {x}  Fax : -  Mail : {e}"], "prose_no_cue": ["Le billet {x} appartient à {n}."]},
+        "F": {"same_line": ["Ligne directe : {x}", "Tél. fixe : {x}"], "line_above": ["{c}\nRéservations\n{x}"],
+              "after": ["{x} (en semaine)", "{x}, laissez un message"], "sentence": ["En cas d'urgence, composez le {x}."],
+              "form": ["Téléphone : {x} ; Courriel : {e} ; Nom : {n}"], "prose_no_cue": ["{n} a joué {x} au loto."]},
     },
     "es": {
         "A": {"same_line": ["Teléfono: {x}", "Tel. {x}"], "line_above": ["{n}\nTeléfono:\n{x}"],
@@ -191,6 +221,9 @@ PHONE_T = {
         "E": {"same_line": ["Teléfono (móvil): {x}", "T: {x}"], "line_above": ["{n}\nNúmero de teléfono\n{x}"],
               "after": ["{x} (por la tarde)", "{x} / fax"], "sentence": ["Los interesados pueden llamar al {x} y dejar un mensaje."],
               "form": ["Tel.: {x}  Fax: -  Correo: {e}"], "prose_no_cue": ["El boleto {x} es de {n}."]},
+        "F": {"same_line": ["Línea directa: {x}", "Teléfono de contacto {x}"], "line_above": ["{c}\nReservas\n{x}"],
+              "after": ["{x} (días laborables)", "{x}, deje un mensaje"], "sentence": ["En caso de urgencia marque el {x}."],
+              "form": ["Teléfono: {x}; Correo: {e}; Nombre: {n}"], "prose_no_cue": ["{n} jugó el {x} en la lotería."]},
     },
     "it": {
         "A": {"same_line": ["Telefono: {x}", "Tel. {x}"], "line_above": ["{n}\nTelefono:\n{x}"],
@@ -208,6 +241,9 @@ PHONE_T = {
         "E": {"same_line": ["Telefono (cellulare): {x}", "T: {x}"], "line_above": ["{n}\nNumero di telefono\n{x}"],
               "after": ["{x} (la sera)", "{x} / fax"], "sentence": ["Gli interessati possono telefonare al {x}."],
               "form": ["Tel.: {x}  Fax: -  Email: {e}"], "prose_no_cue": ["Il biglietto {x} è di {n}."]},
+        "F": {"same_line": ["Linea diretta: {x}", "Tel. ufficio {x}"], "line_above": ["{c}\nPrenotazioni\n{x}"],
+              "after": ["{x} (feriali)", "{x}, lasciate un messaggio"], "sentence": ["Per le urgenze componete il {x}."],
+              "form": ["Telefono: {x}; Email: {e}; Nome: {n}"], "prose_no_cue": ["{n} ha giocato il {x} al lotto."]},
     },
     "pt": {
         "A": {"same_line": ["Telefone: {x}", "Tel. {x}"], "line_above": ["{n}\nTelefone:\n{x}"],
@@ -225,6 +261,9 @@ PHONE_T = {
         "E": {"same_line": ["Telefone (celular): {x}", "T: {x}"], "line_above": ["{n}\nNúmero de telefone\n{x}"],
               "after": ["{x} (à noite)", "{x} / fax"], "sentence": ["Os interessados podem telefonar para {x}."],
               "form": ["Tel.: {x}  Fax: -  E-mail: {e}"], "prose_no_cue": ["O bilhete {x} é de {n}."]},
+        "F": {"same_line": ["Linha direta: {x}", "Telefone de contato {x}"], "line_above": ["{c}\nReservas\n{x}"],
+              "after": ["{x} (dias úteis)", "{x}, deixe recado"], "sentence": ["Em caso de urgência, disque {x}."],
+              "form": ["Telefone: {x}; E-mail: {e}; Nome: {n}"], "prose_no_cue": ["{n} jogou o {x} na loteria."]},
     },
     "nl": {
         "A": {"same_line": ["Telefoon: {x}", "Tel. {x}"], "line_above": ["{n}\nTelefoon:\n{x}"],
@@ -242,6 +281,9 @@ PHONE_T = {
         "E": {"same_line": ["Telefoon (mobiel): {x}", "T: {x}"], "line_above": ["{n}\nTelefoonnummer\n{x}"],
               "after": ["{x} ('s avonds)", "{x} / fax"], "sentence": ["Belangstellenden kunnen {x} bellen."],
               "form": ["Tel.: {x}  Fax: -  E-mail: {e}"], "prose_no_cue": ["Lot {x} is van {n}."]},
+        "F": {"same_line": ["Direct: {x}", "Tel. kantoor {x}"], "line_above": ["{c}\nReserveringen\n{x}"],
+              "after": ["{x} (werkdagen)", "{x}, spreek iets in"], "sentence": ["Bij spoed belt u {x}."],
+              "form": ["Telefoon: {x}; E-mail: {e}; Naam: {n}"], "prose_no_cue": ["{n} speelde {x} in de loterij."]},
     },
 }
 # The address block: no phone word anywhere in it.
@@ -249,7 +291,8 @@ ADDRESS_T = {"A": ["{n}\n{a}\n{x}\n{e}", "{c}\n{a}\n{x}", "{n}, {x}\n{a}"],
              "B": ["{c}\n{n}\n{a}\n{x}", "{a}\n{x}\n{e}", "{n}\n{a}\n{x} | {e}"],
              "C": ["{n} - {x}\n{a}\n{e}", "{c}\n{a}\n{e}\n{x}", "{n}\n{c}\n{a}\n{x}"],
              "D": ["{c}\n{a}\n{x} · {e}", "{n}\n{a}\n\n{x}", "{a}\n{n}: {x}"],
-             "E": ["{n}\n{a}\n{x}, {e}", "{c}, {a}, {x}", "{a}\n{x} (a.m. only)\n{e}"]}
+             "E": ["{n}\n{a}\n{x}, {e}", "{c}, {a}, {x}", "{a}\n{x} (a.m. only)\n{e}"],
+             "F": ["{c}\n{a}\n{x}\n{e}\nwww.example.com", "{n}\n{a}\n{x} / {e}", "{a}, {x}"]}
 EMAIL_T = {
     "en": {"A": ["Write to {e} for details.", "E-mail: {e}", "{n}\n{e}"], "B": ["Send the form to {e} by Friday.", "Contact: {e}", "{c}\n{n}\n{e}"]},
     "de": {"A": ["Schreiben Sie an {e}.", "E-Mail: {e}"], "B": ["Bitte senden Sie alles an {e}.", "Kontakt: {e}"]},
@@ -274,6 +317,11 @@ for _lang, _t in {"en": ["Questions go to {e}, please.", "{n} ({e})", "Enquiries
                   "es": ["Consultas: {e}", "{n} ({e})"], "it": ["Domande: {e}", "{n} ({e})"],
                   "pt": ["Perguntas: {e}", "{n} ({e})"], "nl": ["Vragen: {e}", "{n} ({e})"]}.items():
     EMAIL_T[_lang]["E"] = _t
+for _lang, _t in {"en": ["Feedback welcome at {e}.", "Contact person: {n}, {e}", "{c} - {e}"],
+                  "de": ["Feedback gerne an {e}.", "{c} - {e}"], "fr": ["Vos remarques à {e}.", "{c} - {e}"],
+                  "es": ["Comentarios a {e}.", "{c} - {e}"], "it": ["Commenti a {e}.", "{c} - {e}"],
+                  "pt": ["Comentários para {e}.", "{c} - {e}"], "nl": ["Reacties naar {e}.", "{c} - {e}"]}.items():
+    EMAIL_T[_lang]["F"] = _t
 
 # Distractors: digit groups that are not phones, many next to a phone word.
 DISTRACTOR_T = {
@@ -296,6 +344,9 @@ DISTRACTOR_T = {
     "E": ["Voucher {ord} - call to redeem.", "ISBN {isbn} (paperback)", "Invoice no. {inv} from {date}", "Now only {price}!",
           "It finished {score}; attendance {big}.", "Policy {cid}", "Phone lines open {time}", "Census {year}: {big} mobile users.",
           "Claim {ref}", "IBAN: {iban}", "Room {ord2}, office wing", "Model {ref}, contact support"],
+    "F": ["Coupon code {ord}, call to activate.", "ISBN {isbn}, hardback", "Bill no. {inv} issued {date}", "Was {price}",
+          "Full time: {score} before {big} fans.", "Membership {cid}", "Lines open {time}", "Phones sold in {year}: {big}.",
+          "Permit {ref}", "Account no. {iban}", "Batch {ord}, see office", "Plate {ref}, phone the owner"],
 }
 
 
@@ -654,13 +705,13 @@ def main(argv: list[str] | None = None) -> int:
                       "obfuscated_email": getattr(params, "obfuscated_email", None)},
            "sets": {s: {"docs": len(sets[s]), "sha256": shas[s], "locales": SPLITS[s]["locales"],
                         "seed": SPLITS[s]["seed"], "templates": SPLITS[s]["templates"]} for s in sets},
-           "results": {}}
+           "first_shots": FIRST_SHOTS, "results": {}}
     for s, docs in sets.items():
         ev = evaluate(docs, params, args.show_errors)
         print_report(s, ev)
         fig["results"][s] = ev
     fig["target_failures"] = {}
-    for s in ("heldout", "heldout2", "heldout3", "heldout4"):
+    for s in ("heldout", "heldout2", "heldout3", "heldout4", "heldout5"):
         if s in fig["results"]:
             fig["target_failures"][s] = check_targets(fig["results"][s])
             print(f"\ntargets ({s}, hard part):", "NOT MET" if fig["target_failures"][s] else "PASS",
