@@ -269,3 +269,27 @@ def test_an_unknown_source_is_one_line_and_exits_non_zero(tmp_path):
                        **{"mix.weights": {"wikipedia": 2}})
     line = error_line(run_corpus("--config", cfg, "tokenize"))
     assert "mix.weights.wikipedia: unknown source 'wikipedia'" in line
+
+
+def test_why_counts_a_documents_copies_and_the_report_charts_the_mixture(base):
+    from corpus.commands.why import describe, trace
+    from corpus.report.render import mixture
+
+    cfg, res = tokenize(base, "why", **FRACTIONAL)
+    m = json.loads((res.path / "_MANIFEST.json").read_text())
+    rows = [r for s in sorted(cfg.dataset_dir.glob("shard-*.parquet"))
+            for r in pq.read_table(s, columns=["id", "source_id", "split"]).to_pylist() if r["split"] == "train"]
+    h = mix.doc_hashes(7, [r["source_id"] for r in rows], [r["id"] for r in rows])
+    picks = {}
+    for r, (u, _) in zip(rows, h.tolist()):
+        whole, thr = mix.weight_parts({TS: 0.3, WT: 2.5}[r["source_id"]])
+        picks.setdefault((r["source_id"], whole + (u < thr)), r["id"])
+    assert {(WT, 2), (WT, 3), (TS, 0), (TS, 1)} <= picks.keys()
+    for (sid, n), doc_id in picks.items():
+        (step,) = [s for s in trace(cfg, doc_id) if s["stage"] == "tokenize" and "mix" in s]
+        assert step["copies_by_rule"] == step["copies_in_stream"] == n and step["source"] == sid
+        assert step["status"] == ("kept" if n else "dropped by the mix")
+        assert len(step.get("at", "").split(", ")) == n or n == 0
+        assert f"copies_in_stream {n}" in describe([step])[0]
+    page = mixture({"dir": res.path.name, **m["mix"]})
+    assert "data:image/svg+xml;base64," in page and res.path.name in page and "3×" in page

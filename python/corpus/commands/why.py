@@ -222,14 +222,45 @@ def trace(config: Config, doc_id: str) -> list[dict]:
     name, row, cols = shard
     steps.append({"stage": "shard", "status": "kept", "shard": name, "row": row, "split": cols["split"],
                   "n_chars": cols["n_chars"], "minhash_cluster": cols["minhash_cluster"]})
-    steps += _token_steps(config, corpus, name, row, cols["split"], cols["text"])
+    steps += _token_steps(config, corpus, name, row, cols["split"], cols["text"], doc_id, cols["source_id"])
     return steps
 
 
-def _token_steps(config: Config, corpus: dict, shard: str, row: int, split: str, text: str) -> list[dict]:
+def _mix_steps(d: Path, m: dict, rel: str, text: str, doc_id: str, source_id: str) -> dict:
+    """A train document in a mixed token directory: how many copies the mix's rule gives it (its source's
+    weight and its keyed hash, tokens.mix) and how many the stream holds, found by their tokens (every
+    document of its length compared), with where each one is."""
+    from tokenizers import Tokenizer
+
+    from corpus.tokens import mix as mixing
+
+    info = m["mix"]["sources"][source_id]
+    whole, threshold = mixing.weight_parts(info["weight"])
+    u_bits = int(mixing.doc_hashes(m["mix"]["config"]["seed"], [source_id], [doc_id])[0, 0])
+    by_rule = whole + (u_bits < threshold)
+    tok = Tokenizer.from_file(str(d / m["tokenizer"]["file"]))
+    ids = np.asarray(tok.encode(text, add_special_tokens=False).ids + [m["tokenizer"]["eos_id"]])
+    found = []
+    for f in m["splits"]["train"]["files"]:
+        index = MegatronIndex(d / f["bin"].removesuffix(".bin"))
+        for doc in np.flatnonzero(np.asarray(index.lengths) == len(ids)).tolist():
+            if np.array_equal(index.document(doc), ids):
+                found.append(f"{f['bin']}#{doc}")
+    status = "kept" if found else "dropped by the mix" if by_rule == 0 else "outside the budget"
+    step = {"stage": "tokenize", "status": status, "tokens_dir": rel, "mix": m["mix"]["id"], "source": source_id,
+            "weight": info["weight"], "u": round(mixing.u_of(u_bits), 6), "copies_by_rule": by_rule,
+            "copies_in_stream": len(found)}
+    if found:
+        step["at"] = ", ".join(found)
+    return step
+
+
+def _token_steps(config: Config, corpus: dict, shard: str, row: int, split: str, text: str,
+                 doc_id: str = "", source_id: str = "") -> list[dict]:
     """Where the document's tokens are in each token directory made from these shards: its position in
     the split's seeded order (replayed from the manifest's seed), its part, its document
-    index in that part and its first token's offset — checked by encoding the text again."""
+    index in that part and its first token's offset — checked by encoding the text again. In a mixed
+    directory's train split: its copies (_mix_steps)."""
     from tokenizers import Tokenizer
 
     root = tokens_root(config)
@@ -250,6 +281,9 @@ def _token_steps(config: Config, corpus: dict, shard: str, row: int, split: str,
         m = json.loads(mpath.read_text())
         if m["corpus_manifest_sha256"] != corpus_sha:
             continue  # made from other shards (stale): `corpus audit` flags it
+        if "mix" in m and split == "train":
+            out.append(_mix_steps(d, m, str(d.relative_to(config.artifacts)), text, doc_id, source_id))
+            continue
         info = m["splits"][split]
         # the written documents are a prefix of the seeded order (the budgets cut it, never reorder it)
         where = np.flatnonzero(replay_order(m["seed"], split, per_shard)[: info["docs"]] == before)

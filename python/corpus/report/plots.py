@@ -236,3 +236,30 @@ def tokens_by_source_chart(rows: list[tuple[str, int, int]]) -> str:
     ax.grid(axis="y", visible=False)
     ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=2)
     return to_data_uri(fig, "tokens-by-source")
+
+
+@_styled
+def mixture_chart(name: str, rows: list[tuple[str, int, int, int | None]]) -> str:
+    """rows: (source, train tokens before mixing, after, target tokens or None): one pair of bars per source,
+    the target as a tick."""
+    fig = figure(WIDE, 0.42 * len(rows) + 0.9)
+    ax = fig.add_subplot()
+    y = np.arange(len(rows))[::-1].astype(float)
+    before = np.array([r[1] for r in rows], float)
+    after = np.array([r[2] for r in rows], float)
+    ax.barh(y + 0.19, before, color="#a0aec0", label="before the mix", height=0.36)
+    ax.barh(y - 0.19, after, color=KEPT, label="after the mix", height=0.36)
+    for yi, b, a in zip(y, before, after):
+        ax.text(a, yi - 0.19, f" {_si(a)} ({a / b:.2f}x)" if b else f" {_si(a)}", va="center", fontsize=7, color=INK)
+    targets = [(yi, r[3]) for yi, r in zip(y, rows) if r[3] is not None]
+    if targets:
+        ax.scatter([t for _, t in targets], [yi - 0.19 for yi, _ in targets], marker="|", s=260, color=THRESH,
+                   label="target", zorder=3)
+    top = max([1.0, float(before.max(initial=0)), float(after.max(initial=0))] + [float(t) for _, t in targets])
+    ax.set_xlim(0, top * 1.15)
+    ax.xaxis.set_major_formatter(FuncFormatter(_si))
+    ax.set_yticks(y, [r[0] for r in rows])
+    ax.set_xlabel("train tokens")
+    ax.grid(axis="y", visible=False)
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=3)
+    return to_data_uri(fig, f"mixture-{name}")

@@ -392,7 +392,30 @@ def tokens(d: dict) -> str:
              table(["source", "train tokens", "val tokens", "documents", "characters per token"], rows, {1, 2, 3, 4})
              if rows else "") + mapping +
             (f'<p class="note">Other token sets of this corpus: {", ".join(e(o) for o in t["others"])}</p>'
-             if t["others"] else "") + "</section>")
+             if t["others"] else "") + "".join(mixture(x) for x in t.get("mixes", [])) + "</section>")
+
+
+def mixture(x: dict) -> str:
+    """One mixed token set ([mix], the manifest's `mix`): train tokens per source before and after, the
+    targets, how far from them the stream is and why, and how often documents repeat."""
+    rows, chart = [], []
+    for sid, s in x["sources"].items():
+        target = s["target"]
+        want = (f"{target['share']:g}% ({si(target['tokens'])})" if target and "share" in target
+                else si(target["tokens"]) if target else "—")
+        err = s.get("share_error", s.get("error"))
+        reps = ", ".join(f"{k}×: {n(v)}" for k, v in s["repetitions"].items())
+        rows.append([f"<code>{e(sid)}</code>", f"{s['weight']:.4g}", want, n(s["before"]["train_docs"]),
+                     n(s["before"]["train_tokens"]), n(s["after"]["train_docs"]), n(s["after"]["train_tokens"]),
+                     f"{100 * s['share']:.2f}%", f"{100 * err:+.2f}%" if err is not None else "—", e(reps),
+                     e(s["reason"] or "")])
+        chart.append((sid, s["before"]["train_tokens"], s["after"]["train_tokens"], target["tokens"] if target else None))
+    cfg = x["config"]
+    return (f'<h3>Mixture <code>{e(x["dir"])}</code></h3><p class="note">seed {e(cfg["seed"])}, max_repeats '
+            f'{e(cfg["max_repeats"])}; train tokens {n(x["train_tokens"]["before"])} → {n(x["train_tokens"]["after"])}; '
+            f'{e(x["val"])}.</p>' + img(plots.mixture_chart(x["id"], chart), "train tokens per source, before and after the mix") +
+            table(["source", "weight", "target", "docs before", "tokens before", "docs after", "tokens after", "share",
+                   "error", "copies: documents", "note"], rows, {1, 3, 4, 5, 6, 7, 8}))
 
 
 def doc_id(i: str) -> str:

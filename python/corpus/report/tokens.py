@@ -57,6 +57,8 @@ def collect_tokens(config: Config, corpus: dict, shards: dict, budget: Budget) -
     found = find_token_dirs(config)
     if not found:
         return None
+    # the unmixed stream first (its order replays over the shards); mixtures are shown from their manifests
+    found.sort(key=lambda dm: ("mix" in dm[1], dm[0].name))
     d, m = found[0]
     table = shards["table"]
     sources, splits = table.column("source_id").to_pylist(), table.column("split").to_pylist()
@@ -100,4 +102,5 @@ def collect_tokens(config: Config, corpus: dict, shards: dict, budget: Budget) -
     if out["mapping"]:
         out["by_source"] = {}
     out["checked_docs"] = len(check)
+    out["mixes"] = [{"dir": x.name, **y["mix"]} for x, y in found if "mix" in y]
     return out
