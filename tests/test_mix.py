@@ -293,3 +293,19 @@ def test_why_counts_a_documents_copies_and_the_report_charts_the_mixture(base):
         assert f"copies_in_stream {n}" in describe([step])[0]
     page = mixture({"dir": res.path.name, **m["mix"]})
     assert "data:image/svg+xml;base64," in page and res.path.name in page and "3×" in page
+
+
+@pytest.mark.cluster
+@pytest.mark.slow
+def test_mixed_tokens_identical_on_ray_and_locally(base, monkeypatch):
+    """The executor never changes a byte of a mixed stream: Ray with 3 partitions, local in one."""
+    ray = pytest.importorskip("ray")
+    monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
+    try:
+        _, on_ray = tokenize(base, "ray", 2, run={"executor": "ray", "workers": 2, "partitions": 3}, **FRACTIONAL)
+    finally:
+        ray.shutdown()
+    _, local = tokenize(base, "local", 1, run={"partitions": 1}, **FRACTIONAL)
+    assert json.loads((on_ray.path / "_RUN.json").read_text())["executor"] == "ray"
+    assert token_files(on_ray.path) == token_files(local.path) and len(token_files(local.path)) >= 6
+    assert (on_ray.path / "_MANIFEST.json").read_bytes() == (local.path / "_MANIFEST.json").read_bytes()
