@@ -291,6 +291,10 @@ def test_why_counts_a_documents_copies_and_the_report_charts_the_mixture(base):
         assert step["status"] == ("kept" if n else "dropped by the mix")
         assert len(step.get("at", "").split(", ")) == n or n == 0
         assert f"copies_in_stream {n}" in describe([step])[0]
+    from corpus.commands.audit import audit_tokens
+
+    checks = [c for c in audit_tokens(cfg) if c.path == str(res.path)]
+    assert checks and all(c.ok for c in checks), checks  # the mix's counts add up to the shards' and the stream's
     page = mixture({"dir": res.path.name, **m["mix"]})
     assert "data:image/svg+xml;base64," in page and res.path.name in page and "3×" in page
 

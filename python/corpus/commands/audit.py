@@ -328,6 +328,22 @@ def recount_tokens(d: Path, m: dict) -> None:
                               f"files index {docs} / {tokens}")
 
 
+def check_mix(path: Path, m: dict, shard_train_docs: int, capped: bool) -> None:
+    """A mixed token directory's `mix` against the shards and its own splits: the documents before mixing
+    are the shards' train split, and the stream's documents and tokens per source sum to the train split's
+    (all the mixed documents unless a budget cut them)."""
+    src = m["mix"]["sources"].values()
+    before = sum(s["before"]["train_docs"] for s in src)
+    if before != shard_train_docs:
+        raise CorpusError(f"{path}: mix counts {before} train docs before mixing, the shards {shard_train_docs}")
+    for key in ("docs", "tokens"):
+        stream = sum(s["stream"][f"train_{key}"] for s in src)
+        after = sum(s["after"][f"train_{key}"] for s in src)
+        if stream != m["splits"]["train"][key] or stream > after or (not capped and stream != after):
+            raise CorpusError(f"{path}: mix counts {stream} train {key} in the stream and {after} after mixing, the "
+                              f"train split holds {m['splits']['train'][key]}")
+
+
 def audit_tokens(config: Config) -> list[Check]:
     root = tokens_root(config)
     corpus_path = config.dataset_dir / CORPUS_MANIFEST
@@ -361,7 +377,9 @@ def audit_tokens(config: Config) -> list[Check]:
             if m["splits"]["val"]["docs"] != corpus["splits"]["val"]:
                 raise CorpusError(f"{d / TOKENS_MANIFEST}: val has {m['splits']['val']['docs']} docs, the shards {corpus['splits']['val']}")
             capped = m["budgets"]["max_documents"] is not None or m["budgets"]["train_tokens"] is not None
-            if (m["splits"]["train"]["docs"] > corpus["splits"]["train"]
+            if "mix" in m:  # a mixed train split: the mix's counts add up to the shards' and to the stream's
+                check_mix(d / TOKENS_MANIFEST, m, corpus["splits"]["train"], capped)
+            elif (m["splits"]["train"]["docs"] > corpus["splits"]["train"]
                     or (not capped and m["splits"]["train"]["docs"] != corpus["splits"]["train"])):
                 raise CorpusError(f"{d / TOKENS_MANIFEST}: train has {m['splits']['train']['docs']} docs, the shards "
                                   f"{corpus['splits']['train']}")
