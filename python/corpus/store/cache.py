@@ -102,12 +102,14 @@ class Cache:
         name = f"{key}-{sha256}{self.suffix}"
         if not (self.dir / name).is_file():
             self.dir.mkdir(parents=True, exist_ok=True)
-            tmp = self.dir / f".{name}.{os.getpid()}.tmp"
-            try:
-                os.link(src, tmp)
-            except OSError:
+            try:  # a link appears whole or not at all: a kill leaves no partial entry behind
+                os.link(src, self.dir / name)
+            except FileExistsError:
+                pass
+            except OSError:  # another file system: a copy, renamed into place
+                tmp = self.dir / f".{name}.{os.getpid()}.tmp"
                 shutil.copyfile(src, tmp)
-            os.replace(tmp, self.dir / name)
+                os.replace(tmp, self.dir / name)
         for old in self.dir.glob(f"{key}-*{self.suffix}"):
             if old.name != name:
                 old.unlink(missing_ok=True)
