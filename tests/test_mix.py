@@ -243,9 +243,17 @@ def test_a_second_mix_encodes_nothing_again_and_shares_are_met(base):
 
 
 def test_the_loader_over_a_mixed_stream(base):
-    _, res = tokenize(base, "loader", **FRACTIONAL)
-    train = TokenStream.open(res.path, "train", verify=True)
+    from corpus.tokens.loader import current_tokens_dir
+
+    _, plain = tokenize(base, "loader")
+    _, res = tokenize(base, "loader", copy=False, **FRACTIONAL)
     m = json.loads((res.path / "_MANIFEST.json").read_text())
+    art = base / "loader"
+    assert current_tokens_dir(art, "t", "v1") == plain.path  # the README's example: the unmixed stream
+    assert current_tokens_dir(art, "t", "v1", mix=m["mix"]["id"]) == res.path
+    with pytest.raises(CorpusError, match="none is current with mixture mix-000000000000"):
+        current_tokens_dir(art, "t", "v1", mix="mix-000000000000")
+    train = TokenStream.open(res.path, "train", verify=True)
     assert len(train) == m["splits"]["train"]["tokens"] and train.n_docs == m["splits"]["train"]["docs"]
     sweep = make_train_loader(train, 64, 4, seed=5)
     batches = [next(sweep) for _ in range(6)]

@@ -937,4 +937,15 @@ def report(result) -> list[str]:
     lines = [f"tokenize: {m['tokenizer_id']} (vocab {t['vocab_size']}, {t['dtype']}, EOS {t['eos_id']}) -> {result.path}"]
     for split, info in m["splits"].items():
         lines.append(f"  {split:<5} {info['docs']:>8} docs {info['tokens']:>11} tokens in {len(info['files'])} parts")
+    if "mix" in m:
+        mix = m["mix"]
+        lines.append(f"  mix {mix['id']} (seed {mix['config']['seed']}, max_repeats {mix['config']['max_repeats']}): train "
+                     f"tokens {mix['train_tokens']['before']:,} -> {mix['train_tokens']['after']:,}; val not resampled")
+        for sid, s in mix["sources"].items():
+            t = s["target"]
+            target = ("" if t is None else f", target {t['share']:g}%" if "share" in t else f", target {t['tokens']:,}")
+            err = s.get("share_error", s.get("error"))
+            lines.append(f"    {sid:<28} weight {s['weight']:.4g}: {s['before']['train_tokens']:>11,} -> "
+                         f"{s['after']['train_tokens']:>11,} tokens ({s['share']:.2%}{target}"
+                         f"{f', off by {err:+.2%}' if err is not None else ''})" + (f"; {s['reason']}" if s["reason"] else ""))
     return lines

@@ -271,15 +271,21 @@ def stale_reason(tokens_dir: Path, manifest: dict) -> str | None:
     return None
 
 
-def current_tokens_dir(artifacts: str | os.PathLike, dataset: str, version: str) -> Path:
+def current_tokens_dir(artifacts: str | os.PathLike, dataset: str, version: str, mix: str | None = None) -> Path:
     """The token directory of <dataset>/<version>'s current shards under an artifacts root (the one the
-    README's example opens): an error naming them when there is none, or several (other tokenizers)."""
+    README's example opens): the unmixed stream, or with `mix` ("mix-<12 hex>", its manifest's mix id)
+    that mixture's; an error naming them when there is none, or several (other tokenizers)."""
     root = Path(artifacts) / "tokens" / dataset / version
     dirs = sorted(d for d in root.glob("*") if (d / MANIFEST).is_file() and not d.name.endswith(".incomplete"))
-    current = [d for d in dirs if stale_reason(d, read_manifest(d)) is None]
+    current = []
+    for d in dirs:
+        m = read_manifest(d)
+        if m.get("mix", {}).get("id") == mix and stale_reason(d, m) is None:
+            current.append(d)
     if len(current) != 1:
         what = "none is current" if not current else f"several are ({', '.join(d.name for d in current)}): open one by path"
-        raise CorpusError(f"{root}: {len(dirs)} token directories, {what}")
+        raise CorpusError(f"{root}: {len(dirs)} token directories, {what}" + (f" with mixture {mix}" if mix else
+                                                                             " and unmixed" if current else ""))
     return current[0]
 
 
