@@ -73,7 +73,7 @@ PROSE_WORDS = frozenset((
 _MAIL_WORDS = re.compile(
     r"(?<!\w)(?:e-?mail\w*|mail\w*|contact\w*|write|writing|wrote|send|reach|address\w*|courriel\w*|correo\w*|"
     r"adresse\w*|écri\w*|ecri\w*|envoy\w*|schreib\w*|senden|scriv\w*|invia\w*|escrib\w*|envi\w*|enví\w*|"
-    r"escrev\w*|mél|adres|direcci[oó]n|repl\w*|respond\w*|répon\w*|respuest\w*|respond\w*|rispost\w*|rispond\w*|respost\w*|antwo\w*|drop\s+(?:me\s+|us\s+)?a\s+line(?:\s+to)?|indirizzo|endereço|posta|kontakt\w*|contatt\w*|contato|stuur\w*|schrijf\w*)(?!\w)", re.IGNORECASE)
+    r"escrev\w*|enquir\w*|inquir\w*|question\w*|consulta\w*|domande|perguntas|vragen|rückfragen|mél|adres|direcci[oó]n|repl\w*|respond\w*|répon\w*|respuest\w*|respond\w*|rispost\w*|rispond\w*|respost\w*|antwo\w*|drop\s+(?:me\s+|us\s+)?a\s+line(?:\s+to)?|indirizzo|endereço|posta|kontakt\w*|contatt\w*|contato|stuur\w*|schrijf\w*)(?!\w)", re.IGNORECASE)
 MAIL_WORD_WINDOW = 40
 
 
@@ -130,8 +130,8 @@ class ObfuscatedEmailRecognizer(LocalRecognizer):
             return "email.spelled", f"word {words[-1].group()!r}"
         if text[match.start() - 1:match.start()] in ("<", "(") and text[match.end():match.end() + 1] in (">", ")"):
             return "email.spelled", "in brackets after a name"  # "Jane Roe <jroe at example dot com>"
-        if re.search(r"[·•|]\s*$", text[max(0, match.start() - 3):match.start()]):
-            return "email.spelled", "a contact field"  # "Roe Ltd · jroe at example dot com"
+        if re.search(r"[·•|:]\s*$", text[max(0, match.start() - 3):match.start()]):
+            return "email.spelled", "a contact field"  # "Roe Ltd · jroe at example dot com", "Office: jroe at ..."
         line_start = text.rfind("\n", 0, match.start()) + 1
         line_end = text.find("\n", match.end())
         line_end = len(text) if line_end < 0 else line_end

@@ -304,19 +304,19 @@ DEFAULT_CONTEXT_WORDS: dict[str, tuple[str, ...]] = {
     "en": ("phone*", "telephone*", "tel", "tel.", "ph", "mobile*", "cell", "cellphone*", "cell-phone", "fax*",
            "contact*", "call", "calls", "calling", "ring", "dial", "whatsapp", "hotline*", "landline*", "office",
            "helpline*", "sms", "text", "mob", "mob.", "reception", "switchboard", "direct", "extension", "home", "work",
-           "landline", "daytime", "evening*"),
+           "landline", "daytime", "evening*", "t:", "p:", "m:", "customer service", "helpdesk", "help desk"),
     "de": ("telefon*", "tel", "tel.", "handy*", "mobil*", "fax*", "anruf*", "rufnummer*", "erreichbar*", "kontakt*",
-           "durchwahl*", "zentrale", "büro", "sekretariat", "festnetz*", "privat", "dienstlich", "geschäftlich"),
+           "durchwahl*", "zentrale", "büro", "sekretariat", "festnetz*", "privat", "dienstlich", "geschäftlich", "kundenservice", "kundendienst"),
     "fr": ("téléphone*", "telephone*", "tél", "tél.", "portable*", "mobile*", "fax*", "appel*", "appelez*",
-           "joindre", "contact*", "numéro", "standard", "bureau", "domicile", "fixe", "travail"),
+           "joindre", "contact*", "numéro", "standard", "bureau", "domicile", "fixe", "travail", "service client"),
     "es": ("teléfono*", "telefono*", "tel", "tel.", "tlf", "tfno", "móvil*", "movil*", "celular*", "fax*", "llam*",
-           "contacto*", "whatsapp", "oficina", "centralita", "fijo", "casa", "trabajo"),
+           "contacto*", "whatsapp", "oficina", "centralita", "fijo", "casa", "trabajo", "atención al cliente"),
     "it": ("telefono*", "tel", "tel.", "cellulare*", "cell", "fax*", "chiam*", "contatt*", "ufficio", "centralino",
-           "recapito*", "fisso", "casa", "lavoro"),
+           "recapito*", "fisso", "casa", "lavoro", "servizio clienti"),
     "pt": ("telefone*", "tel", "tel.", "telemóvel*", "telemovel*", "celular*", "fax*", "ligue", "ligar", "contato*",
-           "contacto*", "escritório", "whatsapp", "fixo", "casa", "trabalho"),
+           "contacto*", "escritório", "whatsapp", "fixo", "casa", "trabalho", "atendimento"),
     "nl": ("telefoon*", "tel", "tel.", "mobiel*", "fax*", "bel", "bellen", "gsm", "kantoor", "contact*",
-           "bereikbaar*", "thuis", "werk", "privé"),
+           "bereikbaar*", "thuis", "werk", "privé", "klantenservice"),
 }
 DEFAULT_CONTEXT_WINDOW = 40
 
@@ -597,6 +597,11 @@ def _address_cue(line: str) -> str | None:
     return None
 
 
+# A short note in brackets right after a number: "(evenings)", "(a.m. only)", "(por la tarde)".
+_NOTE_AFTER = re.compile(r"[ ]?\((?P<note>[^\W\d_][\w.'’]*(?:[ ][\w.'’]+){0,2})\)(?=[ ]*(?:$|[\n.,;|·]))")
+# Notes that qualify a quantity, not a phone number: "(approx.)", "(est.)", "(total)", "(km)", "(in EUR)".
+_QUANTITY_NOTE = re.compile(r"(?i)(?:approx\w*|est\w*|ca|circa|avg|average|mean|median|total|gross|net|min\w*|max\w*"
+                            r"|incl\w*|excl\w*|in \w+|per \w+|[a-z]{1,3})\.?$")
 _TRAILING_EMAIL = re.compile(r"^\s*[|,;/–—·•-]\s*[\w.+-]+@[\w-]+(?:\.[\w-]+)+\s*$")
 _SENTENCE_IN_LINE = re.compile(r"[!?;]|[a-z]{4,}\.(?:\s|$)")
 _NAME_BEFORE = re.compile(r"^[\w'’. ()-]{0,40}(?:[,:]|\s[-–—|:·])\s*$")
@@ -614,9 +619,14 @@ def in_address_block(text: str, start: int, end: int) -> str | None:
     line_end = text.find("\n", end)
     line_end = len(text) if line_end < 0 else line_end
     before, after = text[line_start:start], text[end:line_end]
-    after = _TRAILING_EMAIL.sub("", after)  # "0863321624 | name@example.com"
+    note = _NOTE_AFTER.match(after)
+    after = _TRAILING_EMAIL.sub("", after[note.end():] if note else after)  # "(a.m. only)", "| name@example.com"
     if after.strip(_LABEL_PUNCTUATION + ",;"):
         return None
+    if before.rstrip().endswith(",") and len(before) <= 2 * ADDRESS_LINE_MAX:
+        cue = _address_cue(before.rstrip(" ,"))
+        if cue:
+            return f"{cue} on its line"  # "Springfield, IL 62704, 040 9227799"
     if before.strip(_LABEL_PUNCTUATION) and not _NAME_BEFORE.match(before):
         return None
     prev_blank = line_start == 0 or text[max(0, line_start - 2):line_start - 1] in ("\n", "")
@@ -651,6 +661,50 @@ def in_address_block(text: str, start: int, end: int) -> str | None:
     return None
 
 
+def _note_alone(text: str, start: int) -> bool:
+    """The number starts its line (or follows a sentence end or a separator): "...\n449 4898 (evenings)",
+    "...tired. 449 4898 (evenings)", not "in 2019 the 449 4898 (est.)"."""
+    head = text[max(0, start - 3):start]
+    return start == 0 or head.endswith("\n") or bool(re.search(r"(?:[.!?]|[|·:;,–—-])\s$", head))
+
+
+_CELL_SEPARATORS = ("|", "/", "\t", ";", "·")
+
+
+def table_column_word(text: str, start: int, end: int, words: "re.Pattern[str]") -> str | None:
+    """The header cell's context word when text[start:end] is the whole cell of a table row whose header
+    (one of the 3 lines above, same separator, same number of cells) names that column with a context
+    word: "Name / Phone / Email\nJane Roe / 94 971030 / jroe@example.com"."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    line = text[line_start:line_end]
+    for sep in _CELL_SEPARATORS:
+        if sep not in line:
+            continue
+        cells = line.split(sep)
+        offset, column = 0, None
+        for i, cell in enumerate(cells):
+            if line_start + offset <= start and end <= line_start + offset + len(cell):
+                column = i if cell.strip(" |") == text[start:end] else None
+                break
+            offset += len(cell) + len(sep)
+        if column is None:
+            continue
+        pos = line_start
+        for _ in range(3):
+            if pos == 0:
+                break
+            above_end = pos - 1
+            pos = text.rfind("\n", 0, above_end) + 1
+            header = text[pos:above_end].split(sep)
+            if len(header) == len(cells) and not any(c.isdigit() for c in header[column]):
+                word = words.search(header[column])
+                if word is not None:
+                    return word.group()
+    return None
+
+
 class LocalPhoneRecognizer(_ShapeRecognizer):
     """National numbers without a country code, by a context word near them (phone.context) or by the
     address block they stand in (phone.address_block); see the comment above."""
@@ -673,6 +727,13 @@ class LocalPhoneRecognizer(_ShapeRecognizer):
             return "phone.context", word
         if shape == TIGHT:
             return None
+        column = table_column_word(text, match.start(), match.end(), self._words)
+        if column is not None:
+            return "phone.table_column", column
+        note = _NOTE_AFTER.match(text, match.end())
+        if (note is not None and not _QUANTITY_NOTE.match(note["note"]) and other_number_label(text, match.start()) is None
+                and _note_alone(text, match.start())):
+            return "phone.note", f"({note['note']})"
         if self.phone_context.address_blocks:
             cue = in_address_block(text, match.start(), match.end())
             if cue is not None:
