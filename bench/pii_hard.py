@@ -86,7 +86,7 @@ SPLITS = {
     "heldout4": {"seed": 5, "templates": "E", "parity": None,
                  "locales": ("en_US", "en_CA", "en_IN", "de_AT", "de_DE", "fr_CA", "fr_FR", "es_CO", "es_ES", "it_CH",
                              "pt_PT", "nl_BE")},
-    # written before heldout4's errors were looked at
+    # written after heldout4's errors were read but before any rule was changed for them
     "heldout5": {"seed": 6, "templates": "F", "parity": None,
                  "locales": ("en_GB", "en_NZ", "en_IE", "de_DE", "de_CH", "fr_FR", "fr_BE", "es_ES", "es_AR", "it_IT",
                              "pt_BR", "nl_NL")},
@@ -114,6 +114,8 @@ FIRST_SHOTS = {
                  "phone_true": "665/678", "email_recall": 0.840},
     "heldout4": {"rules_commit": "6cf13fc", "phone_recall": 0.855, "phone_found": "667/780", "phone_precision": 1.000,
                  "phone_true": "667/667", "email_recall": 0.914},
+    "heldout5": {"rules_commit": "504d756", "phone_recall": 0.715, "phone_found": "558/780", "phone_precision": 0.919,
+                 "phone_true": "558/607", "email_recall": 0.831},
 }
 
 # --------------------------------------------------------------------------- templates
