@@ -275,8 +275,10 @@ def test_the_loader_over_a_mixed_stream(base):
 def test_an_unknown_source_is_one_line_and_exits_non_zero(tmp_path):
     cfg = write_config(tmp_path / "c.toml", ledger=LEDGER, sources=SOURCES, artifacts=tmp_path / "a",
                        **{"mix.weights": {"wikipedia": 2}})
-    line = error_line(run_corpus("--config", cfg, "tokenize"))
-    assert "mix.weights.wikipedia: unknown source 'wikipedia'" in line
+    for command in (["tokenize"], ["run"]):  # `corpus run`: before the first stage, not after shard
+        line = error_line(run_corpus("--config", cfg, *command))
+        assert "mix.weights.wikipedia: unknown source 'wikipedia'" in line, command
+    assert not (tmp_path / "a" / "corpus").exists()
 
 
 def test_why_counts_a_documents_copies_and_the_report_charts_the_mixture(base):

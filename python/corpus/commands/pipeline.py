@@ -14,6 +14,7 @@ from corpus.store.lock import writer_lock
 from corpus import faults
 from corpus.engine.runner import RunOptions
 from corpus.stages import NAMES, STAGE, run_stage
+from corpus.tokens import mix
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +63,9 @@ def run_all(config: Config, *, workers: int, through: str = NAMES[-1],
     With `resume`, a stage an interrupted run left half-done reuses its verified units. A published
     dataset version is never rebuilt with other content unless `force`: bump [dataset] version instead."""
     out = []
+    if NAMES.index(through) >= NAMES.index("tokenize") and mix.active(config.data.get("mix")):
+        # a misnamed source in [mix] is one line now, not after every stage before tokenize has run
+        mix.check(config.data["mix"], list(dict.fromkeys(config["dataset"]["sources"])), str(config.path))
     with writer_lock(config.artifacts):  # held across the stages: no other writer runs between two of them
         changes = version_changes(config)
         if changes and not force:
