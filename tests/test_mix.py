@@ -212,6 +212,7 @@ def test_copies_follow_the_rule_apart_and_val_is_untouched(base):
     # the manifest's record: before / after / stream per source, the repetition counts
     s = m["mix"]["sources"]
     assert s[TS]["repetitions"].keys() <= {"0", "1"} and s[WT]["repetitions"].keys() <= {"2", "3"}
+    assert (s[TS]["threshold"], s[WT]["threshold"]) == (mix.weight_parts(0.3)[1], 1 << 63)
     assert s[TS]["before"]["train_docs"] + s[WT]["before"]["train_docs"] == len(train)
     assert sum(x["after"]["train_tokens"] for x in s.values()) == m["splits"]["train"]["tokens"]
     assert s[WT]["stream"] == s[WT]["after"] and m["mix"]["repetitions"] == {

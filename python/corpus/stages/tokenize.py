@@ -878,7 +878,8 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
         out = {}
         for i, sid in enumerate(sources):
             w = weights[sid]
-            entry = {"weight": mixing.weight_of(w["whole"], w["threshold"]), "target": w["target"],
+            entry = {"weight": mixing.weight_of(w["whole"], w["threshold"]), "threshold": w["threshold"],
+                     "target": w["target"],
                      "reason": w["reason"],
                      "before": {"train_docs": before["train"]["docs"][i], "train_tokens": before["train"]["tokens"][i],
                                 "val_docs": before["val"]["docs"][i], "val_tokens": before["val"]["tokens"][i]},
