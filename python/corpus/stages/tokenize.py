@@ -13,7 +13,16 @@ document's bucket and writes the shard's documents grouped by bucket; `order` (m
 and partition, a contiguous range of buckets) reads only its buckets' slice of every shard's index,
 permutes each bucket and writes the partition's planned (shard, offset, length, cumulative tokens); `plan`
 (step) holds O(P) counts and cuts parts by binary search in those files; `write` reads only its part's
-slice. No task holds more than about 1/P of the per-document arrays, and the order never depends on P."""
+slice. No task holds more than about 1/P of the per-document arrays, and the order never depends on P.
+
+An encoded shard is kept in `<artifacts>/cache/tokens-encode/` (store.cache) under the shard's sha256 and
+position, the tokenizer and the seed, so another mix or budget of the same shards encodes nothing again.
+With `[mix]` weights or targets (tokens.mix), five phases between `encode` and `order` resample the train
+split: `mix-sources` (map per shard: each train document's source and keyed hash, tokens per source by
+u), `weights` (step: targets resolved), `mix-copies` (map: copies per document, the buckets that keep a
+document), `kept` (step) and `mix-place` (map: the shard's mixed train index, copies in buckets apart);
+`order` then reads that index for train. The val split is never resampled. The output directory is
+`<tokenizer_id>-mix-<12 hex>`, beside the unmixed one."""
 
 from __future__ import annotations
 
@@ -42,7 +51,7 @@ from corpus.config.layout import (CORPUS_MANIFEST, CORPUS_SCHEMA, STAGE_FILE, TO
 from corpus.formats.parts import PartReader
 from corpus.tokens import mix as mixing
 from corpus.tokens import pieces
-from corpus.store.cache import Cache, cache_key, cache_root
+from corpus.engine.cache import Cache, cache_key, cache_root
 from corpus.engine.runner import WORK_DIR as WORK, Job, Map, PhaseContext, RunOptions, Step, published_stage
 from corpus.config.schemas import validate
 from corpus.engine.versions import output_packages
@@ -428,7 +437,6 @@ class _SplitTokens:
 
 ENCODE_CACHE = "tokens-encode"
 TARGET_TOLERANCE = 0.005  # a realised share (or token count, relative) further from its target gets a reason
-ENCODE_FILES = tuple(f"{split}.{kind}" for split in SPLITS for kind in ("bin", "docs.npy", "bstart.npy"))
 
 
 def encode_key(u: EncodeUnit) -> str:
