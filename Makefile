@@ -18,7 +18,7 @@ LOCK_NODEPS := requirements-nodeps.lock
 UV_VERSION := 0.13.9
 RUFF_VERSION := 0.17.6
 
-.PHONY: setup lock golden docs demo all lint test test-fast bench bench-scale fetch normalize filter rejects dedup pii shards tokens export why gc audit report ledger-verify clean help
+.PHONY: setup lock golden docs demo all lint test test-fast bench bench-scale fetch normalize filter rejects dedup pii shards tokens export why quality gc audit report ledger-verify clean help
 
 help:            ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 16
@@ -105,7 +105,10 @@ export: $(STAMP) ## export tokens: make export ARGS="--format nanogpt"
 why: $(STAMP)    ## one document's path through every stage: make why ID=<source_id>:<k>
 	$(RUN) why $(ID) $(ARGS)
 
-gc: $(STAMP)     ## list stale token dirs and interrupted staging dirs (ARGS=--delete removes them)
+quality: $(STAMP) ## train the [filters.quality] classifier (or find it) and print its held-out metrics
+	$(RUN) quality train $(ARGS)
+
+gc: $(STAMP)     ## list stale token dirs and interrupted staging dirs (ARGS=--delete removes them, ARGS=--cache adds the cache)
 	$(RUN) gc $(ARGS)
 
 audit: $(STAMP)  ## re-check every manifest, checksum, count and licence

@@ -46,7 +46,7 @@ def test_config_schema_filter_tables_equal_the_registry():
 
 def test_filter_stage_columns_come_from_the_registry():
     added = {k for spec in registry().values() for k in spec.columns}
-    assert set(columns("filter")) - set(columns("normalize")) == added | {"cleaned"} and added == {"lang", "lang_score"}
+    assert set(columns("filter")) - set(columns("normalize")) == added | {"cleaned"} and added == {"lang", "lang_score", "quality_score"}
 
 
 def _imports(path: Path) -> set[str]:

@@ -1,10 +1,10 @@
-"""The cache (store.cache): entries named by key and checksum, damaged ones noticed and rebuilt, keys that
+"""The cache (engine.cache): entries named by key and checksum, damaged ones noticed and rebuilt, keys that
 change with every fact and library version, and `[run] cache = false` / `corpus gc --cache`."""
 
 from __future__ import annotations
 
 from corpus.config import Config, load_config
-from corpus.store.cache import Cache, cache_key, cache_root
+from corpus.engine.cache import Cache, cache_key, cache_root
 from conftest import LEDGER, run_corpus, write_config
 
 

@@ -66,7 +66,8 @@ def test_rejects_explain_every_drop_and_counts_add_up(filtered):
         assert r["value"] == r["value"]  # not NaN
     ppl = [r for r in rejects if r["filter"] == "ppl"]
     assert all(r["value"] > 5000 for r in ppl)
-    assert set(kept[0]) == {"id", "text", "source_id", "url", "license_spdx", "meta", "lang", "lang_score", "cleaned"}
+    assert set(kept[0]) == {"id", "text", "source_id", "url", "license_spdx", "meta", "lang", "lang_score", "quality_score",
+                            "cleaned"}
     assert {r["lang"] for r in kept} == {"en"} and min(r["lang_score"] for r in kept) >= 0.65
 
 

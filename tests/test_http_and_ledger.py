@@ -177,7 +177,7 @@ def test_config_errors_name_file_and_key(tmp_path):
 @pytest.mark.slow  # 16 CLI processes
 def test_every_command_has_help():
     commands = ["fetch", "normalize", "filter", "rejects", "dedup", "pii", "shard", "tokenize", "export", "run",
-                "audit", "report", "ledger", "gc"]
-    for args in [(), *[(c,) for c in commands], ("ledger", "add"), ("ledger", "verify")]:
+                "audit", "report", "ledger", "gc", "quality"]
+    for args in [(), *[(c,) for c in commands], ("ledger", "add"), ("ledger", "verify"), ("quality", "train")]:
         proc = run_corpus(*args, "--help")
         assert proc.returncode == 0 and "Usage:" in proc.stdout, args

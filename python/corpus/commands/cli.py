@@ -328,6 +328,35 @@ def report(c: Ctx):
     click.echo(f"html report: {build_report(c.config)}")
 
 
+# ---------------------------------------------------------------- quality
+
+@cli.group()
+def quality():
+    """The learned quality classifier of [filters.quality] (docs/quality.md)."""
+
+
+@quality.command("train")
+@pass_ctx
+def quality_train(c: Ctx):
+    """Train the classifier from the labelled sources of [filters.quality] (fetched first with `corpus fetch`),
+    or find the model an earlier training made from the same sources and settings; print its file and the
+    held-out metrics. The filter stage trains it too when it is missing."""
+    from corpus.filters.quality import train
+    from corpus.store.lock import writer_lock
+
+    with writer_lock(c.config.artifacts):
+        path, manifest = train(c.config)
+    m = manifest["heldout_metrics"]
+    click.echo(f"model {path} ({manifest['bytes'] / 1e6:,.1f} MB, {manifest['train_lines']:,} training documents)")
+    for sid, n in manifest["counts"].items():
+        click.echo(f"  {sid:<28} {n['label']:<8} {n['documents']:>8,} documents: {n['train']:,} train, "
+                   f"{n['heldout']:,} held out")
+    auc = f"{m['auc']:.3f}" if m["auc"] is not None else "n/a (one class)"
+    click.echo(f"held out ({m['documents']:,} documents, score >= {m['threshold']:g}): precision {m['precision']:.3f}, "
+               f"recall {m['recall']:.3f}, F1 {m['f1']:.3f}, AUC {auc}")
+    click.echo(f"manifest {path.with_suffix('.json')}")
+
+
 # ---------------------------------------------------------------- ledger
 
 @cli.group()

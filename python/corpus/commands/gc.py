@@ -1,7 +1,7 @@
 """`corpus gc`: what under this config's dataset version no current manifest references — token
 directories made from other shards than the version's current `_MANIFEST.json`, and the staging
 directories (`*.incomplete`) interrupted runs left, and with `--cache` the artifacts root's cache
-(store.cache) — listed with their size (a dry run), or removed with `--delete`. Raw sources are shared by every dataset and never collected here."""
+(engine.cache) — listed with their size (a dry run), or removed with `--delete`. Raw sources are shared by every dataset and never collected here."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 from corpus.config import Config
 from corpus.config.layout import CORPUS_MANIFEST, TOKENS_MANIFEST, tokens_root
 from corpus.store.atomic import sha256_file
-from corpus.store.cache import CACHE_DIR
+from corpus.engine.cache import CACHE_DIR
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ def garbage(config: Config) -> list[Garbage]:
 
 
 def cache_entries(config: Config) -> list[Garbage]:
-    """The cache (store.cache), one entry per kind: never needed for correctness, only for speed."""
+    """The cache (engine.cache), one entry per kind: never needed for correctness, only for speed."""
     root = config.artifacts / CACHE_DIR
     kinds = sorted(d for d in root.glob("*") if d.is_dir()) if root.is_dir() else []
     return [Garbage(d, "cached results of earlier runs (recomputed when needed)", _size(d)) for d in kinds]

@@ -175,11 +175,16 @@ def trace(config: Config, doc_id: str) -> list[dict]:
         threshold = _thresholds(found[1]["params"]["filters"]).get(f"{r['filter']}.{r['rule']}")
         if threshold is not None:
             step["threshold"] = threshold
-        if r.get("detail") is not None:  # what matched (the URL filter's list entry)
+        if r["filter"] == "quality":  # the cut's threshold, absolute or keep_fraction's quantile
+            step["threshold"] = found[1]["counts"]["quality"]["threshold"]
+        if r.get("detail") is not None:  # what matched (the URL filter's list entry); quality: how its threshold was found
             step["detail"] = r["detail"]
         return steps + [{**step, "part": side[0], "row": side[1]}]
     step = {"stage": "filter", "status": "kept", "lang": kept[2]["lang"], "lang_score": kept[2]["lang_score"],
             "part": kept[0], "row": kept[1]}
+    if kept[2].get("quality_score") is not None:  # the classifier's score, and the threshold it passed
+        q = found[1]["counts"]["quality"]
+        step.update(quality_score=kept[2]["quality_score"], quality_threshold=q["threshold"], quality_how=q["how"])
     if kept[2].get("cleaned"):  # lines a cleaning filter (c4) removed: how many per rule, and the lines
         step["cleaned"] = json.loads(kept[2]["cleaned"])
         step["removed_lines"] = _removed_lines(*found, doc_id)

@@ -140,7 +140,7 @@ def _line_of(text: str, dotted: str) -> int | None:
 
 
 def toml_value(v: Any) -> str:
-    """A TOML literal for the value types a config holds (bool, number, string, list)."""
+    """A TOML literal for the value types a config holds (bool, number, string, list, inline table)."""
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, (int, float)):
@@ -149,6 +149,8 @@ def toml_value(v: Any) -> str:
         return json.dumps(v, ensure_ascii=False)  # a JSON string is a valid TOML basic string
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(toml_value(x) for x in v) + "]"
+    if isinstance(v, dict):  # an inline table, keys quoted (a quoted key is valid whatever it holds)
+        return "{" + ", ".join(f"{json.dumps(str(k), ensure_ascii=False)} = {toml_value(x)}" for k, x in v.items()) + "}"
     raise TypeError(f"cannot write {type(v).__name__} to TOML")
 
 

@@ -1,4 +1,4 @@
-"""What each filter of a chain found for each document, kept in the cache (store.cache) so that a run with
+"""What each filter of a chain found for each document, kept in the cache (engine.cache) so that a run with
 one filter's settings edited recomputes that filter only: the language ID, repetition and perplexity
 results of a document are the same whatever the Gopher thresholds say.
 
@@ -19,26 +19,13 @@ import json
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from corpus.formats.parts import read_parquet
 from corpus.store.atomic import canonical_json
-from corpus.store.cache import Cache, cache_key
+from corpus.engine.cache import Cache, cache_key
 
 MEMO_COLUMNS = {"digest": pa.binary(16), "annotation": pa.string(), "rule": pa.string(), "value": pa.float64(),
                 "detail": pa.string()}
 MEMO_SCHEMA = pa.schema(list(MEMO_COLUMNS.items()))
-
-
-def filter_identities(chain, filters_cfg: dict, resources: dict) -> list[str | None]:
-    """Per checker of the chain: its identity, or None for a cleaning filter (not memoised: it is cheap and
-    its result is the text itself)."""
-    models = {k: v for k, v in sorted(resources.items()) if k.endswith("sha256")}
-    seen: list = []  # the tables of the cleaning and annotating filters before it
-    out: list[str | None] = []
-    for name, _, slot, _, _, cleans in chain.checkers:
-        out.append(None if cleans else cache_key({"filter": name, "table": filters_cfg[name], "models": models,
-                                                   "before": seen}))
-        if cleans or slot is not None:
-            seen = seen + [[name, filters_cfg[name]]]
-    return out
 
 
 def document_digest(text: str, url: str, doc_id: str) -> bytes:
@@ -63,7 +50,7 @@ class ChainMemo:
         data = cache.get(key)
         if data is None:
             return {}
-        t = pq.read_table(io.BytesIO(data))
+        t = read_parquet(pa.BufferReader(data))
         out = {}
         for d, a, r, v, x in zip(*(t.column(c).to_pylist() for c in MEMO_COLUMNS)):
             out[d] = (tuple(json.loads(a)) if a is not None else None, (r, v, x) if r is not None else None)

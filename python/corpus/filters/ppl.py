@@ -62,7 +62,7 @@ def train_model(config, staging: Path) -> tuple[list[dict], dict]:
     """Train the model on the reference sources' raw documents (normalised as stage 02 does), or take it
     from the cache when an earlier run trained it from the same references and settings."""
     from corpus.engine.raw import raw_texts
-    from corpus.store.cache import Cache, cache_key, cache_root
+    from corpus.engine.cache import Cache, cache_key, cache_root
 
     ppl = config["filters"]["ppl"]
     key = cache_key(model_facts(config))

@@ -21,6 +21,7 @@ from typing import Any, Callable
 
 from corpus.errors import CorpusError
 from corpus.config.schemas import load_schema
+from corpus.engine.cache import cache_key
 from corpus.filters.memo import document_digest
 
 CONFIG_SCHEMA = "corpus-config.schema.json"
@@ -43,6 +44,8 @@ class FilterSpec:
     cleans: bool = False                               # its checker has clean(text): it removes lines first
     # config -> the ledger sources it reads (lists), which fetch fetches when the filter is enabled
     sources: Callable[[Any], list[str]] | None = None
+    # its table -> the part of it a document's result depends on (filters.memo's identity; default: all)
+    memo_table: Callable[[dict], dict] | None = None
 
 
 class RuleFunction:
@@ -148,6 +151,23 @@ class FilterChain:
             if filters_cfg[name]["enabled"]:
                 checker = spec.make(build_params(spec, filters_cfg[name]), resources)
                 self.checkers.append((name, checker, slots.get(name), len(spec.columns), spec.reads, spec.cleans))
+
+    def memo_identities(self, filters_cfg: dict, resources: dict) -> list[str | None]:
+        """Per checker: the identity filters.memo files its results under (its table, or the part of it
+        a result depends on, its models, and the tables of the cleaning and annotating filters before it:
+        they change what it sees), or None for a cleaning filter (not memoised: cheap, and its result is
+        the text itself)."""
+        models = {k: v for k, v in sorted(resources.items()) if k.endswith("sha256")}
+        seen: list = []
+        out: list[str | None] = []
+        for name, _, slot, _, _, cleans in self.checkers:
+            narrow = registry()[name].memo_table
+            table = narrow(filters_cfg[name]) if narrow is not None else filters_cfg[name]
+            out.append(None if cleans else cache_key({"filter": name, "table": table, "models": models,
+                                                       "before": seen}))
+            if cleans or slot is not None:
+                seen = seen + [[name, filters_cfg[name]]]
+        return out
 
     def check(self, text: str, url: str = "", doc_id: str = "", memo=None) -> Outcome:
         """The document's Outcome; with a filters.memo.ChainMemo, each memoised filter's result is taken

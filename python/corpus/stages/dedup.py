@@ -25,7 +25,7 @@ import numpy as np
 import pyarrow as pa
 
 from corpus.store.atomic import sha256_bytes, write_bytes
-from corpus.store.cache import Cache, cache_key, cache_root
+from corpus.engine.cache import Cache, cache_key, cache_root
 from corpus.store.checksums import read_verified
 from corpus.config import Config, config_slice
 from corpus.dedup.buckets import (URL_SIGN, BucketUnit, KeysUnit, bucket_keys, exact_bucket, near_bucket, save,

@@ -6,20 +6,27 @@ see exactly why. Models load once per worker process."""
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from corpus.config import Config
-from corpus.filters.memo import ChainMemo, filter_identities
-from corpus.store.cache import cache_root
+from corpus.filters.memo import ChainMemo
+from corpus.store.atomic import sha256_bytes, write_bytes
+from corpus.engine.cache import cache_root
+from corpus.store.checksums import read_verified
 from corpus.filters.registry import annotation_columns, chain_for, filter_order, registry
 from corpus.store.atomic import canonical_json
-from corpus.formats.parts import PartReader, PartWriter, schema_of, validate_columns
-from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step, published_stage
+from corpus.filters.quality import HIGH_BITS, cut_threshold, keep_count, kth_best, score_bits, threshold_note
+from corpus.formats.parts import PartReader, PartWriter, read_table, schema_of, validate_columns, write_table
+from corpus.engine.runner import WORK_DIR, Job, Map, PhaseContext, RunOptions, Step, published_stage
 from corpus.stages import STAGE, config_hash, columns, input_columns, reuse_sources
 
 log = logging.getLogger(__name__)
@@ -68,6 +75,7 @@ class FilterUnit:
     resources_json: str
     out_dir: Path
     cache_root: str | None = None  # where filters.memo keeps each filter's results per document ([run] cache)
+    scored: bool = False  # the quality filter is on: kept documents go to _work/scored/, to be cut (quality_cut)
 
 
 def filter_part(u: FilterUnit) -> dict:
@@ -78,15 +86,18 @@ def filter_part(u: FilterUnit) -> dict:
     chain = chain_for(u.filters_json, u.resources_json)
     memo = None
     if u.cache_root is not None:
-        memo = ChainMemo(Path(u.cache_root), filter_identities(chain, json.loads(u.filters_json),
-                                                               json.loads(u.resources_json)), u.key)
+        memo = ChainMemo(Path(u.cache_root), chain.memo_identities(json.loads(u.filters_json),
+                                                                   json.loads(u.resources_json)), u.key)
     annotations = list(annotation_columns())
     (u.out_dir / ME.side.dirname).mkdir(exist_ok=True)
     (u.out_dir / REMOVED).mkdir(exist_ok=True)
     side, lines_side = f"{ME.side.dirname}/{u.key}.parquet", f"{REMOVED}/{u.key}.parquet"
     out_schema, rej_schema = schema_of(OUT_COLUMNS), schema_of(REJECT_COLUMNS)
     rem_schema = schema_of(REMOVED_COLUMNS)
-    kept_w, rej_w = PartWriter(u.out_dir / f"{u.key}.parquet", out_schema), PartWriter(u.out_dir / side, rej_schema)
+    kept_name = f"{WORK_DIR}/{SCORED}/{u.key}.parquet" if u.scored else f"{u.key}.parquet"
+    scores: list[float] = []  # the kept documents' quality scores (u.scored), for the quantile step
+    (u.out_dir / kept_name).parent.mkdir(parents=True, exist_ok=True)
+    kept_w, rej_w = PartWriter(u.out_dir / kept_name, out_schema), PartWriter(u.out_dir / side, rej_schema)
     rem_w = PartWriter(u.out_dir / lines_side, rem_schema)
     cleaned_by_rule: dict[str, dict[str, int]] = {}
     dropped: dict[str, int] = {}
@@ -114,6 +125,8 @@ def filter_part(u: FilterUnit) -> dict:
                 for k, v in zip(annotations, values):
                     keep[k].append(v)
                 keep["cleaned"].append(cleaned_summary(out.removed))
+                if u.scored:
+                    scores.append(keep["quality_score"][-1])
                 continue
             name, rule, value, detail = failed
             dropped[name] = dropped.get(name, 0) + 1
@@ -128,12 +141,18 @@ def filter_part(u: FilterUnit) -> dict:
     parts = [kept_w.close(), rej_w.close(), rem_w.close()]
     if memo is not None:
         memo.save()
-    parts[1]["name"], parts[2]["name"] = side, lines_side
+    parts[0]["name"], parts[1]["name"], parts[2]["name"] = kept_name, side, lines_side
     order = filter_order(json.loads(u.filters_json))
     counts = {"docs_in": docs_in, "docs_out": parts[0]["rows"],
               "dropped": {f: dropped.get(f, 0) for f in order}, "dropped_by_rule": by_rule, "by_source": by_source,
               "cleaned_by_rule": cleaned_by_rule}
-    res = {"key": u.key, "parts": parts, "counts": counts}
+    res = {"key": u.key, "parts": parts[1:] if u.scored else parts, "counts": counts}
+    if u.scored:
+        buf = io.BytesIO()
+        np.save(buf, np.array(scores, dtype=np.float32))
+        name = f"{WORK_DIR}/{SCORED}/{u.key}.scores.npy"
+        write_bytes(u.out_dir / name, buf.getvalue())
+        res["work"] = parts[:1] + [{"name": name, "sha256": sha256_bytes(buf.getvalue()), "bytes": buf.tell()}]
     if memo is not None:
         res["cache"] = {"hits": memo.hits, "computed": memo.misses}
     return res
@@ -147,6 +166,108 @@ def cache_step(ctx: PhaseContext) -> None:
         log.info("filter: %d of %d filter results from the cache (the documents' other filters are unchanged)",
                  hits, hits + computed)
     ctx.run_info["filter_cache"] = {"hits": hits, "computed": computed}
+
+
+# ---------------------------------------------------------------- the quality cut
+# The quality filter only scores inside the chain; once every other filter has decided, its threshold
+# (absolute, or keep_fraction's exact quantile of the kept documents' scores) splits each scored part
+# into the published part and rejects/<key>.quality.parquet.
+
+SCORED = "scored"
+
+
+def _scores(ctx: PhaseContext, r: dict) -> np.ndarray:
+    entry = r["work"][1]
+    return np.load(io.BytesIO(read_verified(ctx.staging / entry["name"], entry["sha256"])), allow_pickle=False)
+
+
+def quantile_step(table: dict, ctx: PhaseContext) -> None:
+    """The threshold: absolute, or the score of the ceil(keep_fraction x N)-th best kept document, found
+    exactly with two 65,536-bin histograms of the scores' float32 bits (one part in memory at a time)."""
+    results = ctx.results["filter"]
+    fixed = cut_threshold(table)
+    n = sum(r["work"][0]["rows"] for r in results)
+    if fixed is not None:
+        ctx.state["quality"] = {"threshold": fixed, "rule": "threshold", "scored": n,
+                                "note": f"threshold {fixed:g} (absolute)"}
+        return
+    k = keep_count(n, table["keep_fraction"])
+    if k == 0:
+        ctx.state["quality"] = {"threshold": float("inf"), "rule": "keep_fraction", "scored": 0, "note": "no scores"}
+        return
+    high = np.zeros(1 << HIGH_BITS, dtype=np.int64)
+    for r in results:
+        high += np.bincount(score_bits(_scores(ctx, r)) >> HIGH_BITS, minlength=1 << HIGH_BITS)
+    top, rank = kth_best(high, k)
+    low = np.zeros(1 << HIGH_BITS, dtype=np.int64)
+    for r in results:
+        bits = score_bits(_scores(ctx, r))
+        low += np.bincount(bits[(bits >> HIGH_BITS) == top] & 0xFFFF, minlength=1 << HIGH_BITS)
+    bottom, _ = kth_best(low, rank)
+    t = float(np.array([(top << HIGH_BITS) | bottom], dtype=np.uint32).view(np.float32)[0])
+    ctx.state["quality"] = {"threshold": t, "rule": "keep_fraction", "scored": n,
+                            "note": threshold_note(t, k, n, table["keep_fraction"])}
+
+
+@dataclass(frozen=True)
+class CutUnit:
+    key: str
+    scored: dict         # the scored part's work entry
+    threshold: float
+    rule: str
+    note: str
+    staging: Path
+
+
+def cut_part(u: CutUnit) -> dict:
+    """Split a scored part: score >= threshold is published, the rest are rejects of the quality filter."""
+    table = read_table(u.staging / u.scored["name"], u.scored["sha256"])
+    keep = pc.greater_equal(table.column("quality_score"), pa.scalar(u.threshold, pa.float32())).fill_null(False)
+    kept, dropped = table.filter(keep), table.filter(pc.invert(keep))
+    name = f"{ME.side.dirname}/{u.key}.quality.parquet"
+    n = dropped.num_rows
+    rejects = pa.table({"id": dropped.column("id"), "source_id": dropped.column("source_id"),
+                        "url": dropped.column("url"), "filter": pa.array(["quality"] * n, pa.string()),
+                        "rule": pa.array([u.rule] * n, pa.string()),
+                        "value": dropped.column("quality_score").cast(pa.float64()), "text": dropped.column("text"),
+                        "detail": pa.array([u.note] * n, pa.string())}, schema=schema_of(REJECT_COLUMNS))
+    parts = [write_table(kept, u.staging / f"{u.key}.parquet"), write_table(rejects, u.staging / name)]
+    parts[0]["name"], parts[1]["name"] = f"{u.key}.parquet", name
+    by_source: dict[str, int] = {}
+    for sid in dropped.column("source_id").to_pylist():
+        by_source[sid] = by_source.get(sid, 0) + 1
+    return {"key": u.key, "parts": parts, "cut": {"dropped": n, "by_source": by_source}}
+
+
+def cut_units(ctx: PhaseContext) -> list[CutUnit]:
+    q = ctx.state["quality"]
+    return [CutUnit(r["key"], r["work"][0], q["threshold"], q["rule"], q["note"], ctx.staging)
+            for r in ctx.results["filter"]]
+
+
+def cut_counts_step(table: dict, ctx: PhaseContext) -> None:
+    """The stage's counts: the chain's, with the quality cut's drops, and the threshold and how it was found."""
+    counts = ctx.summed_counts()
+    q = ctx.state["quality"]
+    rule = f"quality.{q['rule']}"
+    for r in ctx.results["quality-cut"]:
+        n = r["cut"]["dropped"]
+        counts["docs_out"] -= n
+        counts["dropped"]["quality"] = counts["dropped"].get("quality", 0) + n
+        if n:
+            counts["dropped_by_rule"][rule] = counts["dropped_by_rule"].get(rule, 0) + n
+        for sid, m in r["cut"]["by_source"].items():
+            counts["by_source"][sid]["docs_out"] -= m
+    counts["quality"] = {"threshold": q["threshold"], "rule": q["rule"], "keep_fraction": table["keep_fraction"],
+                         "scored": q["scored"], "kept": q["scored"] - sum(r["cut"]["dropped"]
+                                                                          for r in ctx.results["quality-cut"]),
+                         "how": q["note"]}
+    ctx.counts = counts
+
+
+def quality_phases(table: dict) -> list:
+    return [Step("quantile", partial(quantile_step, table)), Map("quality-cut", cut_units, cut_part),
+            Step("counts", partial(cut_counts_step, table))]
 
 
 def plan(config: Config, opts: RunOptions) -> list[Job]:
@@ -174,9 +295,11 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
     root = cache_root(config)
     cache = str(root) if root is not None else None
 
+    scored = bool(filters.get("quality", {}).get("enabled"))
+
     def units(ctx: PhaseContext) -> list[FilterUnit]:
         return [FilterUnit(p["name"].removesuffix(".parquet"), src / p["name"], p["sha256"], filters_json,
-                           ctx.state["resources_json"], ctx.staging, cache) for p in manifest["parts"]]
+                           ctx.state["resources_json"], ctx.staging, cache, scored) for p in manifest["parts"]]
 
     def fingerprint(u: FilterUnit) -> dict:  # the input part, the filters, the resources by content
         resources = {k: v for k, v in json.loads(u.resources_json).items() if k.endswith("sha256")}
@@ -185,7 +308,7 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
 
     return [Job("filter", ME.path(config), {"config_sha256": config_hash(config, ME.name), "params": params, "inputs": [ref]},
                 [Step("prepare", prepare), Map("filter", units, filter_part, fingerprint=fingerprint),
-                 Step("cache", cache_step)],
+                 Step("cache", cache_step)] + (quality_phases(filters["quality"]) if scored else []),
                 dataset=config.dataset, version=config.version, reuse_from=reuse_sources(config, ME.name))]
 
 

@@ -1,0 +1,384 @@
+"""A learned quality classifier: fastText supervised, trained from labelled ledger sources, scored on every
+document the filter sees (`quality_score`, the probability of the positive label).
+
+Training (`train`, run by `corpus quality train` and by the filter's `prepare` when the model is missing)
+reads the positive and negative sources' raw documents (normalised as stage 02 does), samples each
+source down to its cap by a hash of (seed, source, document number), holds out a share by another hash,
+writes one line per document in an order also set by a hash, and trains with floret (fastText's trainer)
+on one thread with the seed: the same sources and settings give the same model bytes. floret's model is
+fastText's with two more header fields (its mode and hash count); they are dropped, so the model is a
+plain fastText file that fasttext-predict scores (and the scores of the held-out documents are checked
+to be floret's own). Models are content-addressed: <artifacts>/models/quality/<sha256>.bin beside
+<sha256>.json, the training manifest (sources and their sha256, counts per label, every hyperparameter,
+the floret version, the preprocessing, held-out precision, recall, F1 and AUC).
+
+`classifier_text` is the one preprocessing, at training and at scoring: whitespace runs (newlines
+included: fastText reads one line per example) become one space, and a word that begins with fastText's
+label prefix loses it, so no document text can pose as a label. A document of any length is scored
+whole (fastText has no line limit for supervised models)."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import logging
+import math
+import re
+import struct
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from corpus.config.ledger import load_ledger, select
+from corpus.errors import CorpusError
+from corpus.filters.registry import FilterSpec
+from corpus.store.atomic import canonical_json, sha256_bytes, write_bytes
+from corpus.store.checksums import read_verified
+
+log = logging.getLogger(__name__)
+POSITIVE, NEGATIVE = "__label__hq", "__label__lq"
+MODELS_DIR = "models/quality"
+PREPROCESSING = "classifier_text v1: whitespace runs -> one space; a leading __label__ -> _label_"
+_LABEL_PREFIX = re.compile(r"(?<!\S)__label__")
+FASTTEXT_MAGIC, FASTTEXT_VERSION = 793712314, 12
+_FLORET_EXTRA = slice(52, 60)  # floret's mode and hashCount, after fastText's maxn
+
+
+@dataclass(frozen=True)
+class QualityParams:
+    positive: tuple[str, ...] = ()
+    negative: tuple[str, ...] = ()
+    caps: dict = field(default_factory=dict)
+    model: str = ""
+    model_sha256: str = ""
+    label: str = POSITIVE
+    threshold: float = 0.5
+    keep_fraction: float = 0.0
+    seed: int = 0
+    heldout: float = 0.1
+    dim: int = 100
+    word_ngrams: int = 2
+    lr: float = 0.1
+    epoch: int = 5
+    min_count: int = 1
+    bucket: int = 200000
+
+
+def classifier_text(text: str) -> str:
+    """The one line fastText sees of a document, at training and at scoring."""
+    return _LABEL_PREFIX.sub("_label_", " ".join(text.split()))
+
+
+def _unit(seed: int, *parts) -> float:
+    """A uniform number in [0, 1) from a keyed hash: the same for the same (seed, parts), whatever the order."""
+    h = hashlib.blake2b(canonical_json(list(parts)).encode(), key=str(seed).encode(), digest_size=8).digest()
+    return int.from_bytes(h, "big") / 2**64
+
+
+# ---------------------------------------------------------------- training
+
+HYPERPARAMETERS = ("dim", "word_ngrams", "lr", "epoch", "min_count", "bucket", "seed", "heldout", "caps")
+
+
+def training_facts(config) -> dict:
+    """What a trained model's bytes depend on: the labelled sources' sha256, the hyperparameters, how
+    the raw documents are read, the preprocessing and the trainer's version."""
+    from importlib import metadata
+
+    from corpus.config import config_slice
+
+    q = config["filters"]["quality"]
+    ledger = load_ledger(config.ledger_path)
+    labelled = {}
+    for label in ("positive", "negative"):
+        if not q[label]:
+            raise CorpusError(f"{config.path}: filters.quality.{label} names no source (or set filters.quality.model)")
+        rows = select(ledger, q[label], "corpus", what=f"{config.path}: filters.quality.{label}")
+        labelled[label] = {r["source_id"]: r["sha256"] for r in rows}
+    both = set(labelled["positive"]) & set(labelled["negative"])
+    if both:
+        raise CorpusError(f"{config.path}: filters.quality: source '{sorted(both)[0]}' is both positive and negative")
+    unknown = sorted(set(q["caps"]) - set(labelled["positive"]) - set(labelled["negative"]))
+    if unknown:
+        raise CorpusError(f"{config.path}: filters.quality.caps: '{unknown[0]}' is not a positive or negative source")
+    return {"sources": labelled, "hyperparameters": {k: q[k] for k in HYPERPARAMETERS},
+            "read": config_slice(config.data, ("fetch", "extract", "normalize")), "preprocessing": PREPROCESSING,
+            "floret": metadata.version("floret")}
+
+
+def labelled_documents(config, facts: dict) -> tuple[list[tuple[str, str]], list[tuple[str, str]], dict]:
+    """(training lines as (label, text), held-out (label, text), counts per source and label): each
+    source sampled to its cap, the held-out share split off, the training lines in hashed order."""
+    from corpus.engine.raw import raw_texts
+
+    hp = facts["hyperparameters"]
+    seed, caps = hp["seed"], hp["caps"]
+    ledger = load_ledger(config.ledger_path)
+    train, held, counts = [], [], {}
+    for label, name in (("positive", POSITIVE), ("negative", NEGATIVE)):
+        for sid in facts["sources"][label]:
+            texts = [classifier_text(t) for t in raw_texts(config, ledger[sid])]
+            order = sorted(range(len(texts)), key=lambda i: _unit(seed, "sample", sid, i))
+            chosen = [i for i in order[: caps.get(sid, len(texts))] if texts[i]]
+            c = counts.setdefault(sid, {"label": label, "documents": len(texts), "train": 0, "heldout": 0})
+            for i in chosen:
+                if _unit(seed, "heldout", sid, i) < hp["heldout"]:
+                    held.append((name, texts[i]))
+                    c["heldout"] += 1
+                else:
+                    train.append((_unit(seed, "order", sid, i), name, texts[i]))
+                    c["train"] += 1
+    for label in ("positive", "negative"):
+        if not any(counts[s]["train"] for s in facts["sources"][label]):
+            raise CorpusError(f"{config.path}: filters.quality.{label}: no documents to train on "
+                              f"({', '.join(facts['sources'][label])} "
+                              f"{'holds' if len(facts['sources'][label]) == 1 else 'hold'} none after sampling)")
+    train.sort()
+    return [(n, t) for _, n, t in train], held, counts
+
+
+def to_fasttext(floret_bytes: bytes) -> bytes:
+    """floret's model file as fastText's: its two extra header fields (mode, hash count) dropped."""
+    magic, version = struct.unpack_from("<ii", floret_bytes)
+    if (magic, version) != (FASTTEXT_MAGIC, FASTTEXT_VERSION) or \
+            struct.unpack_from("<ii", floret_bytes, _FLORET_EXTRA.start) != (1, 1):
+        raise CorpusError("quality: floret wrote a model this version of corpus cannot convert "
+                          "(not a fastText-mode model with one hash)")
+    return floret_bytes[: _FLORET_EXTRA.start] + floret_bytes[_FLORET_EXTRA.stop:]
+
+
+def metrics(labels: np.ndarray, scores: np.ndarray, threshold: float = 0.5) -> dict:
+    """Precision, recall and F1 of `score >= threshold` for the positive class, and the ROC AUC (ties
+    count one half)."""
+    pred = scores >= threshold
+    tp, fp, fn = int(np.sum(pred & labels)), int(np.sum(pred & ~labels)), int(np.sum(~pred & labels))
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    pos, neg = int(labels.sum()), int((~labels).sum())
+    auc = None
+    if pos and neg:
+        order = np.argsort(scores, kind="stable")
+        ranks = np.empty(len(scores))
+        sorted_scores = scores[order]
+        i = 0
+        while i < len(scores):  # average ranks over ties
+            j = i
+            while j + 1 < len(scores) and sorted_scores[j + 1] == sorted_scores[i]:
+                j += 1
+            ranks[order[i:j + 1]] = (i + j) / 2 + 1
+            i = j + 1
+        auc = (ranks[labels].sum() - pos * (pos + 1) / 2) / (pos * neg)
+    return {"documents": len(scores), "positive": pos, "negative": neg, "threshold": threshold,
+            "precision": round(precision, 6), "recall": round(recall, 6), "f1": round(f1, 6),
+            "auc": round(float(auc), 6) if auc is not None else None}
+
+
+def train(config) -> tuple[Path, dict]:
+    """The model of this config's [filters.quality], trained now unless the models directory has it:
+    (its path, its training manifest)."""
+    facts = training_facts(config)
+    key = hashlib.sha256(canonical_json(facts).encode()).hexdigest()
+    directory = config.artifacts / MODELS_DIR
+    found = find_trained(directory, key)
+    if found is not None:
+        return found
+    import floret
+
+    q = config["filters"]["quality"]
+    lines, held, counts = labelled_documents(config, facts)
+    with tempfile.TemporaryDirectory(prefix="quality-") as tmp:
+        data = Path(tmp) / "train.txt"
+        data.write_text("".join(f"{n} {t}\n" for n, t in lines), encoding="utf-8")
+        model = floret.train_supervised(str(data), dim=q["dim"], wordNgrams=q["word_ngrams"], lr=q["lr"],
+                                        epoch=q["epoch"], minCount=q["min_count"], bucket=q["bucket"], thread=1,
+                                        seed=q["seed"], verbose=0, mode="fasttext")
+        model.save_model(str(Path(tmp) / "floret.bin"))
+        floret_scores = [_floret_score(model, t) for _, t in held]
+        converted = to_fasttext((Path(tmp) / "floret.bin").read_bytes())
+    sha = sha256_bytes(converted)
+    path = directory / f"{sha}.bin"
+    write_bytes(path, converted)
+    ft = load_model(str(path), sha)
+    scores = np.array([score(ft, t, POSITIVE) for _, t in held], dtype=np.float64)
+    if [float(np.float32(s)) for s in floret_scores] != [float(np.float32(s)) for s in scores]:
+        raise CorpusError(f"quality: {path} does not score the held-out documents as floret's own model does")
+    labels = np.array([n == POSITIVE for n, _ in held], dtype=bool)
+    manifest = {"sha256": sha, "bytes": len(converted), "key": key, **facts, "counts": counts,
+                "labels": {"positive": POSITIVE, "negative": NEGATIVE},
+                "train_lines": len(lines), "heldout_metrics": metrics(labels, scores)}
+    write_bytes(directory / f"{sha}.json", (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode())
+    log.info("quality: trained %s on %d documents (held out %d: F1 %.3f, AUC %s)", path.name, len(lines), len(held),
+             manifest["heldout_metrics"]["f1"], manifest["heldout_metrics"]["auc"])
+    return path, manifest
+
+
+def _floret_score(model, text: str) -> float:
+    probs = dict((label, p) for p, label in model.f.predict(text + "\n", -1, 0.0, "strict"))
+    return float(probs.get(POSITIVE, 0.0))
+
+
+def find_trained(directory: Path, key: str) -> tuple[Path, dict] | None:
+    """A model trained earlier from the same facts whose bytes still match their name, or None."""
+    for m in sorted(directory.glob("*.json")) if directory.is_dir() else []:
+        try:
+            manifest = json.loads(m.read_text())
+        except (OSError, json.JSONDecodeError):
+            continue
+        path = m.with_suffix(".bin")
+        if manifest.get("key") == key and path.is_file():
+            try:
+                read_verified(path, manifest["sha256"])
+            except CorpusError as e:
+                log.warning("quality: %s; training again", e)
+                continue
+            return path, manifest
+    return None
+
+
+# ---------------------------------------------------------------- scoring
+
+
+@functools.cache
+def load_model(path: str, sha256: str):
+    import fasttext
+
+    data_ok = read_verified(Path(path), sha256)  # noqa: F841 (verified before fastText reads the file)
+    fasttext.FastText.eprint = lambda *a, **k: None
+    try:
+        return fasttext.load_model(path)
+    except ValueError as e:
+        raise CorpusError(f"{path}: not a fastText model ({e})") from None
+
+
+def score(model, text: str, label: str) -> float:
+    """P(label | document), over every label of the model."""
+    labels, probs = model.predict(text, k=-1)
+    for lab, p in zip(labels, probs):
+        if lab == label:
+            return float(min(1.0, p))
+    return 0.0
+
+
+def model_of(config) -> tuple[Path, str]:
+    """(the model file, its sha256): the configured pretrained model, verified, or the trained one."""
+    q = config["filters"]["quality"]
+    if q["model"]:
+        if not q["model_sha256"]:
+            raise CorpusError(f"{config.path}: filters.quality.model needs model_sha256")
+        path = Path(q["model"])
+        path = path if path.is_absolute() else (config.path.parent / path).resolve()
+        read_verified(path, q["model_sha256"])
+        return path, q["model_sha256"]
+    path, manifest = train(config)
+    return path, manifest["sha256"]
+
+
+def identity(config) -> dict:
+    """What the filter's output depends on beyond its table: the pretrained model's sha256, or the facts
+    the model is trained from."""
+    q = config["filters"]["quality"]
+    return {"quality_model": q["model_sha256"] if q["model"] else training_facts(config)}
+
+
+def _probe(path: str, label: str) -> None:  # in a forked child: exit 0 when fastText loads and scores it
+    import os
+
+    try:
+        import fasttext
+
+        fasttext.FastText.eprint = lambda *a, **k: None
+        labels = fasttext.load_model(path).predict("", k=-1)[0]
+        os._exit(0 if label in labels else 3)
+    except BaseException:
+        os._exit(2)
+
+
+def check_model(path: Path, label: str) -> None:
+    """fastText's loader aborts the process on a damaged file: try it in a forked child first, so a bad
+    model is one line here, never a worker killed by a signal."""
+    import multiprocessing
+
+    child = multiprocessing.get_context("fork").Process(target=_probe, args=(str(path), label))
+    child.start()
+    child.join()
+    if child.exitcode == 3:
+        raise CorpusError(f"{path}: the model has no label '{label}' (filters.quality.label)")
+    if child.exitcode != 0:
+        how = f"the loader failed (exit {child.exitcode})" if child.exitcode > 0 else \
+            f"the loader was killed by signal {-child.exitcode}"
+        raise CorpusError(f"{path}: not a fastText model ({how})")
+
+
+def prepare(config, staging: Path) -> tuple[list[dict], dict]:
+    path, sha = model_of(config)
+    check_model(path, config["filters"]["quality"]["label"])
+    return [], {"quality_path": str(path), "quality_sha256": sha}
+
+
+class QualityFilter:
+    """Annotates `quality_score`. It never drops a document itself: the filter stage drops those below
+    the threshold (absolute, or keep_fraction's quantile) once every other filter has decided, so a
+    threshold edit rescores nothing (filters.memo keeps the scores)."""
+
+    def __init__(self, params: QualityParams, resources: dict):
+        self.model = load_model(resources["quality_path"], resources["quality_sha256"])
+        labels = self.model.predict("", k=-1)[0]  # fasttext-predict has no get_labels: all of them, scored
+        if params.label not in labels:
+            raise CorpusError(f"{resources['quality_path']}: the model has no label '{params.label}' "
+                              f"(its labels: {', '.join(sorted(labels))})")
+        self.label = params.label
+
+    def annotate(self, text: str):
+        return (float(np.float32(score(self.model, classifier_text(text), self.label))),), None
+
+
+def memo_table(table: dict) -> dict:
+    """The part of the table a document's score depends on: not the threshold or keep_fraction (a new
+    threshold rescores nothing)."""
+    return {k: v for k, v in table.items() if k not in ("keep_fraction", "threshold")}
+
+
+def cut_threshold(table: dict) -> float | None:
+    """The absolute threshold, as float32 like the scores, or None when keep_fraction derives it."""
+    return None if table["keep_fraction"] > 0 else float(np.float32(table["threshold"]))
+
+
+def quality_sources(config) -> list[str]:
+    q = config["filters"]["quality"]
+    return [] if q["model"] else list(q["positive"]) + list(q["negative"])
+
+
+FILTER = FilterSpec("quality", QualityParams, QualityFilter, prepare=prepare, identity=identity,
+                    columns={"quality_score": pa.float32()}, defaults=(None,),
+                    rules=lambda p: ("keep_fraction",) if p.keep_fraction > 0 else ("threshold",),
+                    sources=quality_sources, memo_table=memo_table)
+
+# keep_fraction's exact quantile: scores are float32 in [0, 1], whose bit patterns sort as the numbers
+# do; a histogram of the high 16 bits finds the bin of the k-th best score, one of the low 16 bits in
+# that bin finds the score. Memory: two 65,536-bin histograms, and one part's scores at a time.
+HIGH_BITS = 16
+
+
+def score_bits(scores: np.ndarray) -> np.ndarray:
+    return np.asarray(scores, dtype=np.float32).view(np.uint32)
+
+
+def kth_best(histogram_high: np.ndarray, k: int) -> tuple[int, int]:
+    """(the high-16-bit bin holding the k-th best score, the rank k within that bin from the top)."""
+    from_top = np.cumsum(histogram_high[::-1])
+    b = int(np.searchsorted(from_top, k))  # the first bin (from the top) whose running count reaches k
+    above = int(from_top[b - 1]) if b else 0
+    return len(histogram_high) - 1 - b, k - above
+
+
+def threshold_note(t: float, k: int, n: int, fraction: float) -> str:
+    return f"threshold {t:.6g}: the score ranked {k:,} of {n:,} (keep_fraction {fraction:g})"
+
+
+def keep_count(n: int, fraction: float) -> int:
+    return min(n, max(1, math.ceil(fraction * n))) if n else 0

@@ -1,0 +1,148 @@
+"""The learned quality classifier ([filters.quality], filters/quality.py) on real text: a reproducible model
+with its training manifest, scores that do not depend on workers, keep_fraction's exact quantile, a new
+threshold that rescores nothing, and one-line errors for a bad model or a label without documents."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from corpus.config import Config, load_config
+from corpus.errors import CorpusError
+from corpus.filters.quality import classifier_text, keep_count, load_model, metrics, score, train
+from corpus.stages import run_stage
+from conftest import LEDGER, error_line, run_corpus, write_config
+
+SOURCES = ["tinystories-train-head", "wikitext2-test", "state-union", "webtext", "minhash-articles-100"]
+QUALITY = {"enabled": True, "positive": ["lee-background", "wikitext2-test"], "negative": ["webtext", "abc-news"],
+           "caps": {"webtext": 1500, "abc-news": 1500}, "dim": 16, "bucket": 20000, "keep_fraction": 0.5}
+
+
+def _config(root, **quality):
+    cfg = write_config(root / "c.toml", ledger=LEDGER, sources=SOURCES, artifacts=root / "a",
+                       **{"filters.quality": {**QUALITY, **quality}, "decontam": {"evals": []}})
+    return load_config(cfg)
+
+
+def _edited(config: Config, version: str, **quality) -> Config:
+    data = copy.deepcopy(config.data)
+    data["dataset"]["version"] = version
+    data["filters"]["quality"].update(quality)
+    return Config(path=config.path, data=data, artifacts=config.artifacts)
+
+
+@pytest.fixture(scope="module")
+def scored(tmp_path_factory, mirror):
+    root = tmp_path_factory.mktemp("quality")
+    config = _config(root)
+    run_stage("fetch", config, workers=2)
+    run_stage("normalize", config, workers=2)
+    manifest = run_stage("filter", config, workers=2).manifest
+    return config, manifest
+
+
+def _files(config: Config) -> dict:
+    d = config.stage_dir("03-filter")
+    return {p.relative_to(d).as_posix(): p.read_bytes() for p in sorted(d.rglob("*.parquet"))}
+
+
+def test_training_gives_the_same_model_twice_with_its_manifest(scored, tmp_path):
+    config, _ = scored
+    path, manifest = train(config)  # found: trained by the filter stage's prepare
+    again = Config(path=config.path, data=config.data, artifacts=tmp_path / "elsewhere")
+    import shutil
+
+    shutil.copytree(config.artifacts / "corpus" / "raw", again.artifacts / "corpus" / "raw")
+    path2, manifest2 = train(again)  # trained anew in another root
+    assert path2.read_bytes() == path.read_bytes() and path.name == f"{manifest['sha256']}.bin"
+    assert manifest2 == manifest
+    assert set(manifest["sources"]["positive"]) == {"lee-background", "wikitext2-test"}
+    assert manifest["hyperparameters"]["dim"] == 16 and manifest["floret"] and manifest["preprocessing"]
+    assert manifest["counts"]["webtext"]["train"] + manifest["counts"]["webtext"]["heldout"] == 1500
+    m = manifest["heldout_metrics"]
+    assert m["positive"] > 10 and m["negative"] > 100
+    assert m["f1"] > 0.8 and m["auc"] > 0.95  # news and Wikipedia against forum lines and headlines
+
+
+def test_keep_fraction_is_the_exact_quantile_and_does_not_depend_on_workers(scored):
+    config, manifest = scored
+    q = manifest["counts"]["quality"]
+    d = config.stage_dir("03-filter")
+    kept = np.concatenate([pq.read_table(p, columns=["quality_score"]).column(0).to_numpy()
+                           for p in sorted(d.glob("part-*.parquet"))])
+    cut = [r for p in sorted(d.glob("rejects/*.quality.parquet")) for r in pq.read_table(p).to_pylist()]
+    scores = np.sort(np.concatenate([kept, np.array([r["value"] for r in cut], dtype=np.float32)]))[::-1]
+    k = keep_count(len(scores), 0.5)
+    assert q["scored"] == len(scores) and q["threshold"] == float(scores[k - 1])
+    assert kept.min() >= q["threshold"] and all(r["value"] < q["threshold"] for r in cut)
+    assert q["kept"] == len(kept) >= k and manifest["counts"]["dropped"]["quality"] == len(cut) > 0
+    assert {r["rule"] for r in cut} == {"keep_fraction"} and "ranked" in cut[0]["detail"]
+    before = _files(config)
+    one = _edited(config, "v1", cache=None)
+    one.data["run"]["cache"] = False  # recomputed, one worker: the same bytes
+    run_stage("filter", one, workers=1, force=True)
+    assert _files(config) == before
+
+
+def test_a_new_threshold_rescores_nothing(scored):
+    config, _ = scored
+    v2 = _edited(config, "v2", keep_fraction=0.0, threshold=0.9)
+    run_stage("normalize", v2, workers=2)
+    counts = run_stage("filter", v2, workers=2).manifest["counts"]
+    info = json.loads((v2.stage_dir("03-filter") / "_RUN.json").read_text())["filter_cache"]
+    assert info["computed"] == 0 and info["hits"] > 0  # every score, and every other filter, from the cache
+    assert counts["quality"]["rule"] == "threshold" and counts["quality"]["threshold"] == pytest.approx(0.9)
+    kept = pq.read_table(v2.stage_dir("03-filter") / "part-00000.parquet").column("quality_score").to_numpy()
+    assert (kept >= np.float32(0.9)).all()
+
+
+def test_a_long_document_is_scored_whole_and_labels_in_text_stay_text(scored):
+    config, _ = scored
+    path, manifest = train(config)
+    model = load_model(str(path), manifest["sha256"])
+    text = " ".join(["The committee reviewed the annual report and the budget in detail."] * 30000)  # 330k words
+    assert len(classifier_text(text).split()) > 300000
+    assert 0.0 <= score(model, classifier_text(text), "__label__hq") <= 1.0
+    assert classifier_text("a\n\n__label__hq  b __label__lq") == "a _label_hq b _label_lq"
+
+
+def test_metrics_on_known_values():
+    m = metrics(np.array([True, True, False, False]), np.array([0.9, 0.4, 0.6, 0.1]))
+    assert (m["precision"], m["recall"], m["f1"], m["auc"]) == (0.5, 0.5, 0.5, 0.75)
+
+
+def test_a_bad_model_or_a_label_without_documents_is_one_line(scored, tmp_path):
+    config, _ = scored
+    path, manifest = train(config)
+    bad = tmp_path / "model.bin"
+    bad.write_bytes(path.read_bytes()[:1000])
+    cfg = write_config(tmp_path / "c.toml", ledger=LEDGER, sources=SOURCES, artifacts=config.artifacts,
+                       **{"filters.quality": {"enabled": True, "model": str(bad), "model_sha256": manifest["sha256"]},
+                          "decontam": {"evals": []}})
+    cfg.write_text(cfg.read_text().replace('version = "v1"', 'version = "v9"'))
+    run_corpus("--config", cfg, "normalize", check=True)
+    line = error_line(run_corpus("--config", cfg, "filter"))
+    assert str(bad) in line and "sha256" in line, line
+    from corpus.store.atomic import sha256_file
+
+    cfg.write_text(cfg.read_text().replace(manifest["sha256"], sha256_file(bad)))
+    line = error_line(run_corpus("--config", cfg, "filter"))
+    assert str(bad) in line and "not a fastText model" in line, line
+    nolabel = _edited(config, "v3")
+    nolabel.data["filters"]["quality"]["positive"] = []
+    with pytest.raises(CorpusError, match="filters.quality.positive names no source"):
+        train(nolabel)
+    ledger = tmp_path / "LEDGER.jsonl"
+    ledger.write_text(LEDGER.read_text())
+    (tmp_path / "blank.txt").write_text("\n \n\n")  # a real ledger row whose file holds no document
+    cfg = write_config(tmp_path / "e.toml", ledger=ledger, sources=SOURCES, artifacts=tmp_path / "e",
+                       **{"filters.quality": {**QUALITY, "positive": ["blank"]}, "decontam": {"evals": []}})
+    run_corpus("--config", cfg, "ledger", "add", tmp_path / "blank.txt", "--source-id", "blank", "--license", "CC0-1.0",
+               check=True)
+    run_corpus("--config", cfg, "fetch", "--source", "blank", "--source", "webtext", "--source", "abc-news", check=True)
+    line = error_line(run_corpus("--config", cfg, "quality", "train"))
+    assert line == f"error: {cfg}: filters.quality.positive: no documents to train on (blank holds none after sampling)"
