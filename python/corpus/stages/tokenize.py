@@ -15,7 +15,7 @@ permutes each bucket and writes the partition's planned (shard, offset, length, 
 (step) holds O(P) counts and cuts parts by binary search in those files; `write` reads only its part's
 slice. No task holds more than about 1/P of the per-document arrays, and the order never depends on P.
 
-An encoded shard is kept in `<artifacts>/cache/tokens-encode/` (store.cache) under the shard's sha256 and
+An encoded shard is kept in `<artifacts>/cache/tokens-encode/` (engine.cache) under the shard's sha256 and
 position, the tokenizer and the seed, so another mix or budget of the same shards encodes nothing again.
 With `[mix]` weights or targets (tokens.mix), five phases between `encode` and `order` resample the train
 split: `mix-sources` (map per shard: each train document's source and keyed hash, tokens per source by
