@@ -90,6 +90,10 @@ SPLITS = {
     "heldout5": {"seed": 6, "templates": "F", "parity": None,
                  "locales": ("en_GB", "en_NZ", "en_IE", "de_DE", "de_CH", "fr_FR", "fr_BE", "es_ES", "es_AR", "it_IT",
                              "pt_BR", "nl_NL")},
+    # written after heldout5's errors were read, before any rule was changed for them
+    "heldout6": {"seed": 7, "templates": "G", "parity": None,
+                 "locales": ("en_US", "en_AU", "en_CA", "de_AT", "de_DE", "fr_CH", "fr_FR", "es_MX", "es_ES", "it_IT",
+                             "pt_PT", "nl_BE")},
 }
 PER_LOCALE = 140
 PHONE_CATEGORIES = ("same_line", "line_above", "after", "sentence", "form", "address", "prose_no_cue")
@@ -165,6 +169,13 @@ PHONE_T = {
               "sentence": ["Ring us on {x} or pop in.", "Text {n} on {x} to confirm.", "For emergencies dial {x}."],
               "form": ["Phone: {x}; E-mail: {e}; Name: {n}", "Daytime tel ............ {x}"],
               "prose_no_cue": ["{n} picked {x} in the lottery."]},
+        "G": {"same_line": ["Mob: {x}", "Telephone (home) {x}"],
+              "line_above": ["{n}\nEmergency contact\n{x}", "{c}\nSales line\n{x}"],
+              "after": ["{x} (mornings)", "{x} - my personal number", "{x} (after 5pm)", "{x} is the switchboard"],
+              "sentence": ["You can always phone me at {x}, day or night.", "Her new number is {x}.",
+                           "To cancel, ring {x} before Friday."],
+              "form": ["Phone | {x}\nEmail | {e}", "Contact tel.: {x}, {n}"],
+              "prose_no_cue": ["The serial on the box read {x}."]},
     },
     "de": {
         "A": {"same_line": ["Telefon: {x}", "Tel.: {x}"], "line_above": ["{n}\nTelefon:\n{x}"],
@@ -185,6 +196,9 @@ PHONE_T = {
         "F": {"same_line": ["Fon: {x}", "Durchwahl {x}"], "line_above": ["{c}\nTerminvereinbarung\n{x}"],
               "after": ["{x} (werktags)", "{x}, Anrufbeantworter"], "sentence": ["Für Notfälle wählen Sie {x}."],
               "form": ["Telefon: {x}; E-Mail: {e}; Name: {n}"], "prose_no_cue": ["{n} tippte {x} im Lotto."]},
+        "G": {"same_line": ["Mobiltelefon: {x}", "Tel. privat {x}"], "line_above": ["{c}\nVertrieb\n{x}"],
+              "after": ["{x} (vormittags)", "{x} ist die Zentrale"], "sentence": ["Zum Absagen rufen Sie bis Freitag {x} an."],
+              "form": ["Telefon | {x}\nE-Mail | {e}"], "prose_no_cue": ["Auf der Kiste stand {x}."]},
     },
     "fr": {
         "A": {"same_line": ["Téléphone : {x}", "Tél. {x}"], "line_above": ["{n}\nTéléphone :\n{x}"],
@@ -206,6 +220,9 @@ PHONE_T = {
         "F": {"same_line": ["Ligne directe : {x}", "Tél. fixe : {x}"], "line_above": ["{c}\nRéservations\n{x}"],
               "after": ["{x} (en semaine)", "{x}, laissez un message"], "sentence": ["En cas d'urgence, composez le {x}."],
               "form": ["Téléphone : {x} ; Courriel : {e} ; Nom : {n}"], "prose_no_cue": ["{n} a joué {x} au loto."]},
+        "G": {"same_line": ["Portable perso : {x}", "Tél. domicile {x}"], "line_above": ["{c}\nService commercial\n{x}"],
+              "after": ["{x} (le matin)", "{x} est le standard"], "sentence": ["Pour annuler, appelez le {x} avant vendredi."],
+              "form": ["Téléphone | {x}\nCourriel | {e}"], "prose_no_cue": ["Sur la caisse on lisait {x}."]},
     },
     "es": {
         "A": {"same_line": ["Teléfono: {x}", "Tel. {x}"], "line_above": ["{n}\nTeléfono:\n{x}"],
@@ -226,6 +243,9 @@ PHONE_T = {
         "F": {"same_line": ["Línea directa: {x}", "Teléfono de contacto {x}"], "line_above": ["{c}\nReservas\n{x}"],
               "after": ["{x} (días laborables)", "{x}, deje un mensaje"], "sentence": ["En caso de urgencia marque el {x}."],
               "form": ["Teléfono: {x}; Correo: {e}; Nombre: {n}"], "prose_no_cue": ["{n} jugó el {x} en la lotería."]},
+        "G": {"same_line": ["Móvil personal: {x}", "Tel. casa {x}"], "line_above": ["{c}\nDepartamento comercial\n{x}"],
+              "after": ["{x} (por la mañana)", "{x} es la centralita"], "sentence": ["Para cancelar, llame al {x} antes del viernes."],
+              "form": ["Teléfono | {x}\nCorreo | {e}"], "prose_no_cue": ["En la caja ponía {x}."]},
     },
     "it": {
         "A": {"same_line": ["Telefono: {x}", "Tel. {x}"], "line_above": ["{n}\nTelefono:\n{x}"],
@@ -246,6 +266,9 @@ PHONE_T = {
         "F": {"same_line": ["Linea diretta: {x}", "Tel. ufficio {x}"], "line_above": ["{c}\nPrenotazioni\n{x}"],
               "after": ["{x} (feriali)", "{x}, lasciate un messaggio"], "sentence": ["Per le urgenze componete il {x}."],
               "form": ["Telefono: {x}; Email: {e}; Nome: {n}"], "prose_no_cue": ["{n} ha giocato il {x} al lotto."]},
+        "G": {"same_line": ["Cell. personale: {x}", "Tel. casa {x}"], "line_above": ["{c}\nUfficio vendite\n{x}"],
+              "after": ["{x} (mattina)", "{x} è il centralino"], "sentence": ["Per disdire chiamate il {x} entro venerdì."],
+              "form": ["Telefono | {x}\nEmail | {e}"], "prose_no_cue": ["Sulla scatola c'era scritto {x}."]},
     },
     "pt": {
         "A": {"same_line": ["Telefone: {x}", "Tel. {x}"], "line_above": ["{n}\nTelefone:\n{x}"],
@@ -266,6 +289,9 @@ PHONE_T = {
         "F": {"same_line": ["Linha direta: {x}", "Telefone de contato {x}"], "line_above": ["{c}\nReservas\n{x}"],
               "after": ["{x} (dias úteis)", "{x}, deixe recado"], "sentence": ["Em caso de urgência, disque {x}."],
               "form": ["Telefone: {x}; E-mail: {e}; Nome: {n}"], "prose_no_cue": ["{n} jogou o {x} na loteria."]},
+        "G": {"same_line": ["Celular pessoal: {x}", "Tel. casa {x}"], "line_above": ["{c}\nDepartamento comercial\n{x}"],
+              "after": ["{x} (de manhã)", "{x} é a central"], "sentence": ["Para cancelar, ligue para {x} até sexta."],
+              "form": ["Telefone | {x}\nE-mail | {e}"], "prose_no_cue": ["Na caixa estava escrito {x}."]},
     },
     "nl": {
         "A": {"same_line": ["Telefoon: {x}", "Tel. {x}"], "line_above": ["{n}\nTelefoon:\n{x}"],
@@ -286,6 +312,9 @@ PHONE_T = {
         "F": {"same_line": ["Direct: {x}", "Tel. kantoor {x}"], "line_above": ["{c}\nReserveringen\n{x}"],
               "after": ["{x} (werkdagen)", "{x}, spreek iets in"], "sentence": ["Bij spoed belt u {x}."],
               "form": ["Telefoon: {x}; E-mail: {e}; Naam: {n}"], "prose_no_cue": ["{n} speelde {x} in de loterij."]},
+        "G": {"same_line": ["Mobiel privé: {x}", "Tel. thuis {x}"], "line_above": ["{c}\nVerkoop\n{x}"],
+              "after": ["{x} ('s ochtends)", "{x} is de centrale"], "sentence": ["Om af te zeggen belt u vóór vrijdag {x}."],
+              "form": ["Telefoon | {x}\nE-mail | {e}"], "prose_no_cue": ["Op de doos stond {x}."]},
     },
 }
 # The address block: no phone word anywhere in it.
@@ -294,7 +323,8 @@ ADDRESS_T = {"A": ["{n}\n{a}\n{x}\n{e}", "{c}\n{a}\n{x}", "{n}, {x}\n{a}"],
              "C": ["{n} - {x}\n{a}\n{e}", "{c}\n{a}\n{e}\n{x}", "{n}\n{c}\n{a}\n{x}"],
              "D": ["{c}\n{a}\n{x} · {e}", "{n}\n{a}\n\n{x}", "{a}\n{n}: {x}"],
              "E": ["{n}\n{a}\n{x}, {e}", "{c}, {a}, {x}", "{a}\n{x} (a.m. only)\n{e}"],
-             "F": ["{c}\n{a}\n{x}\n{e}\nwww.example.com", "{n}\n{a}\n{x} / {e}", "{a}, {x}"]}
+             "F": ["{c}\n{a}\n{x}\n{e}\nwww.example.com", "{n}\n{a}\n{x} / {e}", "{a}, {x}"],
+             "G": ["{n}\n{c}\n{a}\n{x}\n{e}", "{a}\n\n{x} · {e}", "{n} ({c})\n{a}\n{x}"]}
 EMAIL_T = {
     "en": {"A": ["Write to {e} for details.", "E-mail: {e}", "{n}\n{e}"], "B": ["Send the form to {e} by Friday.", "Contact: {e}", "{c}\n{n}\n{e}"]},
     "de": {"A": ["Schreiben Sie an {e}.", "E-Mail: {e}"], "B": ["Bitte senden Sie alles an {e}.", "Kontakt: {e}"]},
@@ -324,6 +354,11 @@ for _lang, _t in {"en": ["Feedback welcome at {e}.", "Contact person: {n}, {e}",
                   "es": ["Comentarios a {e}.", "{c} - {e}"], "it": ["Commenti a {e}.", "{c} - {e}"],
                   "pt": ["Comentários para {e}.", "{c} - {e}"], "nl": ["Reacties naar {e}.", "{c} - {e}"]}.items():
     EMAIL_T[_lang]["F"] = _t
+for _lang, _t in {"en": ["My address is {e}.", "{n} - {e}", "Mail to: {e}"],
+                  "de": ["Meine Adresse: {e}", "{n} - {e}"], "fr": ["Mon adresse : {e}", "{n} - {e}"],
+                  "es": ["Mi dirección es {e}.", "{n} - {e}"], "it": ["Il mio indirizzo è {e}.", "{n} - {e}"],
+                  "pt": ["Meu endereço é {e}.", "{n} - {e}"], "nl": ["Mijn adres is {e}.", "{n} - {e}"]}.items():
+    EMAIL_T[_lang]["G"] = _t
 
 # Distractors: digit groups that are not phones, many next to a phone word.
 DISTRACTOR_T = {
@@ -349,6 +384,10 @@ DISTRACTOR_T = {
     "F": ["Coupon code {ord}, call to activate.", "ISBN {isbn}, hardback", "Bill no. {inv} issued {date}", "Was {price}",
           "Full time: {score} before {big} fans.", "Membership {cid}", "Lines open {time}", "Phones sold in {year}: {big}.",
           "Permit {ref}", "Account no. {iban}", "Batch {ord}, see office", "Plate {ref}, phone the owner"],
+    "G": ["Tracking code {ord}: call the courier.", "ISBN {isbn}; library phone-in renewals", "Receipt no. {inv}, {date}",
+          "Special price {price}", "Score {score} ({big} present)", "Locker {cid}, office key", "Open {time} by phone",
+          "From {year} to {year2}: {big} calls logged.", "Warranty {ref}", "Beneficiary IBAN {iban}",
+          "Flight {ord2}, call the desk", "Parcel ID {ref}, phone support"],
 }
 
 
@@ -713,7 +752,7 @@ def main(argv: list[str] | None = None) -> int:
         print_report(s, ev)
         fig["results"][s] = ev
     fig["target_failures"] = {}
-    for s in ("heldout", "heldout2", "heldout3", "heldout4", "heldout5"):
+    for s in ("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6"):
         if s in fig["results"]:
             fig["target_failures"][s] = check_targets(fig["results"][s])
             print(f"\ntargets ({s}, hard part, now):", "NOT MET" if fig["target_failures"][s] else "PASS",
