@@ -324,3 +324,16 @@ def test_mixed_tokens_identical_on_ray_and_locally(base, monkeypatch):
     assert json.loads((on_ray.path / "_RUN.json").read_text())["executor"] == "ray"
     assert token_files(on_ray.path) == token_files(local.path) and len(token_files(local.path)) >= 6
     assert (on_ray.path / "_MANIFEST.json").read_bytes() == (local.path / "_MANIFEST.json").read_bytes()
+
+
+def test_a_damaged_cache_entry_is_encoded_again_with_the_same_bytes(base):
+    cfg, first = tokenize(base, "damaged", **FRACTIONAL)
+    want = token_files(first.path)
+    entries = sorted((base / "damaged" / "cache" / "tokens-encode").glob("*.train.bin"))
+    assert len(entries) == 4
+    with open(entries[1], "r+b") as f:  # one shard's cached train tokens, damaged in place
+        f.write(b"\xff\xff\xff\xff")
+    again = run_stage("tokenize", cfg, RunOptions(workers=2, force=True))
+    assert json.loads((again.path / "_RUN.json").read_text())["encode_cache"] == {"hits": 3, "computed": 1, "off": 0}
+    assert token_files(again.path) == want
+    assert len(sorted((base / "damaged" / "cache" / "tokens-encode").glob("*.train.bin"))) == 4
