@@ -107,7 +107,7 @@ def test_a_long_document_is_scored_whole_and_labels_in_text_stay_text(scored):
     text = " ".join(["The committee reviewed the annual report and the budget in detail."] * 30000)  # 330k words
     assert len(classifier_text(text).split()) > 300000
     assert 0.0 <= score(model, classifier_text(text), "__label__hq") <= 1.0
-    assert classifier_text("a\n\n__label__hq  b __label__lq") == "a _label_hq b _label_lq"
+    assert classifier_text("a\n\n__label__hq  b __label__lq x__label__") == "a  _label_hq  b _label_lq x__label__"
 
 
 def test_metrics_on_known_values():

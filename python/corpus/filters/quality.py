@@ -12,9 +12,9 @@ to be floret's own). Models are content-addressed: <artifacts>/models/quality/<s
 <sha256>.json, the training manifest (sources and their sha256, counts per label, every hyperparameter,
 the floret version, the preprocessing, held-out precision, recall, F1 and AUC).
 
-`classifier_text` is the one preprocessing, at training and at scoring: whitespace runs (newlines
-included: fastText reads one line per example) become one space, and a word that begins with fastText's
-label prefix loses it, so no document text can pose as a label. A document of any length is scored
+`classifier_text` is the one preprocessing, at training and at scoring: newlines (fastText reads one
+line per example) become spaces, and a word that begins with fastText's label prefix loses one
+underscore, so no document text can pose as a label. A document of any length is scored
 whole (fastText has no line limit for supervised models)."""
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from corpus.store.checksums import read_verified
 log = logging.getLogger(__name__)
 POSITIVE, NEGATIVE = "__label__hq", "__label__lq"
 MODELS_DIR = "models/quality"
-PREPROCESSING = "classifier_text v1: whitespace runs -> one space; a leading __label__ -> _label_"
+PREPROCESSING = "classifier_text v2: newlines -> spaces; a word-initial __label__ -> _label_"
 _LABEL_PREFIX = re.compile(r"(?<!\S)__label__")
 FASTTEXT_MAGIC, FASTTEXT_VERSION = 793712314, 12
 _FLORET_EXTRA = slice(52, 60)  # floret's mode and hashCount, after fastText's maxn
@@ -69,8 +69,11 @@ class QualityParams:
 
 
 def classifier_text(text: str) -> str:
-    """The one line fastText sees of a document, at training and at scoring."""
-    return _LABEL_PREFIX.sub("_label_", " ".join(text.split()))
+    """The one line fastText sees of a document, at training and at scoring: newlines (fastText's end of an
+    example) become spaces, and a word that starts with the label prefix loses one underscore. fastText
+    splits words at whitespace itself."""
+    line = text.replace("\n", " ")
+    return _LABEL_PREFIX.sub("_label_", line) if "__label__" in line else line
 
 
 def _unit(seed: int, *parts) -> float:
@@ -256,11 +259,16 @@ def load_model(path: str, sha256: str):
 
 
 def score(model, text: str, label: str) -> float:
-    """P(label | document), over every label of the model."""
-    labels, probs = model.predict(text, k=-1)
-    for lab, p in zip(labels, probs):
+    """P(label | document) of a preprocessed text (classifier_text), over every label of the model. The
+    predictor is called directly with the line's end, as fastText's wrapper does (the end is a word of
+    every training line too); a text Python cannot encode as UTF-8 (a lone surrogate) has it replaced."""
+    try:
+        pairs = model.f.predict(text + "\n", -1, 0.0, "strict")
+    except UnicodeEncodeError:
+        pairs = model.f.predict(text.encode("utf-8", "replace").decode("utf-8") + "\n", -1, 0.0, "strict")
+    for p, lab in pairs:
         if lab == label:
-            return float(min(1.0, p))
+            return min(1.0, p)
     return 0.0
 
 
