@@ -337,3 +337,9 @@ def test_a_damaged_cache_entry_is_encoded_again_with_the_same_bytes(base):
     assert json.loads((again.path / "_RUN.json").read_text())["encode_cache"] == {"hits": 3, "computed": 1, "off": 0}
     assert token_files(again.path) == want
     assert len(sorted((base / "damaged" / "cache" / "tokens-encode").glob("*.train.bin"))) == 4
+
+
+def test_more_copies_than_the_buckets_can_keep_apart_is_refused(base):
+    with pytest.raises(CorpusError, match=r"a document gets 1000 copies, but the train split's kept documents fill "
+                                          r"only \d+ of 4096 shuffle buckets \(2998 needed"):
+        tokenize(base, "toomany", mix={"max_repeats": 1000}, **{"mix.weights": {WT: 1000}})
