@@ -94,6 +94,15 @@ def test_address_block_is_conservative() -> None:
     assert "030 1234567" not in rules_of(ADDRESS[0][0], params)
 
 
+def test_a_label_line_above_a_lone_number_needs_no_known_word() -> None:
+    text = "Acme Ltd\nOut of hours\n0161 496 0000"
+    assert "phone.label_line:Out of hours" in rules_of(text)["0161 496 0000"]
+    for other in ["Acme Ltd\nOrder number\n449 4898",     # a label of another kind of number
+                  "Out of hours\n449 4898",                 # no block around the label
+                  "It was late.\nWe waited.\n449 4898"]:    # sentences, not labels
+        assert local(other) == [], other
+
+
 # --------------------------------------------------------------------------- digit groups that are not phones
 
 NOT_PHONES = [
@@ -114,6 +123,7 @@ NOT_PHONES = [
     "Callejón Nayarit 349 480",
     "The star, called GSC 03549-02811, is in Draco.",
     "Mobile subscriptions rose from 1 234 567 to 2 345 678.",
+    "Plate 34/559429, phone the owner.",
 ]
 
 
@@ -202,7 +212,8 @@ def test_context_words_come_from_the_config() -> None:
     swiss = PhoneContext.from_config({**DEFAULT_CONTEXT_WORDS, "de": [*DEFAULT_CONTEXT_WORDS["de"], "natel"]})
     assert local(text, swiss) == ["079 555 12 34"]
     no_english = PhoneContext.from_config({**DEFAULT_CONTEXT_WORDS, "en": []})
-    assert local("Phone:\n449 4898", no_english) == []
+    assert local("You can call me on 449 4898.", no_english) == []
+    assert local("You can call me on 449 4898.") == ["449 4898"]
     assert local("Our office is on Main Street, 449 4898 is the number", PhoneContext(window=10)) == []
     with pytest.raises(ValueError):
         PhoneContext.from_config({"en": ["te*l"]})

@@ -75,6 +75,8 @@ _MAIL_WORDS = re.compile(
     r"adresse\w*|écri\w*|ecri\w*|envoy\w*|schreib\w*|senden|scriv\w*|invia\w*|escrib\w*|envi\w*|enví\w*|"
     r"escrev\w*|enquir\w*|inquir\w*|question\w*|consulta\w*|domande|perguntas|vragen|rückfragen|mél|adres|direcci[oó]n|repl\w*|respond\w*|répon\w*|respuest\w*|respond\w*|rispost\w*|rispond\w*|respost\w*|antwo\w*|drop\s+(?:me\s+|us\s+)?a\s+line(?:\s+to)?|indirizzo|endereço|posta|kontakt\w*|contatt\w*|contato|stuur\w*|schrijf\w*)(?!\w)", re.IGNORECASE)
 MAIL_WORD_WINDOW = 40
+# "to", "at", "à", "a", "an", "naar", "para", "per": an address is written to or at someone
+_ADDRESS_PREPOSITION = re.compile(r"(?<!\w)(?:to|at|à|a|an|naar|para|per|pelo|al|au)\s$", re.IGNORECASE)
 
 
 # [aA][tT]\s?[)\]}>], written closing bracket first (re then scans for one character, ~1.5x faster)
@@ -125,12 +127,14 @@ class ObfuscatedEmailRecognizer(LocalRecognizer):
             return "email.spelled", "mailbox-like local part"
         if labels[-2].lower() in MAIL_PROVIDERS:
             return "email.spelled", f"mail provider {labels[-2].lower()}"
+        if _ADDRESS_PREPOSITION.search(text, max(0, match.start() - 8), match.start()):
+            return "email.spelled", "after a preposition"  # "Feedback welcome at jdoe at example dot org"
         words = list(_MAIL_WORDS.finditer(text, max(0, match.start() - MAIL_WORD_WINDOW), match.start()))
         if words:
             return "email.spelled", f"word {words[-1].group()!r}"
         if text[match.start() - 1:match.start()] in ("<", "(") and text[match.end():match.end() + 1] in (">", ")"):
             return "email.spelled", "in brackets after a name"  # "Jane Roe <jroe at example dot com>"
-        if re.search(r"[·•|:]\s*$", text[max(0, match.start() - 3):match.start()]):
+        if re.search(r"[·•|:,–—]\s*$|\s-\s$", text[max(0, match.start() - 3):match.start()]):
             return "email.spelled", "a contact field"  # "Roe Ltd · jroe at example dot com", "Office: jroe at ..."
         line_start = text.rfind("\n", 0, match.start()) + 1
         line_end = text.find("\n", match.end())

@@ -509,8 +509,19 @@ def other_number_label(text: str, start: int) -> str | None:
     return None if m is None else m.group().strip(" :#=")
 
 
+_CAPITALISED_LABEL = re.compile(r"(?:^|[.!?;]\s+|\n)(?P<label>[A-ZÀ-Ý][a-zà-ÿ]+)\s?[#:]?\s?$")
+
+
+def _unknown_label_before(text: str, start: int, words: "re.Pattern[str]") -> bool:
+    """A capitalised word opening the sentence right before the number, not a context word: "Plate
+    34/559429, phone the owner", "Permit 5317 0062 8974". The number is that thing's; a phone word after it
+    belongs to the next clause (a word after a comma is not taken)."""
+    m = _CAPITALISED_LABEL.search(text, max(0, start - 30), start)
+    return m is not None and words.fullmatch(m["label"]) is None and words.match(m["label"]) is None
+
+
 def context_word_near(text: str, start: int, end: int, words: "re.Pattern[str]", window: int,
-                      tight: bool = False) -> str | None:
+                      tight: bool = False, after_comma: bool = True) -> str | None:
     """The context word that confirms text[start:end] as a phone number, or None: the last one at most
     ``window`` characters before it -- on its line with no digit and no sentence end in between, or on
     the line above when that line ends with the word (a label, "Phone:") and nothing but punctuation
@@ -539,6 +550,8 @@ def context_word_near(text: str, start: int, end: int, words: "re.Pattern[str]",
         gap = text[end:m.start()]
         if tight and gap.strip(_LABEL_PUNCTUATION):
             break
+        if not after_comma and "," in gap:
+            break  # "Plate 34/559429, phone the owner": the number has its own label; the word is the next clause's
         if not any(c.isdigit() for c in gap) and _gap_ok(gap.rstrip(" .")):
             return m.group()
     return None
@@ -661,6 +674,29 @@ def in_address_block(text: str, start: int, end: int) -> str | None:
     return None
 
 
+def label_line_above(text: str, start: int, end: int) -> str | None:
+    """The label when text[start:end] stands alone on its line (a bracketed note, punctuation or an e-mail
+    after it at most) right under a label line -- short, no digit, no sentence, not a label of another
+    kind of number -- that is itself part of a block (a line above it, or it ends with ':'):
+    "Acme Ltd\nOut of hours\n0161 496 0000". Any label, not only a context word: the layout says it."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if line_start == 0 or text[line_start:start].strip(_LABEL_PUNCTUATION):
+        return None
+    line_end = text.find("\n", end)
+    after = text[end:len(text) if line_end < 0 else line_end]
+    note = _NOTE_AFTER.match(after)
+    if _TRAILING_EMAIL.sub("", after[note.end():] if note else after).strip(_LABEL_PUNCTUATION + ",;"):
+        return None
+    above_start = text.rfind("\n", 0, line_start - 1) + 1
+    label = text[above_start:line_start - 1].strip()
+    if not label or not any(c.isalpha() for c in label) or not _label_line(label):
+        return None
+    if _OTHER_LABEL.search(label + " ") or label.endswith((".", "!", "?")):
+        return None  # "Order number\n..." , a sentence
+    in_block = label.endswith(":") or (above_start > 0 and text[max(0, above_start - 2):above_start - 1].strip() != "")
+    return label.rstrip(":").strip() if in_block else None
+
+
 def _note_alone(text: str, start: int) -> bool:
     """The number starts its line (or follows a sentence end or a separator): "...\n449 4898 (evenings)",
     "...tired. 449 4898 (evenings)", not "in 2019 the 449 4898 (est.)"."""
@@ -722,7 +758,7 @@ class LocalPhoneRecognizer(_ShapeRecognizer):
         if _CURRENCY_BEFORE.search(text, max(0, match.start() - 6), match.start()):
             return None  # "€ 605 197", "USD 1 250 000"
         word = context_word_near(text, match.start(), match.end(), self._words, self.phone_context.window,
-                                 tight=shape == TIGHT)
+                                 tight=shape == TIGHT, after_comma=not _unknown_label_before(text, match.start(), self._words))
         if word is not None:
             return "phone.context", word
         if shape == TIGHT:
@@ -730,6 +766,9 @@ class LocalPhoneRecognizer(_ShapeRecognizer):
         column = table_column_word(text, match.start(), match.end(), self._words)
         if column is not None:
             return "phone.table_column", column
+        label = label_line_above(text, match.start(), match.end())
+        if label is not None:
+            return "phone.label_line", label
         note = _NOTE_AFTER.match(text, match.end())
         if (note is not None and not _QUANTITY_NOTE.match(note["note"]) and other_number_label(text, match.start()) is None
                 and _note_alone(text, match.start())):
