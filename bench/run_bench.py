@@ -25,6 +25,8 @@ unless --keep; it is gitignored as bench/results/work-*/):
 5. Web extraction (bench/web_extract.py): each engine's quality on the shared evaluation pages, and
    `corpus fetch` on a seeded WARC of real pages next to datatrove's WarcReader + Trafilatura; web-text
    rules (bench/web_rules.py): C4, FineWeb and bad words against datatrove's blocks, agreement and speed.
+   The quality classifier (bench/quality_classifier.py): held-out metrics, keep rates per source at
+   keep_fraction 0.1, scoring next to datatrove's FastTextClassifierFilter (with the quality figures).
 6. bench/results/<YYYY-MM-DD>.json and .md; the Markdown is printed.
 
 Timings depend on the machine and on whatever else runs on it: the load average before and after
@@ -368,6 +370,8 @@ class Bench:
         if not a.skip_quality:
             self.results["quality"] = self.run_quality(self.config_path, data)
             self.results["loader"] = self.run_loader()
+            # the learned quality classifier: held-out metrics, keep rates, scoring next to datatrove's
+            self.results["quality_classifier"] = self.script("quality_classifier", [])
         if not a.skip_web:  # web extraction: quality per engine, fetch of a WARC next to datatrove's
             web = ["--mb", str(a.web_mb), "--workers", *map(str, a.workers)] + (["--skip-datatrove"] if a.skip_peers else [])
             self.results["web"] = self.script("web_extract", web)
@@ -659,6 +663,26 @@ def markdown(res: dict) -> str:
                 L.append(f"| {block} | {name} ({r['docs']:,}) | {r['agreement']:.4f} | {r['kept_datatrove']:,} / "
                          f"{r['kept_ours']:,} | {r['docs_per_s_datatrove']:,.0f} | {r['docs_per_s_ours']:,.0f} | "
                          f"{r['speedup']:.1f}× | {why} |")
+    qc = res.get("quality_classifier")
+    if qc:
+        m, sc = qc["heldout_metrics"], qc["scoring"]
+        L.append("")
+        L.append("## Quality classifier")
+        L.append("")
+        L.append(f"fastText trained on {', '.join(qc['model']['sources']['positive'])} against "
+                 f"{', '.join(qc['model']['sources']['negative'])} (bench/quality_classifier.py): held out "
+                 f"{m['documents']:,} documents, precision {m['precision']:.3f}, recall {m['recall']:.3f}, "
+                 f"F1 {m['f1']:.3f}, AUC {m['auc']}. Keep rate per source at keep_fraction {qc['keep_fraction']} "
+                 f"(threshold {qc['threshold']['threshold']:.4g}):")
+        L.append("")
+        L.append("| source | scored | kept | rate |")
+        L.append("|---|---:|---:|---:|")
+        for sid, c in qc["keep_rate_by_source"].items():
+            L.append(f"| {sid} | {c['scored']:,} | {c['kept']:,} | {c['rate']:.3f} |")
+        L.append("")
+        L.append(f"Scoring, one core: ours {sc['ours_docs_per_s']:,} docs/s, datatrove's FastTextClassifierFilter "
+                 f"{sc['datatrove_docs_per_s']:,} docs/s ({sc['speedup']:.2f}×, target {sc['target']}); scoring is "
+                 f"{100 * sc['share_of_filter_stage']:.1f}% of the filter stage's core-seconds.")
     lo = res.get("loader")
     if lo:
         L.append("")
