@@ -80,12 +80,17 @@ def _realised(w, src, h, lengths):
     return {s: int((n * lengths)[src == i].sum()) for i, s in enumerate(SOURCES)}
 
 
-@pytest.mark.parametrize("targets", [{WT: "20%"}, {WT: "60%"}, {TS: "35%", WT: "65%"}, {TS: 300000}])
+@pytest.mark.parametrize("targets", [{WT: "20%"}, {WT: "60%"}, {TS: "35%", WT: "65%"}, {TS: 300000},
+                                     {"x": 0, TS: "35%", WT: "65%"}])
 def test_targets_are_met_within_half_a_percent(targets):
     src, h, lengths, hist, tokens = _synthetic()
-    cfg = {"seed": 1, "max_repeats": 4, "weights": {}, "targets": targets}
-    mix.check(cfg, SOURCES, "c.toml")
-    w = mix.resolve(cfg, SOURCES, tokens, hist)
+    weights = {s: targets.pop(s) for s in [s for s in targets if s not in SOURCES]}  # a third source, weight 0
+    sources = SOURCES + list(weights)
+    tokens.update({s: 5000 for s in weights})
+    hist = np.vstack([hist, np.zeros((len(weights), mix.HIST_BINS), np.int64)])
+    cfg = {"seed": 1, "max_repeats": 4, "weights": weights, "targets": targets}
+    mix.check(cfg, sources, "c.toml")
+    w = mix.resolve(cfg, sources, tokens, hist)
     got = _realised(w, src, h, lengths)
     total = sum(got.values())
     for s, t in targets.items():

@@ -58,7 +58,8 @@ def check(mix: dict, sources: list[str], where: str) -> None:
     total = sum(v for kind, v in shares.values() if kind == "share")
     if total > 100 + 1e-9:
         raise CorpusError(f"{where}: mix.targets: the shares sum to {total:g}%, more than 100%")
-    if set(sources) <= {s for s, (kind, _) in shares.items() if kind == "share"}:
+    dropped = {s for s, w in mix.get("weights", {}).items() if w == 0}
+    if set(sources) - dropped <= {s for s, (kind, _) in shares.items() if kind == "share"}:
         if abs(total - 100) > 1e-6:
             raise CorpusError(f"{where}: mix.targets: every source has a share and they sum to {total:g}%, not 100%")
     elif total >= 100 - 1e-9 and total > 0:
@@ -163,7 +164,8 @@ def resolve(mix: dict, sources: list[str], tokens: dict[str, int], hist: np.ndar
     the total train tokens, which they change themselves: total = the other sources' tokens / (1 - the
     shares). A source that cannot reach its target within max_repeats copies is capped there, the shares
     solved again without it, and the reason recorded. If every source has a share, the total is the
-    unmixed train tokens, lowered (the reason recorded) when a source could not fill its share of it."""
+    unmixed train tokens of those sources (a source of weight 0 aside), lowered (the reason recorded)
+    when a source could not fill its share of it."""
     cap = mix["max_repeats"]
     cums = {s: np.cumsum(hist[i]) for i, s in enumerate(sources)}
     out: dict[str, dict] = {}
@@ -184,15 +186,16 @@ def resolve(mix: dict, sources: list[str], tokens: dict[str, int], hist: np.ndar
         return out
     capped: set[str] = set()
     note: dict[str, str] = {}
-    if set(shares) == set(sources):
-        total = float(sum(tokens.values()))
+    dropped = {s for s in sources if s in mix.get("weights", {}) and out[s]["whole"] == 0 and out[s]["threshold"] == 0}
+    if set(shares) | dropped == set(sources):  # every source that is in the stream has a share
+        total = float(sum(tokens[s] for s in shares))
         for s, p in shares.items():
             if tokens[s] <= 0:
                 capped.add(s)
             elif cap * tokens[s] < p * total:
                 total = cap * tokens[s] / p
                 note = {s: (f"every source has a share: the train tokens were lowered to {total:,.0f} (from "
-                            f"{sum(tokens.values()):,}) because {s} has only {tokens[s]:,}, at most "
+                            f"{sum(tokens[x] for x in shares):,}) because {s} has only {tokens[s]:,}, at most "
                             f"max_repeats = {cap} copies a document")}
     else:
         while True:
