@@ -146,3 +146,19 @@ def test_a_bad_model_or_a_label_without_documents_is_one_line(scored, tmp_path):
     run_corpus("--config", cfg, "fetch", "--source", "blank", "--source", "webtext", "--source", "abc-news", check=True)
     line = error_line(run_corpus("--config", cfg, "quality", "train"))
     assert line == f"error: {cfg}: filters.quality.positive: no documents to train on (blank holds none after sampling)"
+
+
+def test_the_report_shows_scores_and_keep_rates_per_source_and_language(scored):
+    from corpus.report.quality import collect_quality
+    from corpus.report.render import quality_section
+    from corpus.report.sampling import Budget
+
+    config, manifest = scored
+    q = collect_quality(config, Budget())
+    by = q["by_source"]
+    assert sum(int(g["kept"].sum() + g["cut"].sum()) for g in by.values()) == q["scored"] == manifest["counts"]["quality"]["scored"]
+    assert sum(int(g["kept"].sum()) for g in by.values()) == q["kept"]
+    assert abs(sum(int(g["kept"].sum() + g["cut"].sum()) for g in q["by_lang"].values()) - q["scored"]) <= len(q["by_lang"])
+    page = quality_section(q)
+    assert "keep rate" in page and "ranked" in page and all(f"<code>{s}</code>" in page for s in by)
+    assert page.count("data:image/svg+xml") == 2  # scores by source and by language

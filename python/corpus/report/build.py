@@ -17,6 +17,7 @@ from corpus.report.filters import collect_filters  # noqa: E402
 from corpus.report.funnel import collect_funnel  # noqa: E402
 from corpus.report.licences import collect_licences  # noqa: E402
 from corpus.report.pii import collect_pii  # noqa: E402
+from corpus.report.quality import collect_quality  # noqa: E402
 from corpus.report.reading import load_json_file  # noqa: E402
 from corpus.report.render import render  # noqa: E402
 from corpus.report.samples import collect_samples  # noqa: E402
@@ -43,6 +44,7 @@ def collect(config: Config, budget: Budget) -> tuple[dict, Redactor]:
     data = {
         "corpus": corpus, "seed": budget.seed, "shards": shards, "tokens": tokens,
         "funnel": funnel, "licences": collect_licences(config, shards, tokens), "filters": filters,
+        "quality": collect_quality(config, budget),
         "dedup": collect_dedup(config, redactor, budget), "pii": collect_pii(config, budget),
         "samples": collect_samples(config, corpus, shards, budget, redactor, rule_order),
         "ledger_licence": {sid: row["license_spdx"] for sid, row in load_ledger(config.ledger_path).items()},

@@ -263,3 +263,26 @@ def mixture_chart(name: str, rows: list[tuple[str, int, int, int | None]]) -> st
     ax.grid(axis="y", visible=False)
     ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=3)
     return to_data_uri(fig, f"mixture-{name}")
+
+
+@_styled
+def score_chart(name: str, rows: list[tuple[str, np.ndarray]], threshold: float) -> str:
+    """One line per group: the share of its scored documents in each score bin; the threshold dashed. A
+    classifier that sorts by source or language shows as groups piled at opposite ends."""
+    fig = figure(WIDE, 2.8)
+    ax = fig.add_subplot()
+    cmap = matplotlib.colormaps["tab10"]
+    for i, (label, hist) in enumerate(rows):
+        total = hist.sum()
+        if not total:
+            continue
+        edges = np.linspace(0, 1, len(hist) + 1)
+        ax.stairs(hist / total, edges, color=cmap(i % 10), linewidth=1.3, label=f"{label} ({int(total):,})")
+    if math.isfinite(threshold):
+        ax.axvline(threshold, color=THRESH, linestyle="--", linewidth=1)
+        ax.axvspan(0, threshold, color=DROPPED, alpha=0.06, linewidth=0)
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("quality score (probability of the positive label)")
+    ax.set_ylabel("share of the group")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    return to_data_uri(fig, f"quality-{name}")

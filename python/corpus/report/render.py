@@ -264,8 +264,40 @@ def filters(d: dict) -> str:
                          [[f"<code>{e(k)}</code>", n(v["docs"]), n(v["lines"]), n(v["chars"])]
                           for k, v in sorted(f["cleaned"].items())], {1, 2, 3}))
     out.append(lang_section(f["lang"]))
+    out.append(quality_section(d.get("quality")))
     out.append("</section>")
     return "".join(out)
+
+
+def quality_section(q: dict | None) -> str:
+    """The quality classifier: its threshold and how it was found, its scores per source and per language,
+    and the keep rate of each."""
+    if not q:
+        return ""
+    from corpus.report.quality import median_of
+
+    def groups(by: dict) -> tuple[list, list]:
+        order = sorted(by, key=lambda k: (-int(by[k]["kept"].sum() + by[k]["cut"].sum()), k))
+        rows = []
+        for k in order:
+            kept, cut = int(by[k]["kept"].sum()), int(by[k]["cut"].sum())
+            med = median_of(by[k]["kept"] + by[k]["cut"])
+            rows.append([f"<code>{e(k)}</code>", n(kept + cut), n(kept), pct(kept, kept + cut),
+                         f"{med:.2f}" if med is not None else "—"])
+        return rows, [(k, by[k]["kept"] + by[k]["cut"]) for k in order[:10]]
+
+    src_rows, src_lines = groups(q["by_source"])
+    lang_rows, lang_lines = groups(q["by_lang"])
+    est = " (the dropped documents' languages re-identified on a seeded sample)" if q["lang_estimated"] else ""
+    return (f'<h3>Quality classifier — {q["scored"] - q["kept"]:,} of {q["scored"]:,} scored documents dropped</h3>'
+            f'<p class="muted">{e(q["how"])}. It scores what every other filter kept. If one source or one '
+            'language sits far from the others, the classifier may be telling sources or languages apart rather '
+            'than quality.</p>'
+            + img(plots.score_chart("sources", src_lines, q["threshold"]), "quality score by source")
+            + table(["source", "scored", "kept", "keep rate", "median score"], src_rows, {1, 2, 3, 4})
+            + img(plots.score_chart("languages", lang_lines, q["threshold"]), "quality score by language")
+            + f'<p class="muted">By language{est}.</p>'
+            + table(["language", "scored", "kept", "keep rate", "median score"], lang_rows, {1, 2, 3, 4}))
 
 
 def _near(v: float, r) -> bool:
