@@ -140,7 +140,7 @@ def test_a_lone_surrogate_is_one_line_naming_the_record(tmp_path, fmt, body, pla
 
 
 @pytest.mark.parametrize("args,expected", [
-    (["--filter", "lnag"], "--filter 'lnag': no such filter (one of: url, lang, gopher, repetition, c4, fineweb, badwords, ppl); did you mean 'lang'?"),
+    (["--filter", "lnag"], "--filter 'lnag': no such filter (one of: url, lang, gopher, repetition, c4, fineweb, badwords, ppl, quality); did you mean 'lang'?"),
     (["--rule", "min_wrds"], "--rule 'min_wrds': no such rule of any filter"),
     (["--filter", "gopher", "--rule", "dup_line_frac"], "--rule 'dup_line_frac': no such rule of gopher"),
     (["--source", "tiny2"], "--source 'tiny2': no such source in dataset t/v1 (one of: tiny); did you mean 'tiny'?"),

@@ -74,6 +74,8 @@ def published(root: Path) -> dict[str, bytes]:
             continue
         if any(part.endswith((".incomplete", ".old")) for part in p.relative_to(root).parts):
             continue  # staging and renamed-aside outputs are not published
+        if rel.startswith("cache/"):
+            continue  # the cache (engine.cache) is node-local and never published
         if rel.startswith("corpus/raw/"):
             if p.name == "_STAGE.json":
                 m = json.loads(p.read_bytes())

@@ -52,6 +52,7 @@ from corpus.formats.parts import PartReader
 from corpus.tokens import mix as mixing
 from corpus.tokens import pieces
 from corpus.engine.cache import Cache, cache_key, cache_root
+from corpus.store.checksums import verify_file
 from corpus.engine.runner import WORK_DIR as WORK, Job, Map, PhaseContext, RunOptions, Step, published_stage
 from corpus.config.schemas import validate
 from corpus.engine.versions import output_packages
@@ -458,6 +459,7 @@ def encode_shard(u: EncodeUnit) -> dict:
     index_cache = Cache(u.cache, ENCODE_CACHE, ".json")
     raw = index_cache.get(key)
     if raw is not None:
+        verify_file(u.shard, u.sha256)  # the shard is still what its manifest says: a damaged one is an error
         files, ok = json.loads(raw)["files"], True
         for f in files:
             got = Cache(u.cache, ENCODE_CACHE, f".{f['suffix']}").get_file(key, u.work / f"{u.key}.{f['suffix']}")
