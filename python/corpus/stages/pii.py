@@ -2,21 +2,30 @@
 placeholders (<EMAIL> <PHONE> <CARD> <IP> <KEY>), count them per document and per type.
 
 Detection is presidio-analyzer's (see corpus.pii); engines are built once per worker, and a cheap
-pre-check keeps presidio away from documents that cannot hold PII without changing any output."""
+pre-check keeps presidio away from documents that cannot hold PII without changing any output. Each
+document's result is kept in the cache (PiiMemo), so a new version whose documents were scrubbed before
+with the same [pii] settings (a filter threshold edit) scrubs none of them again."""
 
 from __future__ import annotations
 
+import hashlib
+import io
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from corpus.config import Config
-from corpus.formats.parts import PartReader, PartWriter, validate_columns
+from corpus.engine.cache import Cache, cache_key, cache_root
+from corpus.engine.executor import warm_import
+from corpus.formats.parts import PartReader, PartWriter, read_parquet, validate_columns
 from corpus.pii.scrub import PiiParams, detectors, params_from_config, scrub_batch
-from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, published_stage
+from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step, published_stage
 from corpus.stages import STAGE, config_hash, columns, input_columns, reuse_sources
 
+log = logging.getLogger(__name__)
 ME = STAGE["pii"]
 IN_COLUMNS = input_columns("pii")
 OUT_COLUMNS = columns("pii")
@@ -34,6 +43,64 @@ class PiiUnit:
     in_sha256: str
     params: PiiParams
     out_dir: Path
+    memo: str | None = None  # the cache root and identity of the per-document results (None: [run] cache off)
+    identity: str = ""
+
+
+MEMO_COLUMNS = {"digest": pa.binary(16), "text": pa.string(), **{t.lower(): pa.int32() for t in TYPES}}
+
+
+class PiiMemo:
+    """The scrub's result per document (its text after, null when unchanged, and its counts per type), kept
+    in the cache (engine.cache) under the [pii] settings' identity and the part's name: a document scrubbed by
+    an earlier run with the same settings and code is not scrubbed again, whichever part it is in now (a
+    filter edit changes the parts, not the documents). Entries are those the part used in its last run."""
+
+    def __init__(self, root: Path, identity: str, part: str):
+        self.cache = Cache(root, f"pii-memo/{identity}", ".parquet")
+        self.key = cache_key({"identity": identity, "part": part})
+        self.known: dict[bytes, tuple] = {}
+        self.used: dict[bytes, tuple] = {}
+        self.hits = self.computed = 0
+        data = self.cache.get(self.key)
+        if data is not None:
+            t = read_parquet(pa.BufferReader(data))
+            cols = [t.column(c).to_pylist() for c in MEMO_COLUMNS]
+            for d, text, *counts in zip(*cols):
+                self.known[d] = (text, tuple(counts))
+
+    @staticmethod
+    def digest(text: str) -> bytes:
+        return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+    def scrub(self, texts: list[str], params: PiiParams) -> list[tuple[str, dict[str, int]]]:
+        """scrub_batch's results, scrubbing only the documents not known."""
+        digests = [self.digest(t) for t in texts]
+        todo = [i for i, d in enumerate(digests) if d not in self.known]
+        fresh = dict(zip(todo, scrub_batch([texts[i] for i in todo], params))) if todo else {}
+        self.computed += len(todo)
+        self.hits += len(texts) - len(todo)
+        out = []
+        for i, (text, d) in enumerate(zip(texts, digests)):
+            if i in fresh:
+                after, counts = fresh[i]
+                self.used[d] = (after if after != text else None, tuple(counts.get(t, 0) for t in TYPES))
+            else:
+                stored, numbers = self.used[d] = self.known[d]
+                after, counts = (stored if stored is not None else text), {t: n for t, n in zip(TYPES, numbers) if n}
+            out.append((after, counts))
+        return out
+
+    def save(self) -> None:
+        if self.used.keys() == self.known.keys():
+            return
+        rows = sorted(self.used.items())
+        table = pa.table({"digest": pa.array([d for d, _ in rows], pa.binary(16)),
+                          "text": pa.array([v[0] for _, v in rows], pa.string()),
+                          **{t.lower(): pa.array([v[1][j] for _, v in rows], pa.int32()) for j, t in enumerate(TYPES)}})
+        buf = io.BytesIO()
+        pq.write_table(table, buf, compression="zstd")
+        self.cache.put(self.key, buf.getvalue())
 
 
 def scrub_part(u: PiiUnit) -> dict:
@@ -44,9 +111,11 @@ def scrub_part(u: PiiUnit) -> dict:
     writer = None
     totals = {t: 0 for t in TYPES}
     docs_in = redacted = 0
+    memo = PiiMemo(Path(u.memo), u.identity, u.key) if u.memo is not None else None
     for batch in reader.batches():
         docs_in += batch.num_rows
-        results = scrub_batch(batch.column("text").to_pylist(), u.params)
+        texts = batch.column("text").to_pylist()
+        results = memo.scrub(texts, u.params) if memo is not None else scrub_batch(texts, u.params)
         per_doc = []
         for _, counts in results:
             for t, n in counts.items():
@@ -66,13 +135,31 @@ def scrub_part(u: PiiUnit) -> dict:
                             pa.schema(fields + [pa.field("pii_redactions", OUT_COLUMNS["pii_redactions"])],
                                       metadata=schema.metadata))
     part = writer.close()
-    return {"key": u.key, "parts": [part],
-            "counts": {"docs_in": docs_in, "docs_out": part["rows"], "redactions": totals,
-                       "docs_redacted": redacted}}
+    if memo is not None:
+        memo.save()
+    res = {"key": u.key, "parts": [part],
+           "counts": {"docs_in": docs_in, "docs_out": part["rows"], "redactions": totals, "docs_redacted": redacted}}
+    if memo is not None:
+        res["cache"] = {"hits": memo.hits, "computed": memo.computed}
+    return res
+
+
+def cache_step(ctx: PhaseContext) -> None:
+    """Say (and record in _RUN.json) how many documents this run took from the cache."""
+    ran = [r.get("cache", {}) for r in ctx.results["pii"] if not r.get("reused")]  # computed in this run
+    hits, computed = sum(c.get("hits", 0) for c in ran), sum(c.get("computed", 0) for c in ran)
+    if hits:
+        log.info("pii: %d of %d documents' results from the cache (scrubbed by an earlier run with these settings)",
+                 hits, hits + computed)
+    ctx.run_info["pii_cache"] = {"hits": hits, "computed": computed}
 
 
 def warm(config: Config) -> tuple:
-    """What each pool worker runs as it starts: build the engines (presidio, ~1 s) while the driver plans."""
+    """What each pool worker runs as it starts. With the cache on, nothing: the engines (presidio, ~1 s) are
+    built when a document the cache does not know comes (a run whose documents were all scrubbed before
+    never loads them); else build them while the driver plans."""
+    if cache_root(config) is not None:
+        return warm_import(__name__)
     return detectors, pii_params(config["pii"]).engine_key
 
 
@@ -80,17 +167,21 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
     src = STAGE[ME.reads].path(config)
     manifest, ref = published_stage(config, src, ME.reads, upstream=config_hash(config, ME.reads))
     params = pii_params(config["pii"])
+    root = cache_root(config)
+    memo = str(root) if root is not None else None
+    identity = cache_key({"pii": config["pii"]})
 
     def units(ctx: PhaseContext) -> list[PiiUnit]:
-        return [PiiUnit(p["name"].removesuffix(".parquet"), src / p["name"], p["sha256"], params, ctx.staging)
-                for p in manifest["parts"] if p["name"].startswith("part-")]
+        return [PiiUnit(p["name"].removesuffix(".parquet"), src / p["name"], p["sha256"], params, ctx.staging, memo,
+                        identity) for p in manifest["parts"] if p["name"].startswith("part-")]
 
     def fingerprint(u: PiiUnit) -> dict:  # the input part and the [pii] settings
         return {"in_sha256": u.in_sha256, "pii": config["pii"]}
 
     return [Job("pii", ME.path(config), {"config_sha256": config_hash(config, ME.name), "params": {"pii": config["pii"]},
                                          "inputs": [ref]},
-                [Map("pii", units, scrub_part, fingerprint=fingerprint)], dataset=config.dataset, version=config.version,
+                [Map("pii", units, scrub_part, fingerprint=fingerprint), Step("cache", cache_step)],
+                dataset=config.dataset, version=config.version,
                 reuse_from=reuse_sources(config, ME.name))]
 
 
