@@ -37,7 +37,7 @@ from corpus.config.ledger import load_ledger, select
 from corpus.errors import CorpusError
 from corpus.filters.registry import FilterSpec
 from corpus.store.atomic import canonical_json, sha256_bytes, write_bytes
-from corpus.store.checksums import read_verified
+from corpus.store.checksums import verify_file
 
 log = logging.getLogger(__name__)
 POSITIVE, NEGATIVE = "__label__hq", "__label__lq"
@@ -235,7 +235,7 @@ def find_trained(directory: Path, key: str) -> tuple[Path, dict] | None:
         path = m.with_suffix(".bin")
         if manifest.get("key") == key and path.is_file():
             try:
-                read_verified(path, manifest["sha256"])
+                verify_file(path, manifest["sha256"])
             except CorpusError as e:
                 log.warning("quality: %s; training again", e)
                 continue
@@ -250,7 +250,7 @@ def find_trained(directory: Path, key: str) -> tuple[Path, dict] | None:
 def load_model(path: str, sha256: str):
     import fasttext
 
-    data_ok = read_verified(Path(path), sha256)  # noqa: F841 (verified before fastText reads the file)
+    verify_file(path, sha256)  # streamed: the file is what its sha256 says before fastText reads it
     fasttext.FastText.eprint = lambda *a, **k: None
     try:
         return fasttext.load_model(path)
@@ -280,7 +280,7 @@ def model_of(config) -> tuple[Path, str]:
             raise CorpusError(f"{config.path}: filters.quality.model needs model_sha256")
         path = Path(q["model"])
         path = path if path.is_absolute() else (config.path.parent / path).resolve()
-        read_verified(path, q["model_sha256"])
+        verify_file(path, q["model_sha256"])
         return path, q["model_sha256"]
     path, manifest = train(config)
     return path, manifest["sha256"]
