@@ -128,3 +128,16 @@ def cache_root(config) -> Path | None:
     """Where a config's cache lives (its artifacts root: a node-local copy for an s3:// root), or None
     when `[run] cache = false`."""
     return config.artifacts if config["run"].get("cache", True) else None
+
+
+def cache_use_step(phase: str, record: str, what: str) -> Callable[[Any], None]:
+    """A runner Step: the `cache` {hits, computed} of the units of `phase` computed in this run (a unit
+    reused from a published output says nothing of this run) summed, logged and kept in _RUN.json under
+    `record`."""
+    def step(ctx) -> None:
+        ran = [r.get("cache", {}) for r in ctx.results[phase] if not r.get("reused")]
+        hits, computed = sum(c.get("hits", 0) for c in ran), sum(c.get("computed", 0) for c in ran)
+        if hits:
+            log.info("%s: %d of %d %s from the cache", phase, hits, hits + computed, what)
+        ctx.run_info[record] = {"hits": hits, "computed": computed}
+    return step

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import json
-import logging
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -20,7 +19,7 @@ import pyarrow.compute as pc
 from corpus.config import Config
 from corpus.filters.memo import ChainMemo
 from corpus.store.atomic import sha256_bytes, write_bytes
-from corpus.engine.cache import cache_root
+from corpus.engine.cache import cache_root, cache_use_step
 from corpus.store.checksums import read_verified
 from corpus.filters.registry import annotation_columns, chain_for, filter_order, registry
 from corpus.store.atomic import canonical_json
@@ -29,7 +28,6 @@ from corpus.formats.parts import PartReader, PartWriter, read_table, schema_of, 
 from corpus.engine.runner import WORK_DIR, Job, Map, PhaseContext, RunOptions, Step, published_stage
 from corpus.stages import STAGE, config_hash, columns, input_columns, reuse_sources
 
-log = logging.getLogger(__name__)
 ME = STAGE["filter"]
 OUT_COLUMNS = columns("filter")
 IN_COLUMNS = input_columns("filter")
@@ -156,16 +154,6 @@ def filter_part(u: FilterUnit) -> dict:
     if memo is not None:
         res["cache"] = {"hits": memo.hits, "computed": memo.misses}
     return res
-
-
-def cache_step(ctx: PhaseContext) -> None:
-    """Say (and record in _RUN.json) how many filter results this run took from the cache."""
-    ran = [r.get("cache", {}) for r in ctx.results["filter"] if not r.get("reused")]  # computed in this run
-    hits, computed = sum(c.get("hits", 0) for c in ran), sum(c.get("computed", 0) for c in ran)
-    if hits:
-        log.info("filter: %d of %d filter results from the cache (the documents' other filters are unchanged)",
-                 hits, hits + computed)
-    ctx.run_info["filter_cache"] = {"hits": hits, "computed": computed}
 
 
 # ---------------------------------------------------------------- the quality cut
@@ -308,7 +296,8 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
 
     return [Job("filter", ME.path(config), {"config_sha256": config_hash(config, ME.name), "params": params, "inputs": [ref]},
                 [Step("prepare", prepare), Map("filter", units, filter_part, fingerprint=fingerprint),
-                 Step("cache", cache_step)] + (quality_phases(filters["quality"]) if scored else []),
+                 Step("cache", cache_use_step("filter", "filter_cache", "filter results"))]
+                + (quality_phases(filters["quality"]) if scored else []),
                 dataset=config.dataset, version=config.version, reuse_from=reuse_sources(config, ME.name))]
 
 

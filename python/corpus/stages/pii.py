@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import logging
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,14 +17,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from corpus.config import Config
-from corpus.engine.cache import Cache, cache_key, cache_root
+from corpus.engine.cache import Cache, cache_key, cache_root, cache_use_step
 from corpus.engine.executor import warm_import
 from corpus.formats.parts import PartReader, PartWriter, read_parquet, validate_columns
 from corpus.pii.scrub import PiiParams, detectors, params_from_config, scrub_batch
 from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step, published_stage
 from corpus.stages import STAGE, config_hash, columns, input_columns, reuse_sources
 
-log = logging.getLogger(__name__)
 ME = STAGE["pii"]
 IN_COLUMNS = input_columns("pii")
 OUT_COLUMNS = columns("pii")
@@ -144,16 +142,6 @@ def scrub_part(u: PiiUnit) -> dict:
     return res
 
 
-def cache_step(ctx: PhaseContext) -> None:
-    """Say (and record in _RUN.json) how many documents this run took from the cache."""
-    ran = [r.get("cache", {}) for r in ctx.results["pii"] if not r.get("reused")]  # computed in this run
-    hits, computed = sum(c.get("hits", 0) for c in ran), sum(c.get("computed", 0) for c in ran)
-    if hits:
-        log.info("pii: %d of %d documents' results from the cache (scrubbed by an earlier run with these settings)",
-                 hits, hits + computed)
-    ctx.run_info["pii_cache"] = {"hits": hits, "computed": computed}
-
-
 def warm(config: Config) -> tuple:
     """What each pool worker runs as it starts. With the cache on, nothing: the engines (presidio, ~1 s) are
     built when a document the cache does not know comes (a run whose documents were all scrubbed before
@@ -180,7 +168,8 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
 
     return [Job("pii", ME.path(config), {"config_sha256": config_hash(config, ME.name), "params": {"pii": config["pii"]},
                                          "inputs": [ref]},
-                [Map("pii", units, scrub_part, fingerprint=fingerprint), Step("cache", cache_step)],
+                [Map("pii", units, scrub_part, fingerprint=fingerprint),
+                 Step("cache", cache_use_step("pii", "pii_cache", "documents' scrub results"))],
                 dataset=config.dataset, version=config.version,
                 reuse_from=reuse_sources(config, ME.name))]
 
