@@ -293,9 +293,20 @@ def identity(config) -> dict:
     return {"quality_model": q["model_sha256"] if q["model"] else training_facts(config)}
 
 
+PROBE_TIMEOUT_S = 300
+
+
 def _probe(path: str, label: str) -> None:  # in a forked child: exit 0 when fastText loads and scores it
     import os
+    import resource
 
+    try:  # a damaged header can make fastText's loader allocate without end: bound the child's memory
+        in_use = int(open("/proc/self/statm").read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        limit = in_use + 4 * os.path.getsize(path) + (1 << 30)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    except (OSError, ValueError):
+        pass
     try:
         import fasttext
 
@@ -307,13 +318,18 @@ def _probe(path: str, label: str) -> None:  # in a forked child: exit 0 when fas
 
 
 def check_model(path: Path, label: str) -> None:
-    """fastText's loader aborts the process on a damaged file: try it in a forked child first, so a bad
-    model is one line here, never a worker killed by a signal."""
+    """fastText's loader aborts the process on a damaged file, or allocates without end: try it in a forked
+    child first (its memory bounded to what the file can need, its time to PROBE_TIMEOUT_S), so a bad model is
+    one line here, never a worker killed by a signal or a machine out of memory."""
     import multiprocessing
 
     child = multiprocessing.get_context("fork").Process(target=_probe, args=(str(path), label))
     child.start()
-    child.join()
+    child.join(PROBE_TIMEOUT_S)
+    if child.is_alive():
+        child.kill()
+        child.join()
+        raise CorpusError(f"{path}: not a fastText model (the loader did not finish in {PROBE_TIMEOUT_S} s)")
     if child.exitcode == 3:
         raise CorpusError(f"{path}: the model has no label '{label}' (filters.quality.label)")
     if child.exitcode != 0:
