@@ -162,3 +162,12 @@ def test_the_report_shows_scores_and_keep_rates_per_source_and_language(scored):
     page = quality_section(q)
     assert "keep rate" in page and "ranked" in page and all(f"<code>{s}</code>" in page for s in by)
     assert page.count("data:image/svg+xml") == 2  # scores by source and by language
+
+
+def test_nothing_to_score_is_a_published_empty_cut(scored):
+    config, _ = scored
+    none = _edited(config, "v7")
+    none.data["filters"]["lang"]["keep"] = ["fi"]  # no document of these English sources reaches the classifier
+    run_stage("normalize", none, workers=2)
+    counts = run_stage("filter", none, workers=2).manifest["counts"]
+    assert counts["docs_out"] == 0 and counts["quality"]["scored"] == 0 and counts["quality"]["kept"] == 0

@@ -181,7 +181,8 @@ def quantile_step(table: dict, ctx: PhaseContext) -> None:
         return
     k = keep_count(n, table["keep_fraction"])
     if k == 0:
-        ctx.state["quality"] = {"threshold": float("inf"), "rule": "keep_fraction", "scored": 0, "note": "no scores"}
+        ctx.state["quality"] = {"threshold": 1.0, "rule": "keep_fraction", "scored": 0,  # nothing to cut
+                                "note": "no document reached the quality filter"}
         return
     high = np.zeros(1 << HIGH_BITS, dtype=np.int64)
     for r in results:
