@@ -29,7 +29,7 @@ import re
 import tldextract
 from presidio_analyzer import LocalRecognizer, RecognizerResult
 
-from corpus.pii.phones import RULE_KEY, TRIGGER_KEY
+from corpus.pii.phones import decided_result
 
 __all__ = ["MAIL_PROVIDERS", "PROSE_WORDS", "SPELLED_TLDS", "ObfuscatedEmailRecognizer", "may_hold_obfuscated_email"]
 
@@ -144,17 +144,9 @@ class ObfuscatedEmailRecognizer(LocalRecognizer):
         return None
 
     def analyze(self, text, entities, nlp_artifacts=None) -> list[RecognizerResult]:
-        results = []
         found = []
         if _BRACKETED_AT.search(text):
             found += [(m, self.decide_bracketed(m)) for m in BRACKETED.finditer(text)]
         if " dot " in text or " DOT " in text:
             found += [(m, self.decide_spelled(text, m)) for m in SPELLED.finditer(text)]
-        for match, decision in found:
-            if decision is not None:
-                results.append(RecognizerResult(
-                    entity_type=self.ENTITY, start=match.start(), end=match.end(), score=self.SCORE,
-                    recognition_metadata={RecognizerResult.RECOGNIZER_NAME_KEY: self.name,
-                                          RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id,
-                                          RULE_KEY: decision[0], TRIGGER_KEY: decision[1]}))
-        return results
+        return [decided_result(self, match, decision) for match, decision in found if decision is not None]

@@ -174,6 +174,15 @@ def _looks_like_other_number(body: str, groups: list[str]) -> bool:
     return False
 
 
+def decided_result(recognizer, match: re.Match, decision: tuple[str, str]) -> RecognizerResult:
+    """The RecognizerResult of `recognizer` for `match`, recording the (rule, trigger) that decided it."""
+    return RecognizerResult(
+        entity_type=recognizer.ENTITY, start=match.start(), end=match.end(), score=recognizer.SCORE,
+        recognition_metadata={RecognizerResult.RECOGNIZER_NAME_KEY: recognizer.name,
+                              RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: recognizer.id,
+                              RULE_KEY: decision[0], TRIGGER_KEY: decision[1]})
+
+
 class _ShapeRecognizer(LocalRecognizer):
     ENTITY = "PHONE_NUMBER"
     SCORE = 0.5
@@ -194,16 +203,8 @@ class _ShapeRecognizer(LocalRecognizer):
         return (self.RULE, "") if self.accept(text, match) else None
 
     def analyze(self, text, entities, nlp_artifacts=None) -> list[RecognizerResult]:
-        results = []
-        for match in shape_matches(text):
-            decision = self.decide(text, match)
-            if decision is not None:
-                results.append(RecognizerResult(
-                    entity_type=self.ENTITY, start=match.start(), end=match.end(), score=self.SCORE,
-                    recognition_metadata={RecognizerResult.RECOGNIZER_NAME_KEY: self.name,
-                                          RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id,
-                                          RULE_KEY: decision[0], TRIGGER_KEY: decision[1]}))
-        return results
+        decided = ((match, self.decide(text, match)) for match in shape_matches(text))
+        return [decided_result(self, match, decision) for match, decision in decided if decision is not None]
 
 
 class InternationalPhoneRecognizer(_ShapeRecognizer):
