@@ -20,7 +20,7 @@ import shutil
 from pathlib import Path
 from typing import Any, Callable
 
-from corpus.store.atomic import canonical_json, sha256_bytes, write_bytes
+from corpus.store.atomic import canonical_json, sha256_bytes, sha256_file, write_bytes
 
 log = logging.getLogger(__name__)
 CACHE_DIR = "cache"
@@ -63,9 +63,7 @@ class Cache:
         if not (self.dir / name).is_file():
             self.dir.mkdir(parents=True, exist_ok=True)
             write_bytes(self.dir / name, data)
-        for old in self.dir.glob(f"{key}-*{self.suffix}"):
-            if old.name != name:
-                old.unlink(missing_ok=True)
+        self._drop_others(key, name)
 
     def get_file(self, key: str, dest: Path) -> str | None:
         """Put the entry of `key` at `dest` (a hard link, else a copy) after its bytes, hashed as they are
@@ -75,14 +73,11 @@ class Cache:
             return None
         for path in sorted(self.dir.glob(f"{key}-*{self.suffix}")):
             want = path.name[len(key) + 1: len(path.name) - len(self.suffix)]
-            h = hashlib.sha256()
             try:
-                with open(path, "rb") as f:
-                    while chunk := f.read(1 << 20):
-                        h.update(chunk)
+                got = sha256_file(path)
             except OSError:
                 continue
-            if h.hexdigest() != want:
+            if got != want:
                 log.warning("cache: %s does not match the checksum in its name; removed (it is rebuilt)", path)
                 path.unlink(missing_ok=True)
                 continue
@@ -110,6 +105,10 @@ class Cache:
                 tmp = self.dir / f".{name}.{os.getpid()}.tmp"
                 shutil.copyfile(src, tmp)
                 os.replace(tmp, self.dir / name)
+        self._drop_others(key, name)
+
+    def _drop_others(self, key: str, name: str) -> None:
+        """Remove the key's older entries: a key has one entry, the one just kept."""
         for old in self.dir.glob(f"{key}-*{self.suffix}"):
             if old.name != name:
                 old.unlink(missing_ok=True)
