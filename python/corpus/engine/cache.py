@@ -14,11 +14,15 @@ same entry twice. `[run] cache = false` turns the cache off; `corpus gc --cache`
 from __future__ import annotations
 
 import hashlib
+import io
 import logging
 import os
 import shutil
 from pathlib import Path
 from typing import Any, Callable
+
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from corpus.store.atomic import canonical_json, sha256_bytes, sha256_file, write_bytes
 
@@ -140,3 +144,43 @@ def cache_use_step(phase: str, record: str, what: str) -> Callable[[Any], None]:
             log.info("%s: %d of %d %s from the cache", phase, hits, hits + computed, what)
         ctx.run_info[record] = {"hits": hits, "computed": computed}
     return step
+
+
+class PartMemo:
+    """Results per document of one part, kept in the cache as one Parquet table of `columns` (the first
+    the document's digest, the others its result): `known` is what an earlier run kept for the part,
+    `used` what this run read or computed, which `save` keeps — never more than the part's documents."""
+
+    def __init__(self, root: Path | None, kind: str, facts: Any, columns: dict[str, pa.DataType]):
+        from corpus.formats.parts import read_parquet
+
+        self.cache, self.key, self.columns = Cache(root, kind, ".parquet"), cache_key(facts), columns
+        self.known: dict[bytes, tuple] = {}
+        self.used: dict[bytes, tuple] = {}
+        data = self.cache.get(self.key)
+        if data is not None:
+            t = read_parquet(pa.BufferReader(data))
+            for digest, *row in zip(*(t.column(c).to_pylist() for c in columns)):
+                self.known[digest] = tuple(row)
+
+    def get(self, digest: bytes) -> tuple | None:
+        """The document's result row, or None when not known."""
+        row = self.known.get(digest)
+        if row is not None:
+            self.used[digest] = row
+        return row
+
+    def put(self, digest: bytes, row: tuple) -> None:
+        self.used[digest] = row
+
+    def save(self) -> None:
+        """Keep this run's rows (an entry holding the same documents is not rewritten)."""
+        if self.used.keys() == self.known.keys():
+            return
+        rows = sorted(self.used.items())
+        names = list(self.columns)
+        arrays = [pa.array([d for d, _ in rows], self.columns[names[0]])]
+        arrays += [pa.array([r[i] for _, r in rows], self.columns[c]) for i, c in enumerate(names[1:])]
+        buf = io.BytesIO()
+        pq.write_table(pa.table(arrays, schema=pa.schema(list(self.columns.items()))), buf, compression="zstd")
+        self.cache.put(self.key, buf.getvalue())

@@ -13,19 +13,15 @@ cache of a part never holds more than the part's documents."""
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
-from corpus.formats.parts import read_parquet
 from corpus.store.atomic import canonical_json
-from corpus.engine.cache import Cache, cache_key
+from corpus.engine.cache import PartMemo
 
 MEMO_COLUMNS = {"digest": pa.binary(16), "annotation": pa.string(), "rule": pa.string(), "value": pa.float64(),
                 "detail": pa.string()}
-MEMO_SCHEMA = pa.schema(list(MEMO_COLUMNS.items()))
 
 
 def document_digest(text: str, url: str, doc_id: str) -> bytes:
@@ -34,58 +30,37 @@ def document_digest(text: str, url: str, doc_id: str) -> bytes:
 
 
 class ChainMemo:
-    """The results of one part's documents per memoised filter: those the cache holds for the part, and
-    those computed now. `get`/`put` take the checker's index and the document's digest."""
+    """The results of one part's documents per memoised filter (an engine.cache.PartMemo each): those the
+    cache holds for the part, and those computed now. `get`/`put` take the checker's index and the
+    document's digest."""
 
     def __init__(self, root, identities: list[str | None], part: str):
-        self.part = part
-        self.caches = [Cache(root, f"filter-memo/{i}", ".parquet") if i else None for i in identities]
-        self.keys = [cache_key({"identity": i, "part": part}) if i else None for i in identities]
-        self.known = [self._load(c, k) if c is not None else {} for c, k in zip(self.caches, self.keys)]
-        self.used: list[dict] = [{} for _ in identities]
+        self.memos = [PartMemo(root, f"filter-memo/{i}", {"identity": i, "part": part}, MEMO_COLUMNS) if i else None
+                      for i in identities]
         self.hits = self.misses = 0
-
-    @staticmethod
-    def _load(cache: Cache, key: str) -> dict:
-        data = cache.get(key)
-        if data is None:
-            return {}
-        t = read_parquet(pa.BufferReader(data))
-        out = {}
-        for d, a, r, v, x in zip(*(t.column(c).to_pylist() for c in MEMO_COLUMNS)):
-            out[d] = (tuple(json.loads(a)) if a is not None else None, (r, v, x) if r is not None else None)
-        return out
 
     def get(self, k: int, digest: bytes):
         """(annotation or None, failure or None) of checker k for the document, or None when not known."""
-        if self.caches[k] is None:
+        if self.memos[k] is None:
             return None
-        found = self.known[k].get(digest)
-        if found is None:
+        row = self.memos[k].get(digest)
+        if row is None:
             self.misses += 1
             return None
         self.hits += 1
-        self.used[k][digest] = found
-        return found
+        annotation, rule, value, detail = row
+        return (tuple(json.loads(annotation)) if annotation is not None else None,
+                (rule, value, detail) if rule is not None else None)
 
     def put(self, k: int, digest: bytes, annotation, failed) -> None:
-        if self.caches[k] is not None:
-            self.used[k][digest] = (tuple(annotation) if annotation is not None else None,
-                                    (failed[0], float(failed[1]), failed[2] if len(failed) > 2 else None)
-                                    if failed is not None else None)
+        if self.memos[k] is not None:
+            rule, value, detail = (failed[0], float(failed[1]), failed[2] if len(failed) > 2 else None) \
+                if failed is not None else (None, None, None)
+            self.memos[k].put(digest, (json.dumps(list(annotation)) if annotation is not None else None,
+                                       rule, value, detail))
 
     def save(self) -> None:
         """Keep this run's results per filter (unchanged entries are not rewritten)."""
-        for cache, key, used, known in zip(self.caches, self.keys, self.used, self.known):
-            if cache is None or (used.keys() == known.keys()):
-                continue
-            rows = sorted(used.items())
-            cols = {"digest": [d for d, _ in rows],
-                    "annotation": [json.dumps(list(a)) if a is not None else None for _, (a, _) in rows],
-                    "rule": [f[0] if f else None for _, (_, f) in rows],
-                    "value": [f[1] if f else None for _, (_, f) in rows],
-                    "detail": [f[2] if f else None for _, (_, f) in rows]}
-            buf = io.BytesIO()
-            pq.write_table(pa.table({c: pa.array(v, t) for (c, t), v in zip(MEMO_COLUMNS.items(), cols.values())},
-                                    schema=MEMO_SCHEMA), buf, compression="zstd")
-            cache.put(key, buf.getvalue())
+        for memo in self.memos:
+            if memo is not None:
+                memo.save()

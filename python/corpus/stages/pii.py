@@ -9,17 +9,15 @@ with the same [pii] settings (a filter threshold edit) scrubs none of them again
 from __future__ import annotations
 
 import hashlib
-import io
 from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from corpus.config import Config
-from corpus.engine.cache import Cache, cache_key, cache_root, cache_use_step
+from corpus.engine.cache import PartMemo, cache_key, cache_root, cache_use_step
 from corpus.engine.executor import warm_import
-from corpus.formats.parts import PartReader, PartWriter, read_parquet, validate_columns
+from corpus.formats.parts import PartReader, PartWriter, validate_columns
 from corpus.pii.scrub import PiiParams, detectors, params_from_config, scrub_batch
 from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step, published_stage
 from corpus.stages import STAGE, config_hash, columns, input_columns, reuse_sources
@@ -50,22 +48,13 @@ MEMO_COLUMNS = {"digest": pa.binary(16), "text": pa.string(), **{t.lower(): pa.i
 
 class PiiMemo:
     """The scrub's result per document (its text after, null when unchanged, and its counts per type), kept
-    in the cache (engine.cache) under the [pii] settings' identity and the part's name: a document scrubbed by
-    an earlier run with the same settings and code is not scrubbed again, whichever part it is in now (a
-    filter edit changes the parts, not the documents). Entries are those the part used in its last run."""
+    in the cache (an engine.cache.PartMemo) under the [pii] settings' identity and the part's name: a
+    document scrubbed by an earlier run with the same settings and code is not scrubbed again, whichever part
+    it is in now (a filter edit changes the parts, not the documents)."""
 
     def __init__(self, root: Path, identity: str, part: str):
-        self.cache = Cache(root, f"pii-memo/{identity}", ".parquet")
-        self.key = cache_key({"identity": identity, "part": part})
-        self.known: dict[bytes, tuple] = {}
-        self.used: dict[bytes, tuple] = {}
+        self.memo = PartMemo(root, f"pii-memo/{identity}", {"identity": identity, "part": part}, MEMO_COLUMNS)
         self.hits = self.computed = 0
-        data = self.cache.get(self.key)
-        if data is not None:
-            t = read_parquet(pa.BufferReader(data))
-            cols = [t.column(c).to_pylist() for c in MEMO_COLUMNS]
-            for d, text, *counts in zip(*cols):
-                self.known[d] = (text, tuple(counts))
 
     @staticmethod
     def digest(text: str) -> bytes:
@@ -74,31 +63,24 @@ class PiiMemo:
     def scrub(self, texts: list[str], params: PiiParams) -> list[tuple[str, dict[str, int]]]:
         """scrub_batch's results, scrubbing only the documents not known."""
         digests = [self.digest(t) for t in texts]
-        todo = [i for i, d in enumerate(digests) if d not in self.known]
+        known = [self.memo.get(d) for d in digests]
+        todo = [i for i, row in enumerate(known) if row is None]
         fresh = dict(zip(todo, scrub_batch([texts[i] for i in todo], params))) if todo else {}
         self.computed += len(todo)
         self.hits += len(texts) - len(todo)
         out = []
-        for i, (text, d) in enumerate(zip(texts, digests)):
+        for i, (text, d, row) in enumerate(zip(texts, digests, known)):
             if i in fresh:
                 after, counts = fresh[i]
-                self.used[d] = (after if after != text else None, tuple(counts.get(t, 0) for t in TYPES))
+                self.memo.put(d, (after if after != text else None, *(counts.get(t, 0) for t in TYPES)))
             else:
-                stored, numbers = self.used[d] = self.known[d]
+                stored, *numbers = row
                 after, counts = (stored if stored is not None else text), {t: n for t, n in zip(TYPES, numbers) if n}
             out.append((after, counts))
         return out
 
     def save(self) -> None:
-        if self.used.keys() == self.known.keys():
-            return
-        rows = sorted(self.used.items())
-        table = pa.table({"digest": pa.array([d for d, _ in rows], pa.binary(16)),
-                          "text": pa.array([v[0] for _, v in rows], pa.string()),
-                          **{t.lower(): pa.array([v[1][j] for _, v in rows], pa.int32()) for j, t in enumerate(TYPES)}})
-        buf = io.BytesIO()
-        pq.write_table(table, buf, compression="zstd")
-        self.cache.put(self.key, buf.getvalue())
+        self.memo.save()
 
 
 def scrub_part(u: PiiUnit) -> dict:
