@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import heapq
 import json
 import logging
 import math
@@ -124,16 +125,23 @@ def labelled_documents(config, facts: dict) -> tuple[list[tuple[str, str]], list
     train, held, counts = [], [], {}
     for label, name in (("positive", POSITIVE), ("negative", NEGATIVE)):
         for sid in facts["sources"][label]:
-            texts = [classifier_text(t) for t in raw_texts(config, ledger[sid])]
-            order = sorted(range(len(texts)), key=lambda i: _unit(seed, "sample", sid, i))
-            chosen = [i for i in order[: caps.get(sid, len(texts))] if texts[i]]
-            c = counts.setdefault(sid, {"label": label, "documents": len(texts), "train": 0, "heldout": 0})
-            for i in chosen:
+            c = counts.setdefault(sid, {"label": label, "documents": 0, "train": 0, "heldout": 0})
+
+            def drawn(sid=sid, c=c):  # (hash, number, text) of each document, counted as it streams by
+                for i, t in enumerate(raw_texts(config, ledger[sid])):
+                    c["documents"] += 1
+                    yield _unit(seed, "sample", sid, i), i, t
+            # the documents of smallest hash; with a cap only `cap` of them are ever held (heapq.nsmallest)
+            chosen = heapq.nsmallest(caps[sid], drawn()) if sid in caps else sorted(drawn())
+            for _, i, t in chosen:
+                text = classifier_text(t)
+                if not text:
+                    continue
                 if _unit(seed, "heldout", sid, i) < hp["heldout"]:
-                    held.append((name, texts[i]))
+                    held.append((name, text))
                     c["heldout"] += 1
                 else:
-                    train.append((_unit(seed, "order", sid, i), name, texts[i]))
+                    train.append((_unit(seed, "order", sid, i), name, text))
                     c["train"] += 1
     for label in ("positive", "negative"):
         if not any(counts[s]["train"] for s in facts["sources"][label]):
