@@ -148,6 +148,83 @@ def test_a_bad_model_or_a_label_without_documents_is_one_line(scored, tmp_path):
     assert line == f"error: {cfg}: filters.quality.positive: no documents to train on (blank holds none after sampling)"
 
 
+def _model_row_config(config: Config, tmp_path, version: str, **quality):
+    """A config of `version` in the fixture's artifacts root whose ledger is the demo's plus what the test
+    adds (tmp_path/LEDGER.jsonl), and whose [filters.quality] is `quality` (keep_fraction 0.5 like QUALITY)."""
+    ledger = tmp_path / "LEDGER.jsonl"
+    if not ledger.exists():
+        ledger.write_text(LEDGER.read_text())
+    cfg = write_config(tmp_path / f"{version}.toml", ledger=ledger, sources=SOURCES, artifacts=config.artifacts,
+                       **{"filters.quality": {"enabled": True, "keep_fraction": 0.5, **quality},
+                          "decontam": {"evals": []}})
+    cfg.write_text(cfg.read_text().replace('version = "v1"', f'version = "{version}"'))
+    return cfg
+
+
+def test_a_model_given_as_a_ledger_row_scores_as_the_path_given_model(scored, tmp_path):
+    from corpus.config.ledger import load_ledger
+
+    config, _ = scored
+    path, trained = train(config)  # the fixture's model, as a pretrained file would come
+    model_file = tmp_path / "hq.bin"
+    model_file.write_bytes(path.read_bytes())
+    by_row = _model_row_config(config, tmp_path, "v5", model_source="hq-model")
+    run_corpus("--config", by_row, "ledger", "add", model_file, "--source-id", "hq-model", "--license", "CC0-1.0",
+               "--role", "model", check=True)
+    row = load_ledger(tmp_path / "LEDGER.jsonl")["hq-model"]
+    assert (row["role"], row["format"], row["sha256"]) == ("model", "binary", trained["sha256"])
+    run_corpus("--config", by_row, "run", "--through", "filter", check=True)  # fetch copies the file, never reads it
+    c5 = load_config(by_row)
+    (raw,) = (c5.raw_dir / "hq-model").iterdir()
+    fetched = json.loads((raw / "_STAGE.json").read_text())
+    assert [p["name"] for p in fetched["parts"]] == ["model.bin"] and fetched["counts"]["docs_out"] == 0
+    assert (raw / "model.bin").read_bytes() == path.read_bytes()
+    manifest = json.loads((c5.stage_dir("03-filter") / "_STAGE.json").read_text())
+    assert manifest["params"]["quality_model"] == row["sha256"]  # the row's sha256 decides the filter's identity
+    by_path = _model_row_config(config, tmp_path, "v6", model=str(model_file), model_sha256=trained["sha256"])
+    run_corpus("--config", by_path, "run", "--through", "filter", check=True)
+    c6 = load_config(by_path)
+    assert json.loads((c6.stage_dir("03-filter") / "_RUN.json").read_text())["filter_cache"]["computed"] > 0
+    assert _files(c5) == _files(c6) == _files(config)  # the same scores and cut as the trained model's (v1)
+    assert json.loads((c6.stage_dir("03-filter") / "_STAGE.json").read_text())["counts"]["quality"] == \
+        manifest["counts"]["quality"]
+    text = _model_row_config(config, tmp_path, "v4", model_source="hq-model")
+    text.write_text(text.read_text().replace('"minhash-articles-100"]', '"minhash-articles-100", "hq-model"]'))
+    line = error_line(run_corpus("--config", text, "normalize"))  # a model row is no text source
+    assert line.endswith("dataset.sources: source 'hq-model' has role 'model', expected 'corpus'"), line
+
+
+def test_a_ledger_model_whose_file_is_not_its_sha256_is_one_line(scored, tmp_path):
+    from corpus.store.atomic import sha256_file
+
+    config, _ = scored
+    path, trained = train(config)
+    model_file = tmp_path / "hq.bin"
+    model_file.write_bytes(path.read_bytes())
+    wrong = sha256_file(LEDGER)  # a real sha256, of another file
+    cfg = _model_row_config(config, tmp_path, "v8", model_source="hq-wrong")
+    (tmp_path / "LEDGER.jsonl").write_text(LEDGER.read_text() + json.dumps(
+        {"source_id": "hq-wrong", "role": "model", "url": str(model_file), "sha256": wrong,
+         "bytes": model_file.stat().st_size, "license_spdx": "CC0-1.0", "format": "binary"}) + "\n")
+    proc = run_corpus("--config", cfg, "run", "--through", "filter")
+    line = error_line(proc)
+    assert str(model_file) in line and f"sha256 mismatch: expected {wrong}, got {trained['sha256']}" in line, line
+    assert not (config.raw_dir / "hq-wrong").exists() or not any((config.raw_dir / "hq-wrong").glob("*/_STAGE.json"))
+    assert not load_config(cfg).stage_dir("03-filter").exists()  # nothing published
+    # fetched right, then the published copy damaged: the filter stage checks it against the row first
+    good = _model_row_config(config, tmp_path, "v10", model_source="hq-flip")
+    run_corpus("--config", good, "ledger", "add", model_file, "--source-id", "hq-flip", "--license", "CC0-1.0",
+               "--role", "model", check=True)
+    run_corpus("--config", good, "run", "--through", "normalize", check=True)
+    (copy,) = (config.raw_dir / "hq-flip").glob("*/model.bin")
+    data = bytearray(copy.read_bytes())
+    data[5000] ^= 1
+    copy.write_bytes(bytes(data))
+    line = error_line(run_corpus("--config", good, "filter"))
+    assert line.startswith(f"error: source 'hq-flip': {copy}: sha256 mismatch: expected {trained['sha256']}"), line
+    assert not load_config(good).stage_dir("03-filter").exists()
+
+
 def test_the_report_shows_scores_and_keep_rates_per_source_and_language(scored):
     from corpus.report.quality import collect_quality
     from corpus.report.render import quality_section

@@ -340,10 +340,18 @@ def quality():
 def quality_train(c: Ctx):
     """Train the classifier from the labelled sources of [filters.quality] (fetched first with `corpus fetch`),
     or find the model an earlier training made from the same sources and settings; print its file and the
-    held-out metrics. The filter stage trains it too when it is missing."""
-    from corpus.filters.quality import train
+    held-out metrics. The filter stage trains it too when it is missing. With a pretrained model
+    (model_source or model) it verifies that file and trains nothing."""
+    from corpus.filters.quality import model_of, pretrained, train
     from corpus.store.lock import writer_lock
 
+    how = pretrained(c.config)
+    if how:
+        path, sha = model_of(c.config)  # verified against the ledger row's (or model_sha256's) sha256
+        q = c.config["filters"]["quality"]
+        given = f"ledger source '{q['model_source']}'" if how == "model_source" else "filters.quality.model"
+        click.echo(f"pretrained model {path} (sha256 {sha}, {given}): nothing to train")
+        return
     with writer_lock(c.config.artifacts):
         path, manifest = train(c.config)
     m = manifest["heldout_metrics"]
@@ -368,9 +376,9 @@ def ledger():
 @click.argument("url")
 @click.option("--source-id", required=True, help="Unique id, ^[a-z0-9][a-z0-9_.-]*$.")
 @click.option("--license", "license_spdx", required=True, help="SPDX id or LicenseRef-….")
-@click.option("--role", type=click.Choice(["corpus", "eval", "list"]), default="corpus", show_default=True)
-@click.option("--format", "fmt", type=click.Choice(["text", "jsonl", "json", "parquet", "warc"]), default="text",
-              show_default=True)
+@click.option("--role", type=click.Choice(["corpus", "eval", "list", "model"]), default="corpus", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "jsonl", "json", "parquet", "warc", "binary"]),
+              default=None, help="How the file is read  [default: text; binary (the file as it is) for --role model]")
 @click.option("--split", type=click.Choice(["file", "line", "paragraph", "delimiter", "regex"]), default=None,
               help="For text: how to cut documents (default file).")
 @click.option("--delimiter", default=None, help="For --split delimiter.")
@@ -388,6 +396,7 @@ def ledger_add(c: Ctx, url, source_id, license_spdx, role, fmt, split, delimiter
     from corpus.commands.ledger import add_source
     from corpus.store.lock import writer_lock
 
+    fmt = fmt or ("binary" if role == "model" else "text")
     with writer_lock(c.config.artifacts):  # it writes the download cache and changes what fetch reads
         row, docs = add_source(c.config, url, source_id=source_id, license_spdx=license_spdx, role=role, fmt=fmt,
                                split=split, delimiter=delimiter, pattern=pattern, members=members,
@@ -396,7 +405,8 @@ def ledger_add(c: Ctx, url, source_id, license_spdx, role, fmt, split, delimiter
     click.echo(f"added '{row['source_id']}' to {c.config.ledger_path}: sha256 {row['sha256']}, "
                f"{row['bytes']} bytes" + (f", {docs} documents" if docs is not None else ""))
     where = {"corpus": "[dataset] sources", "eval": "[decontam] evals",
-             "list": "the [filters.<name>] key that reads it (e.g. [filters.url] block_domains)"}[row["role"]]
+             "list": "the [filters.<name>] key that reads it (e.g. [filters.url] block_domains)",
+             "model": "[filters.quality] model_source (with its label)"}[row["role"]]
     click.echo(f"next: add \"{row['source_id']}\" to {where} in {c.config.path}, then `corpus run`")
 
 

@@ -9,6 +9,7 @@ from corpus.errors import CorpusError
 from corpus.config.ledger import append_row, check_row, load_ledger, today
 from corpus.store.retrieve import download, local_path, url_kind, verify
 from corpus.formats.sources.read import read_documents
+from corpus.engine.raw import BINARY_FORMATS
 
 
 def add_source(config: Config, url: str, *, source_id: str, license_spdx: str, role: str, fmt: str,
@@ -40,7 +41,7 @@ def add_source(config: Config, url: str, *, source_id: str, license_spdx: str, r
     row["added"] = today()
     check_row(row, f"{ledger_path}: new row '{source_id}'")
     docs = None
-    if check:  # read it once now, so a wrong format or encoding fails here and not in fetch
+    if check and fmt not in BINARY_FORMATS:  # read it once now, so a wrong format or encoding fails here, not in fetch
         docs = sum(1 for _, text in read_documents(path, row) if text.strip())
     append_row(ledger_path, row)
     return row, docs

@@ -19,6 +19,9 @@ FIELD_ORDER = ("source_id", "role", "url", "sha256", "bytes", "license_spdx", "f
 def check_row(row: object, where: str) -> dict:
     if not isinstance(row, dict):
         raise CorpusError(f"{where}: a ledger row must be a JSON object")
+    if (row.get("role") == "model") != (row.get("format") == "binary") and "role" in row and "format" in row:
+        raise CorpusError(f"{where}: source '{row.get('source_id')}': role model and format binary go together "
+                          f"(a model file is used as it is; got role '{row['role']}', format '{row['format']}')")
     validate(row, SCHEMA, what=where)
     if row.get("split") == "regex":
         import re

@@ -1,12 +1,13 @@
 """Published raw sources (stage 01's output): which directory is current for a ledger row, and the one
 function that reads a source's raw documents back (for normalize, the perplexity reference and the
-decontamination index)."""
+decontamination index), and the published copy of a binary row's file (a model: `raw_file`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Iterator
 
+from corpus.store.checksums import verify_file
 from corpus.store.root import store_of
 from corpus.config import Config
 from corpus.errors import CorpusError
@@ -23,6 +24,10 @@ READ_FIELDS = ("url", "sha256", "bytes", "license_spdx", "format", "members", "t
 
 WEB_FORMATS = ("warc",)
 REJECTS = "rejects"   # a web source's rejected records: rejects/part-<nnnnn>.jsonl.zst beside the documents
+# A row of format binary (role model) is a file used as it is: fetch verifies it and publishes a copy as
+# the one file of its raw output, MODEL_FILE; nothing reads it as documents.
+BINARY_FORMATS = ("binary",)
+MODEL_FILE = "model.bin"
 
 
 def document_parts(manifest: dict) -> list[dict]:
@@ -81,8 +86,31 @@ def current_raw(config: Config, row: dict, *, verify: bool = True) -> tuple[Path
     return found
 
 
+def not_text(row: dict) -> None:
+    """Refuse a binary row (a model file) where documents are read."""
+    if row["format"] in BINARY_FORMATS:
+        raise CorpusError(f"source '{row['source_id']}' is a {row['role']} file (format {row['format']}), "
+                          f"not text: it has no documents to read")
+
+
+def raw_file(config: Config, row: dict) -> Path:
+    """The copy of a binary row's file that fetch published, checked against the ledger row's sha256 and
+    size (one streamed hash): `source '<id>': <path>: sha256 mismatch: ...` when it is not that file."""
+    if row["format"] not in BINARY_FORMATS:
+        raise CorpusError(f"source '{row['source_id']}' has format '{row['format']}', not binary: it is read as "
+                          f"documents, not used as a file")
+    directory, manifest = current_raw(config, row, verify=False)  # sizes here; the hash just below
+    path = directory / MODEL_FILE
+    if [p["name"] for p in manifest["parts"]] != [MODEL_FILE]:
+        raise CorpusError(f"{directory}: the raw output of source '{row['source_id']}' holds no {MODEL_FILE} "
+                          f"(run `corpus fetch --force --source {row['source_id']}`)")
+    verify_file(path, row["sha256"], row["bytes"], what=f"source '{row['source_id']}': ")
+    return path
+
+
 def raw_texts(config: Config, row: dict) -> Iterator[str]:
     """A source's raw documents in id order, normalised as stage 02 normalises the corpus."""
+    not_text(row)
     directory, manifest = current_raw(config, row)
     for part in document_parts(manifest):
         for rec in read_zst_jsonl(directory / part["name"]):

@@ -26,9 +26,10 @@ def list_rows(config, ids, what: str) -> list[dict]:
 def entries(config, row: dict) -> list[str]:
     """The list's entries: each line stripped, comments and blank lines left out (raw documents of the
     fetched source: a list is read with format text, split line)."""
-    from corpus.engine.raw import current_raw, document_parts
+    from corpus.engine.raw import current_raw, document_parts, not_text
     from corpus.formats.jsonl import read_zst_jsonl
 
+    not_text(row)
     directory, manifest = current_raw(config, row)
     out = []
     for part in document_parts(manifest):

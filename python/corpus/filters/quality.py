@@ -56,6 +56,7 @@ class QualityParams:
     caps: dict = field(default_factory=dict)
     model: str = ""
     model_sha256: str = ""
+    model_source: str = ""
     label: str = POSITIVE
     threshold: float = 0.5
     keep_fraction: float = 0.0
@@ -100,7 +101,8 @@ def training_facts(config) -> dict:
     labelled = {}
     for label in ("positive", "negative"):
         if not q[label]:
-            raise CorpusError(f"{config.path}: filters.quality.{label} names no source (or set filters.quality.model)")
+            raise CorpusError(f"{config.path}: filters.quality.{label} names no source "
+                              f"(or give a pretrained model: filters.quality.model_source or model)")
         rows = select(ledger, q[label], "corpus", what=f"{config.path}: filters.quality.{label}")
         labelled[label] = {r["source_id"]: r["sha256"] for r in rows}
     both = set(labelled["positive"]) & set(labelled["negative"])
@@ -280,10 +282,33 @@ def score(model, text: str, label: str) -> float:
     return 0.0
 
 
-def model_of(config) -> tuple[Path, str]:
-    """(the model file, its sha256): the configured pretrained model, verified, or the trained one."""
+def pretrained(config) -> str:
+    """How the config gives a pretrained model: "model_source" (a ledger row), "model" (a path and its
+    sha256) or "" (trained from positive and negative)."""
     q = config["filters"]["quality"]
-    if q["model"]:
+    if q["model"] and q.get("model_source"):  # model_source has no default: absent, it changes no hash
+        raise CorpusError(f"{config.path}: filters.quality: model and model_source both name a model (give one)")
+    return "model_source" if q.get("model_source") else "model" if q["model"] else ""
+
+
+def model_row(config) -> dict:
+    """The ledger row of filters.quality.model_source: role model (format binary)."""
+    (row,) = select(load_ledger(config.ledger_path), [config["filters"]["quality"]["model_source"]], "model",
+                    what=f"{config.path}: filters.quality.model_source")
+    return row
+
+
+def model_of(config) -> tuple[Path, str]:
+    """(the model file, its sha256): the ledger row's file as fetch published it, or the configured path,
+    each verified against its sha256 (the ledger row's, or model_sha256), or the trained model."""
+    q = config["filters"]["quality"]
+    how = pretrained(config)
+    if how == "model_source":
+        from corpus.engine.raw import raw_file
+
+        row = model_row(config)
+        return raw_file(config, row), row["sha256"]
+    if how == "model":
         if not q["model_sha256"]:
             raise CorpusError(f"{config.path}: filters.quality.model needs model_sha256")
         path = Path(q["model"])
@@ -295,10 +320,12 @@ def model_of(config) -> tuple[Path, str]:
 
 
 def identity(config) -> dict:
-    """What the filter's output depends on beyond its table: the pretrained model's sha256, or the facts
-    the model is trained from."""
-    q = config["filters"]["quality"]
-    return {"quality_model": q["model_sha256"] if q["model"] else training_facts(config)}
+    """What the filter's output depends on beyond its table: the pretrained model's sha256 (the ledger
+    row's, for model_source: a new row re-runs the filter), or the facts the model is trained from."""
+    how = pretrained(config)
+    if how == "model_source":
+        return {"quality_model": model_row(config)["sha256"]}
+    return {"quality_model": config["filters"]["quality"]["model_sha256"] if how == "model" else training_facts(config)}
 
 
 PROBE_TIMEOUT_S = 300
@@ -381,8 +408,10 @@ def cut_threshold(table: dict) -> float | None:
 
 
 def quality_sources(config) -> list[str]:
+    """What fetch fetches for the filter: the model's ledger row, or the labelled sources to train on."""
     q = config["filters"]["quality"]
-    return [] if q["model"] else list(q["positive"]) + list(q["negative"])
+    how = pretrained(config)
+    return [q["model_source"]] if how == "model_source" else [] if how else list(q["positive"]) + list(q["negative"])
 
 
 FILTER = FilterSpec("quality", QualityParams, QualityFilter, prepare=prepare, identity=identity,

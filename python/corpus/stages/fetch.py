@@ -2,24 +2,28 @@
 
 One job (one published directory) per source. A source whose published raw output records the same
 ledger facts and part sizes, and whose parts still match their checksums, is current: nothing is read,
-downloaded or rewritten. The dataset's corpus sources, its protected eval sets and the perplexity
-reference are fetched (or only the `--source` ones)."""
+downloaded or rewritten. The dataset's corpus sources, its protected eval sets, the perplexity
+reference and the files enabled filters read (lists, a quality model) are fetched (or only the `--source`
+ones). A row of format binary (role model) is not read: its verified file is copied as it is, the one
+file of its raw output (engine.raw.MODEL_FILE)."""
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 
-from corpus.store.atomic import sha256_file
+from corpus.store.atomic import CHUNK, atomic_open, sha256_file
+from corpus.store.digest import check_sha, check_size
 from corpus.config import Config
 from corpus.errors import CorpusError
 from corpus.formats.jsonl import ZstJsonlWriter
 from corpus.config.ledger import load_ledger, select
-from corpus.engine.raw import REJECTS, WEB_FORMATS, dated_dirs, fetch_identity
+from corpus.engine.raw import BINARY_FORMATS, MODEL_FILE, REJECTS, WEB_FORMATS, dated_dirs, fetch_identity
 from corpus.store.retrieve import locate
 from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step
 from corpus.formats.sources.limits import ReadLimits
@@ -41,7 +45,7 @@ def locate_source(u: LocateUnit) -> dict:
     """Find (download if need be) and verify the source file, and cut it into fetch units
     (corpus.formats.sources.plan_ranges: they depend on the file and `unit_bytes` only)."""
     path, how = locate(u.row, mirror=u.mirror, downloads=u.downloads, timeout=u.fetch["timeout_s"])
-    ranges = plan_ranges(path, u.row, u.fetch["unit_bytes"])
+    ranges = [] if u.row["format"] in BINARY_FORMATS else plan_ranges(path, u.row, u.fetch["unit_bytes"])
     return {"key": u.key, "parts": [], "found_by": how, "source_path": str(path),
             "ranges": [dataclasses.asdict(r) for r in ranges]}
 
@@ -107,6 +111,35 @@ def fetch_range(u: FetchUnit) -> dict:
         writer.write({"url": locator, "fetched_at": u.fetched_at, "license_spdx": row["license_spdx"], "text": text})
     return {"key": u.key, "parts": _parts(writer, u.out_dir),
             "counts": {"docs_in": docs_in, "docs_out": docs_in - empty, "skipped_empty": empty}}
+
+
+@dataclass(frozen=True)
+class CopyUnit:
+    key: str
+    row: dict
+    path: Path              # the located, verified file
+    out_dir: Path
+
+
+def copy_file(u: CopyUnit) -> dict:
+    """A binary row's file (a model) copied as it is into the raw output, hashed as it is written and
+    checked against the ledger row again: its one part."""
+    h, n = hashlib.sha256(), 0
+    what = f"source '{u.row['source_id']}': "
+    with open(u.path, "rb") as src, atomic_open(u.out_dir / MODEL_FILE) as out:
+        while chunk := src.read(CHUNK):
+            h.update(chunk)
+            n += len(chunk)
+            out.write(chunk)
+        check_size(u.path, u.row["bytes"], n, what)  # the file changed since locate verified it: nothing kept
+        check_sha(u.path, u.row["sha256"], h.hexdigest(), what)
+    return {"key": u.key, "parts": [{"name": MODEL_FILE, "sha256": h.hexdigest(), "rows": 0, "bytes": n}],
+            "counts": {"docs_in": 0, "docs_out": 0, "skipped_empty": 0}}
+
+
+def _record_file(ctx: PhaseContext) -> None:
+    (res,) = ctx.results["locate"]
+    ctx.run_info.update(found_by=res["found_by"], source_path=res["source_path"], ranges=0)
 
 
 def source_rows(config: Config, only: tuple[str, ...] = ()) -> list[dict]:
@@ -176,11 +209,19 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
                               ctx.staging, extract=dict(config["extract"]) if row["format"] in WEB_FORMATS else None)
                     for r in res["ranges"]]
 
+        def copy_units(ctx: PhaseContext, row=row) -> list[CopyUnit]:
+            (res,) = ctx.results["locate"]
+            return [CopyUnit(f"{row['source_id']}/{MODEL_FILE}", row, Path(res["source_path"]), ctx.staging)]
+
         source = {"source_id": sid, "url": row["url"], "sha256": row["sha256"], "bytes": row["bytes"],
                   "license_spdx": row["license_spdx"], "role": row["role"]}
+        if row["format"] in BINARY_FORMATS:  # a model file: verified and copied, never read as text (the
+            # phases keep the names of a text source's: the jobs of a stage run their phases side by side)
+            phases = [Map("read", copy_units, copy_file, unit="ranges"), Step("record", _record_file)]
+        else:
+            phases = [Map("read", read_units, fetch_range, unit="ranges"), Step("record", _record_source)]
         jobs.append(Job(sid, config.raw_dir / sid / date, fetch_identity(row, config),
-                        [Map("locate", locate_units, locate_source, unit="sources"),
-                         Map("read", read_units, fetch_range, unit="ranges"), Step("record", _record_source)],
+                        [Map("locate", locate_units, locate_source, unit="sources"), *phases],
                         extra={"fetched_at": fetched_at, "source": source},
                         candidates=dated_dirs(config, sid)))
     return jobs
