@@ -248,3 +248,25 @@ def test_nothing_to_score_is_a_published_empty_cut(scored):
     run_stage("normalize", none, workers=2)
     counts = run_stage("filter", none, workers=2).manifest["counts"]
     assert counts["docs_out"] == 0 and counts["quality"]["scored"] == 0 and counts["quality"]["kept"] == 0
+
+
+def test_huge_pages_change_no_score(scored):
+    """load_model collapses a large model's memory into 2 MiB pages (engine/hugepages.py): the bytes, and so
+    every score, are those of a plain load."""
+    import fasttext
+
+    from corpus.engine.hugepages import huge_pages_for, new_ranges
+
+    assert new_ranges([(0, 10), (20, 30)], [(0, 40), (50, 60)]) == [(10, 20), (30, 40), (50, 60)]
+    with huge_pages_for("an array", min_bytes=0) as pages:
+        a = np.arange(24 << 20, dtype=np.int32)  # 96 MiB: malloc maps it anew
+    assert pages["added"] >= a.nbytes and (a == np.arange(24 << 20, dtype=np.int32)).all()
+    config, _ = scored
+    path, _ = train(config)
+    fasttext.FastText.eprint = lambda *a, **k: None
+    plain = fasttext.load_model(str(path))
+    with huge_pages_for(str(path), min_bytes=0):  # the fixture's model is small: collapse what it can
+        huge = fasttext.load_model(str(path))
+    texts = pq.read_table(config.stage_dir("03-filter") / "part-00000.parquet", columns=["text"]).column(0).to_pylist()
+    assert [score(huge, classifier_text(t), "__label__hq") for t in texts] == \
+        [score(plain, classifier_text(t), "__label__hq") for t in texts]

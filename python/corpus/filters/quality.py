@@ -256,14 +256,23 @@ def find_trained(directory: Path, key: str) -> tuple[Path, dict] | None:
 # ---------------------------------------------------------------- scoring
 
 
+LOADED: dict[str, dict] = {}  # model path -> what engine.hugepages did when it loaded (bench/quality_classifier.py)
+
+
 @functools.cache
 def load_model(path: str, sha256: str):
+    """The fastText model, verified, loaded once per process, its matrix in 2 MiB pages where Linux allows
+    (engine.hugepages: scoring reads one random row per word; the scores do not change)."""
     import fasttext
+
+    from corpus.engine.hugepages import huge_pages_for
 
     verify_file(path, sha256)  # streamed: the file is what its sha256 says before fastText reads it
     fasttext.FastText.eprint = lambda *a, **k: None
     try:
-        return fasttext.load_model(path)
+        with huge_pages_for(path) as pages:  # filled in as the block ends
+            LOADED[path] = pages
+            return fasttext.load_model(path)
     except ValueError as e:
         raise CorpusError(f"{path}: not a fastText model ({e})") from None
 
