@@ -107,6 +107,55 @@ def test_badwords_word_boundaries_languages_and_keep_fraction(tmp_path):
     assert {i for i, r in results.items() if r is None} == {i for i in range(200) if kept_by_chance(f"s:{i}", 7, 0.5)}
 
 
+def _first_standing_by_regex(text: str, words: list[str]) -> str | None:
+    """What the filter names, found the slow way: each entry's first place in the lower-cased text with no
+    word character just before or after it (datatrove's regex), the earliest (then the smallest entry);
+    entries that start with a non-word character only when no other stands."""
+    import re
+
+    low = text.lower()
+    found = {w: m.start() for w in words if (m := re.search(rf"(?<!\w){re.escape(w)}(?!\w)", low))}
+    first = [(at, w) for w, at in found.items() if re.match(r"\w", w)] or [(at, w) for w, at in found.items()]
+    return min(first)[1] if first else None
+
+
+def test_badwords_fast_paths_decide_as_the_regex(tmp_path, web_texts, wiki_articles):
+    """The screens (ASCII runs without lower-casing, the caseless emoji) and the vectorised look-up of long
+    texts (_RunTable) name exactly the word the regex finds first, on real pages and articles and on texts
+    made for the edges: an entry at either end, upper case, a run sharing its first 8 bytes with an entry,
+    phrases with other separators, a Kelvin sign or dotted İ that lower-case to ASCII letters."""
+    from corpus.filters.badwords import _ascii_candidates, _ascii_words, _RunTable
+
+    en = sorted({x.strip().lower() for x in mirror_file("ldnoobw-en").read_text().splitlines() if x.strip()})
+    f = _badwords(tmp_path, {"en": en})
+    filler = " ".join(wiki_articles[2].split()[:700])  # real prose without a listed word, > _RunTable.MIN_BYTES
+    assert len(filler) > _RunTable.MIN_BYTES and _first_standing_by_regex(filler, en) is None
+    made = [f"S&M {filler}", f"{filler} girl on top", f"{filler} MASTURBATING.", f"{filler} masturbate masturbat",
+            f"{filler} 2-girls 1 cup", f"{filler} 2 girls, 1 cup", f"two girls one cup{filler}", f"{filler} DİNGLEBERRİES",
+            f"{filler} HENTAİ here", f"{filler} \u212aINKY", "\u212aINKY", f"{filler} 🖕 and blow job", "x🖕",
+            f"{filler[:3000]} ball_sack ball sack", f"“{filler}” — dick’s", "Scunthorpe classic" * 300]
+    texts = web_texts + wiki_articles + made + [t[:200] for t in made]
+    for text in texts:
+        expected = _first_standing_by_regex(text, en)
+        assert f.check(Doc(text, id="t:1", lang="en")) == (None if expected is None else ("badword", 1.0, expected)), text[-80:]
+        translated = _ascii_words(text.lower())
+        assert set(_ascii_candidates(translated.split(), f.ascii_lists["en"])) == \
+            set(f.run_tables["en"].candidates(translated))
+    long_texts = [t for t in texts if len(t.encode()) >= _RunTable.MIN_BYTES]
+    assert len(long_texts) > 20 and sum(_first_standing_by_regex(t, en) is not None for t in long_texts) > 10
+
+
+def test_badwords_unicode_facts_the_screens_rest_on():
+    """The lower-case facts of badwords.py, against this Python's Unicode tables: only İ and the Kelvin sign
+    lower-case to (something with) ASCII; no character another one lower-cases to is _caseless."""
+    from corpus.filters.badwords import _LOWERS_TO_ASCII, _caseless
+
+    chars = [chr(c) for c in range(0x110000)]
+    assert {c for c in chars[128:] if any(x < "\x80" for x in c.lower())} == set(_LOWERS_TO_ASCII)
+    assert not [y for c in chars for y in c.lower() if y != c and _caseless(y)]
+    assert _caseless("🖕") and not _caseless("ⓐ") and not _caseless("a")
+
+
 def test_agreement_with_datatrove(web_texts, wiki_articles):
     """Keep/drop decisions against datatrove's C4QualityFilter and FineWebQualityFilter on real pages and
     articles (make bench measures it on more; docs/web-rules.md explains each disagreement class)."""
