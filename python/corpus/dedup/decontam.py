@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from corpus.dedup.minhash import ngram_word_spans, normalize_for_shingles, span_hashes64, word_bounds
+from corpus.dedup.minhash import WordBatch, normalize_for_shingles
 
 DECONTAM_NGRAM = 13
 
@@ -28,38 +28,34 @@ def decontam_words(text: str) -> list[str]:
 
 
 @dataclass
-class _Words:
-    """A normalised text as UTF-8 bytes plus the byte bounds of each word."""
-
-    buffer: np.ndarray
-    starts: np.ndarray
-    ends: np.ndarray
-
-    @classmethod
-    def of(cls, text: str) -> _Words:
-        buffer = np.frombuffer(normalize_for_shingles(text).encode("utf-8"), dtype=np.uint8)
-        starts, ends = word_bounds(buffer)
-        return cls(buffer, starts, ends)
-
-    def __len__(self) -> int:
-        return len(self.starts)
-
-    def gram_hashes(self, length: int) -> np.ndarray:
-        """64-bit hash of every run of `length` consecutive words (empty if the text is shorter)."""
-        first, last, _ = ngram_word_spans(np.array([len(self)]), length, short_as_whole=False)
-        return span_hashes64(self.buffer, self.starts[first], self.ends[last])
-
-    def text(self, first_word: int, length: int) -> str:
-        return self.buffer[self.starts[first_word] : self.ends[first_word + length - 1]].tobytes().decode("utf-8")
-
-
-@dataclass
 class _Table:
     """Sorted gram hashes of one length, each with the rank of an eval source holding it;
     equal hashes are ordered by rank, so the first hit is the smallest source_id."""
 
     hashes: np.ndarray
     ranks: np.ndarray
+    _bits: np.ndarray | None = None
+
+    def slots_of(self, grams: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(indexes into grams that are in the table, the table slot of each: its first = smallest rank).
+
+        A bitmap of the hashes' low bits (about 16 bits per entry) answers "surely not in the table" for
+        nearly every document gram, so the binary search runs only on the few that may be."""
+        bits = self._bitmap()
+        low = (grams & np.uint64(len(bits) * 8 - 1)).astype(np.int64)
+        maybe = np.flatnonzero((bits[low >> 3] >> (low & 7).astype(np.uint8)) & 1)
+        slots = np.minimum(np.searchsorted(self.hashes, grams[maybe]), len(self.hashes) - 1)
+        found = self.hashes[slots] == grams[maybe]
+        return maybe[found], slots[found]
+
+    def _bitmap(self) -> np.ndarray:
+        if self._bits is None:
+            size = 1 << max(16, min(32, int(len(self.hashes) * 16).bit_length()))  # bits, a power of two
+            bits = np.zeros(size // 8, dtype=np.uint8)
+            low = (self.hashes & np.uint64(size - 1)).astype(np.int64)
+            np.bitwise_or.at(bits, low >> 3, (np.uint8(1) << (low & 7).astype(np.uint8)))
+            self._bits = bits
+        return self._bits
 
 
 class EvalIndex:
@@ -81,12 +77,13 @@ class EvalIndex:
 
     def add(self, source_id: str, text: str) -> None:
         """Protect one eval item: all its n-grams, or its whole word sequence if shorter than n words."""
-        words = _Words.of(text)
-        if len(words) < self.min_words:
+        words = WordBatch.of([text])
+        count = int(words.word_counts[0])
+        if count < self.min_words:
             self.skipped_items += 1
             return
-        length = min(len(words), self.n)
-        self._pending.setdefault(length, []).append((words.gram_hashes(length), source_id))
+        length = min(count, self.n)
+        self._pending.setdefault(length, []).append((words.gram_hashes(length, short_as_whole=False)[0], source_id))
         self._tables = None
 
     def __len__(self) -> int:
@@ -99,23 +96,33 @@ class EvalIndex:
         Deterministic: the earliest word position in the document that starts a protected gram wins;
         ties go to the smallest source_id, then to the longer gram.
         """
-        tables = self._built()
-        words = _Words.of(text)
-        best: tuple[int, int, int] | None = None  # (position, source rank, -length)
-        for length, table in tables.items():
-            if len(words) < length or len(table.hashes) == 0:
+        return self.match_batch(WordBatch.of([text]))[0]
+
+    def match_batch(self, words: WordBatch) -> list[tuple[str, str] | None]:
+        """match() of every text of a WordBatch: each length's grams of all its texts looked up at once."""
+        best: list[tuple[int, int, int] | None] = [None] * len(words.word_counts)  # (position, rank, -length)
+        first_word = np.cumsum(words.word_counts) - words.word_counts
+        for length, table in self._built().items():
+            if len(table.hashes) == 0:
                 continue
-            grams = words.gram_hashes(length)
-            slots = np.minimum(np.searchsorted(table.hashes, grams), len(table.hashes) - 1)
-            hits = np.flatnonzero(table.hashes[slots] == grams)
-            if len(hits):
-                position = int(hits[0])
-                candidate = (position, int(table.ranks[slots[position]]), -length)
-                best = candidate if best is None else min(best, candidate)
-        if best is None:
-            return None
-        position, rank, negative_length = best
-        return self._source_by_rank[rank], words.text(position, -negative_length)
+            grams, doc, first = words.gram_hashes(length, short_as_whole=False)
+            hit, slots = table.slots_of(grams)
+            # grams come in text order, then word order: a text's first hit is its earliest
+            texts, earliest = np.unique(doc[hit], return_index=True)
+            for d, k in zip(texts.tolist(), earliest.tolist()):
+                candidate = (int(first[hit[k]] - first_word[d]), int(table.ranks[slots[k]]), -length)
+                if best[d] is None or candidate < best[d]:
+                    best[d] = candidate
+        out: list[tuple[str, str] | None] = []
+        for d, found in enumerate(best):
+            if found is None:
+                out.append(None)
+                continue
+            position, rank, negative_length = found
+            start = int(words.word_starts[first_word[d] + position])
+            end = int(words.word_ends[first_word[d] + position - negative_length - 1])
+            out.append((self._source_by_rank[rank], words.buffer[start:end].tobytes().decode("utf-8")))
+        return out
 
     def _built(self) -> dict[int, _Table]:
         if self._tables is None:

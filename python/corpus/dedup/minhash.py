@@ -30,7 +30,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Iterator, Literal, Sequence
+from dataclasses import dataclass
+from typing import Callable, Iterator, Literal, Sequence
 
 import numpy as np
 
@@ -297,13 +298,28 @@ class MinHasher:
         """(num_perm,) signature of one document; values < 2**32."""
         return self.signatures([text])[0]
 
-    def signatures(self, texts: Sequence[str]) -> np.ndarray:
-        """(N, num_perm) signatures (uint32 for affine32, uint64 for legacy); one row per text, in order."""
+    def signatures(self, texts: Sequence[str], each_batch: Callable[[int, WordBatch], None] | None = None) -> np.ndarray:
+        """(N, num_perm) signatures (uint32 for affine32, uint64 for legacy); one row per text, in order.
+        each_batch(first row, words) is called with every batch's normalised words (decontamination)."""
         result = np.empty((len(texts), self.num_perm), dtype=self.dtype)
-        for start, stop in batches_by_size(texts, _TEXT_BATCH_CHARS):
-            hashes, shingle_counts = self._shingle_hashes(texts[start:stop])
-            result[start:stop] = self.signatures_of_hashes(hashes, shingle_counts)
+        for start, hashes, shingle_counts in self.shingled(texts, each_batch):
+            result[start:start + len(shingle_counts)] = self.signatures_of_hashes(hashes, shingle_counts)
         return result
+
+    def shingled(self, texts: Sequence[str], each_batch: Callable[[int, WordBatch], None] | None = None
+                 ) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+        """(first row, shingle hashes, shingle counts) of batches of about _TEXT_BATCH_CHARS characters;
+        each_batch(first row, words) sees each batch's WordBatch, normalised once for both."""
+        if self.shingle_hash != "poly64":
+            for start, stop in batches_by_size(texts, _TEXT_BATCH_CHARS):
+                if each_batch is not None:
+                    each_batch(start, WordBatch.of(texts[start:stop]))
+                yield start, *self._shingle_hashes(texts[start:stop])
+            return
+        for start, words in word_batches(texts):
+            if each_batch is not None:
+                each_batch(start, words)
+            yield start, *words.shingle_hashes(self.ngram)
 
     def signatures_of_hashes(self, hashes: np.ndarray, shingle_counts: np.ndarray) -> np.ndarray:
         """(N, num_perm) signatures from shingle_hashes' output (its 32-bit hashes, per-text counts).
@@ -376,14 +392,45 @@ def shingle_hashes(texts: Sequence[str], ngram: int = DEFAULT_NGRAM,
         return _sha1_shingle_hashes(texts, ngram)
     if shingle_hash != "poly64":
         raise ValueError(f"unknown shingle_hash {shingle_hash!r}")
-    normalised = [normalize_for_shingles(text) for text in texts]
-    word_counts = np.array([text.count(" ") + 1 if text else 0 for text in normalised], dtype=np.int64)
-    # Join non-empty texts with one space: then words of the whole batch are split by spaces alone.
-    buffer = np.frombuffer(" ".join(t for t in normalised if t).encode("utf-8"), dtype=np.uint8)
-    word_starts, word_ends = word_bounds(buffer)
-    first, last, doc = ngram_word_spans(word_counts, ngram, short_as_whole=True)
-    hashes = span_hashes64(buffer, word_starts[first], word_ends[last]).astype(np.uint32)
-    return hashes, np.bincount(doc, minlength=len(texts)).astype(np.int64)
+    return WordBatch.of(texts).shingle_hashes(ngram)
+
+
+def word_batches(texts: Sequence[str]) -> Iterator[tuple[int, WordBatch]]:
+    """(first row, WordBatch) of consecutive texts of about _TEXT_BATCH_CHARS characters each."""
+    for start, stop in batches_by_size(texts, _TEXT_BATCH_CHARS):
+        yield start, WordBatch.of(texts[start:stop])
+
+
+@dataclass
+class WordBatch:
+    """Texts normalised (normalize_for_shingles) and laid end to end as one UTF-8 buffer, with the byte
+    bounds of every word and the word count of every text: what MinHash shingles and decontamination
+    n-grams are both hashed from, so a batch is normalised once for both."""
+
+    buffer: np.ndarray
+    word_starts: np.ndarray
+    word_ends: np.ndarray
+    word_counts: np.ndarray
+
+    @classmethod
+    def of(cls, texts: Sequence[str]) -> WordBatch:
+        normalised = [normalize_for_shingles(text) for text in texts]
+        word_counts = np.array([text.count(" ") + 1 if text else 0 for text in normalised], dtype=np.int64)
+        # Join non-empty texts with one space: then words of the whole batch are split by spaces alone.
+        buffer = np.frombuffer(" ".join(t for t in normalised if t).encode("utf-8"), dtype=np.uint8)
+        word_starts, word_ends = word_bounds(buffer)
+        return cls(buffer, word_starts, word_ends, word_counts)
+
+    def gram_hashes(self, n: int, *, short_as_whole: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """poly_hash64 of every n-word gram of every text (a text shorter than n: its whole word sequence
+        if short_as_whole, else nothing), its text and its first word's global index."""
+        first, last, doc = ngram_word_spans(self.word_counts, n, short_as_whole=short_as_whole)
+        return span_hashes64(self.buffer, self.word_starts[first], self.word_ends[last]), doc, first
+
+    def shingle_hashes(self, ngram: int) -> tuple[np.ndarray, np.ndarray]:
+        """shingle_hashes(texts, ngram, "poly64") of the batch's texts."""
+        hashes, doc, _ = self.gram_hashes(ngram, short_as_whole=True)
+        return hashes.astype(np.uint32), np.bincount(doc, minlength=len(self.word_counts)).astype(np.int64)
 
 
 def _sha1_shingle_hashes(texts: Sequence[str], ngram: int) -> tuple[np.ndarray, np.ndarray]:

@@ -114,16 +114,16 @@ def shingle_sets(texts: Sequence[str], ngram: int = DEFAULT_NGRAM, *,
     return ShingleSets.concatenate(parts)
 
 
-def signatures_and_sets(hasher: MinHasher, texts: Sequence[str]) -> tuple[np.ndarray, ShingleSets]:
-    """hasher.signatures(texts) and shingle_sets(texts, hasher.ngram) from one shingling pass.
+def signatures_and_sets(hasher: MinHasher, texts: Sequence[str], each_batch=None) -> tuple[np.ndarray, ShingleSets]:
+    """hasher.signatures(texts) and shingle_sets(texts, hasher.ngram) from one shingling pass
+    (each_batch: as MinHasher.shingled).
 
     What a per-part worker calls: save the signatures as today and the sets with ShingleSets.save.
     """
     sigs = np.empty((len(texts), hasher.num_perm), dtype=hasher.dtype)
     parts = []
-    for a, b in batches_by_size(texts, _TEXT_BATCH_CHARS):
-        hashes, counts = shingle_hashes(texts[a:b], hasher.ngram, hasher.shingle_hash)
-        sigs[a:b] = hasher.signatures_of_hashes(hashes, counts)
+    for a, hashes, counts in hasher.shingled(texts, each_batch):
+        sigs[a:a + len(counts)] = hasher.signatures_of_hashes(hashes, counts)
         parts.append(sets_from_hashes(hashes, counts))
     return sigs, ShingleSets.concatenate(parts)
 

@@ -34,7 +34,7 @@ from corpus.dedup.decide import KEEP, REASON_NAMES, PartInputs, part_decisions
 from corpus.dedup.rounds import MAX_ROUNDS, RoundUnit, large_star_round, small_star_round
 from corpus.dedup.decontam import EvalIndex, index_from_bytes, index_to_bytes
 from corpus.dedup.published import COMPATIBLE, index_bytes
-from corpus.dedup.minhash import MinHasher, band_keys
+from corpus.dedup.minhash import MinHasher, WordBatch, band_keys, word_batches
 from corpus.dedup.verify import ShingleSets, signatures_and_sets
 from corpus.errors import CorpusError
 from corpus.config.ledger import load_ledger, select
@@ -132,25 +132,28 @@ def sign_part(u: SignUnit) -> dict:
                             dtype=np.uint8).reshape(len(texts), 32)
     work = [_save(u.staging, f"{u.key}.sha.npy", digests)]
     d = u.dedup
+    matches: list = []
+    index = _eval_index(*u.eval_index) if u.eval_index is not None else None
+
+    def decontaminate(first_row: int, words: WordBatch) -> None:  # on the words MinHash shingles too
+        if index is not None:
+            matches.extend((row, *m) for row, m in enumerate(index.match_batch(words), first_row) if m is not None)
+
     if d["near"]:
         hasher = _hasher(d["num_perm"], d["seed"], d["ngram_words"])
         if d["verify"] == "exact":  # the shingle sets confirm candidates; the signatures only make bands
-            sigs, sets = signatures_and_sets(hasher, texts)
+            sigs, sets = signatures_and_sets(hasher, texts, decontaminate)
             work += [_save(u.staging, f"{u.key}.sets.npy", sets.flat),
                      _save(u.staging, f"{u.key}.setoffsets.npy", sets.offsets)]
         else:
-            sigs = hasher.signatures(texts)
+            sigs = hasher.signatures(texts, decontaminate)
             work.append(_save(u.staging, f"{u.key}.sig.npy", sigs))
         work.append(_save(u.staging, f"{u.key}.bands.npy", band_keys(sigs, d["bands"])))
+    else:
+        for first_row, words in word_batches(texts):
+            decontaminate(first_row, words)
     if d["url"]:
         work.append(_save(u.staging, f"{u.key}.url.npy", url_signs(table)))
-    matches = []
-    if u.eval_index is not None:
-        index = _eval_index(*u.eval_index)
-        for row, text in enumerate(texts):
-            m = index.match(text)
-            if m is not None:
-                matches.append((row, m[0], m[1]))
     return {"key": u.key, "work": work, "rows": len(texts), "decontam": matches}
 
 
