@@ -103,3 +103,19 @@ def test_min_words_skips_tiny_items():
     index.add("answers", "")
     assert index.skipped_items == 2
     assert index.match("the answer is 42") is None
+
+
+def test_a_batch_matches_as_each_document_alone(gsm8k):
+    """match_batch (what the dedup stage runs: a batch's n-grams of every length looked up at once, behind
+    the bitmap) gives match() of each document: the same source, gram and first position."""
+    from corpus.dedup.minhash import word_batches
+
+    train, test = gsm8k
+    index = EvalIndex()
+    for text in test[:300]:
+        index.add("gsm8k-test", text)
+    index.add("short", "natalia sold clips")  # a short item: whole-sequence table of length 3
+    docs = train[:400] + test[:20] + ["", "Natalia sold clips to 48 of her friends"]
+    batched = [m for _, words in word_batches(docs) for m in index.match_batch(words)]
+    assert batched == [index.match(t) for t in docs]
+    assert sum(m is not None for m in batched) >= 21  # the test items themselves and the short phrase

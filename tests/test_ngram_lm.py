@@ -422,3 +422,14 @@ def test_malformed_tables_are_rejected() -> None:
         for array in arrays:
             with pytest.raises(ValueError):
                 NGramLM.from_bytes(replaced(good, name, array))
+
+
+def test_batch_scores_equal_single_scores_to_the_bit(model: NGramLM, real_documents: list[str]) -> None:
+    """log10_scores (a batch's n-grams looked up at once, the perplexity filter's path) gives exactly what
+    log10_score gives per document, for every batch size and with empty documents anywhere."""
+    single = [model.log10_score(t) for t in real_documents]
+    assert model.log10_scores([]) == []
+    for size in (1, 3, len(real_documents)):
+        batched = [s for i in range(0, len(real_documents), size) for s in model.log10_scores(real_documents[i:i + size])]
+        assert batched == single
+    assert model.perplexities(real_documents) == [model.perplexity(t) for t in real_documents]

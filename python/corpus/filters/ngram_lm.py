@@ -138,6 +138,13 @@ def lm_words(text: str) -> list[str]:
     return words
 
 
+def perplexity_of(log10_total: float, n_tokens: int) -> float:
+    """10 ** (-log10 P / tokens); inf for a text without words (its one token is </s>)."""
+    if n_tokens == 1:
+        return math.inf
+    return 10.0 ** (-log10_total / n_tokens)
+
+
 class NGramLM:
     """An interpolated Kneser–Ney word n-gram model; build with `train` or `from_bytes`."""
 
@@ -220,12 +227,43 @@ class NGramLM:
         unknown_share = int(np.count_nonzero(padded == UNK_ID)) * self._log10_unk_share  # each: its share of <unk>
         return unknown_share + self._log10_windows(padded, self.order), len(words) + 1
 
+    def log10_scores(self, texts: Sequence[str]) -> list[tuple[float, int]]:
+        """log10_score of each text, the windows of all of them looked up at once: the texts' padded ids
+        laid end to end, every window's terms computed, and each text's own windows summed on their own
+        in the same order as log10_score does, so every value is the same to the bit."""
+        if not texts:
+            return []
+        pad = [BOS_ID] * (self.order - 1)
+        flat: list[int] = []
+        starts, n_words = [], []
+        ids_get = self._ids.get
+        for text in texts:
+            words = lm_words(text)
+            starts.append(len(flat))
+            n_words.append(len(words))
+            flat += pad
+            flat += map(ids_get, words, repeat(UNK_ID))
+            flat.append(EOS_ID)
+        ids = np.array(flat, dtype=np.int64)
+        terms = self._window_terms(ids, self.order)
+        unknown = np.cumsum(ids == UNK_ID)
+        out = []
+        for start, count in zip(starts, n_words):
+            stop = start + count + self.order  # this text's padded ids: ids[start:stop]
+            n_unknown = int(unknown[stop - 1] - (unknown[start - 1] if start else 0))
+            unknown_share = n_unknown * self._log10_unk_share  # each: its share of <unk>
+            # its windows are the count + 1 that start at start .. start + count
+            total = float(np.add.accumulate(terms[start:start + count + 1].ravel())[-1])
+            out.append((unknown_share + total, count + 1))
+        return out
+
     def perplexity(self, text: str) -> float:
         """Per-token perplexity incl. </s>; inf for a text without words (see module doc)."""
-        total, n_tokens = self.log10_score(text)
-        if n_tokens == 1:
-            return math.inf
-        return 10.0 ** (-total / n_tokens)
+        return perplexity_of(*self.log10_score(text))
+
+    def perplexities(self, texts: Sequence[str]) -> list[float]:
+        """perplexity() of each text, scored together (log10_scores)."""
+        return [perplexity_of(total, n_tokens) for total, n_tokens in self.log10_scores(texts)]
 
     def _log10_windows(self, ids: np.ndarray, width: int) -> float:
         """Sum over every `width`-long window of `ids` of log10 P(last | rest), vectorised.
@@ -235,9 +273,13 @@ class NGramLM:
         first): log10 gamma before the first hit, log10 P at it, 0.0 after; and added sequentially in
         that row-major order: exactly the sequence of a scalar loop over windows and orders.
         """
-        n_windows = len(ids) - width + 1
-        if n_windows <= 0:
+        if len(ids) - width + 1 <= 0:
             return 0.0
+        return float(np.add.accumulate(self._window_terms(ids, width).ravel())[-1])  # sequential, unlike np.sum
+
+    def _window_terms(self, ids: np.ndarray, width: int) -> np.ndarray:
+        """The (windows, width) terms _log10_windows adds, one row per `width`-long window of `ids`."""
+        n_windows = len(ids) - width + 1
         # per order k, for the k-gram starting at each position: log10 P and (k < width) log10 gamma
         log10_p = [self._lookup_probs[0][ids]]  # S_1 is every id
         log10_gamma = [self._lookup_backoffs[0][ids]] if width > 1 else []
@@ -267,7 +309,7 @@ class NGramLM:
                 terms[:, j] = np.where(unresolved, term, 0.0)
                 if k > 1:
                     unresolved &= missed
-        return float(np.add.accumulate(terms.ravel())[-1])  # sequential, unlike np.sum's pairwise sum
+        return terms
 
     # ---- serialisation --------------------------------------------------------------------
 

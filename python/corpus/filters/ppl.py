@@ -98,8 +98,11 @@ class PerplexityFilter:
         self.lm = load_lm(resources["lm_path"], resources["lm_sha256"])
 
     def check(self, text: str) -> tuple[str, float] | None:
-        ppl = self.lm.perplexity(text)
-        return ("threshold", ppl) if ppl > self.threshold else None
+        return self.check_many([text])[0]
+
+    def check_many(self, texts: list[str]) -> list[tuple[str, float] | None]:
+        """check() of each text, scored together (the n-gram lookups of a whole batch at once)."""
+        return [("threshold", ppl) if ppl > self.threshold else None for ppl in self.lm.perplexities(texts)]
 
 
 FILTER = FilterSpec("ppl", PplParams, PerplexityFilter, prepare=train_model, identity=identity, rules=lambda p: ("threshold",))

@@ -172,38 +172,62 @@ class FilterChain:
     def check(self, text: str, url: str = "", doc_id: str = "", memo=None) -> Outcome:
         """The document's Outcome; with a filters.memo.ChainMemo, each memoised filter's result is taken
         from it when known and given to it when computed."""
-        values = list(self.defaults)
-        removed: list = []
-        digest = None
+        return self.check_many([text], [url], [doc_id], memo)[0]
+
+    def check_many(self, texts: list[str], urls: list[str], doc_ids: list[str], memo=None) -> list[Outcome]:
+        """check() of each document, one filter at a time over the documents still in: each sees what it
+        would see alone (filters run in chain order, a document leaves at its first failure), and a
+        checker with `check_many`/`annotate_many` gets them all in one call (the perplexity model looks
+        up a whole batch's n-grams at once)."""
+        n = len(texts)
+        values = [list(self.defaults) for _ in range(n)]
+        removed: list[list] = [[] for _ in range(n)]
+        texts = list(texts)
+        digests: list[bytes | None] = [None] * n
+        failed: list[tuple | None] = [None] * n
+        alive = list(range(n))
         for k, (name, checker, slot, width, reads, cleans) in enumerate(self.checkers):
+            if not alive:
+                break
             if cleans:  # clean(text) -> (text kept, removed lines, None or the rule dropping the document)
-                cleaned, lines, failed = checker.clean(text)
-                removed += [(name, rule, n, line) for rule, n, line in lines]
-                if failed is None and lines and not cleaned.strip():
-                    failed = (lines[-1][0], float(len(lines)), "every line removed")
-                if failed is not None:
-                    return Outcome(tuple(values), (name, failed[0], failed[1], failed[2] if len(failed) > 2 else None),
-                                   text, removed)
-                if cleaned != text:
-                    text, digest = cleaned, None
+                for i in alive:
+                    cleaned, lines, fail = checker.clean(texts[i])
+                    removed[i] += [(name, rule, count, line) for rule, count, line in lines]
+                    if fail is None and lines and not cleaned.strip():
+                        fail = (lines[-1][0], float(len(lines)), "every line removed")
+                    if fail is not None:
+                        failed[i] = (name, fail[0], fail[1], fail[2] if len(fail) > 2 else None)
+                    elif cleaned != texts[i]:
+                        texts[i], digests[i] = cleaned, None
+                alive = [i for i in alive if failed[i] is None]
                 continue
-            found = None
+            results: dict[int, tuple] = {}
             if memo is not None:
-                if digest is None:
-                    digest = document_digest(text, url, doc_id)
-                found = memo.get(k, digest)
-            if found is not None:
-                annotation, failed = found
-            else:
-                annotation, failed = self._apply(checker, slot, reads, text, url, doc_id, values)
+                for i in alive:
+                    if digests[i] is None:
+                        digests[i] = document_digest(texts[i], urls[i], doc_ids[i])
+                    found = memo.get(k, digests[i])
+                    if found is not None:
+                        results[i] = found
+            todo = [i for i in alive if i not in results]
+            for i, result in zip(todo, self._apply_many(checker, slot, reads, todo, texts, urls, doc_ids, values)):
+                results[i] = result
                 if memo is not None:
-                    memo.put(k, digest, annotation, failed)
-            if annotation is not None:
-                values[slot:slot + width] = annotation
-            if failed is not None:
-                return Outcome(tuple(values), (name, failed[0], failed[1], failed[2] if len(failed) > 2 else None),
-                               text, removed)
-        return Outcome(tuple(values), None, text, removed)
+                    memo.put(k, digests[i], *result)
+            for i in alive:
+                annotation, fail = results[i]
+                if annotation is not None:
+                    values[i][slot:slot + width] = annotation
+                if fail is not None:
+                    failed[i] = (name, fail[0], fail[1], fail[2] if len(fail) > 2 else None)
+            alive = [i for i in alive if failed[i] is None]
+        return [Outcome(tuple(values[i]), failed[i], texts[i], removed[i]) for i in range(n)]
+
+    def _apply_many(self, checker, slot, reads, todo, texts, urls, doc_ids, values) -> list[tuple]:
+        """(annotation or None, failure or None) of one filter on each document of `todo`."""
+        if slot is None and reads == "text" and hasattr(checker, "check_many"):
+            return [(None, fail) for fail in checker.check_many([texts[i] for i in todo])]
+        return [self._apply(checker, slot, reads, texts[i], urls[i], doc_ids[i], values[i]) for i in todo]
 
     def _apply(self, checker, slot, reads, text, url, doc_id, values) -> tuple:
         """(annotation or None, failure or None) of one filter on the document."""

@@ -108,11 +108,11 @@ def filter_part(u: FilterUnit) -> dict:
         removed = {k: [] for k in REMOVED_COLUMNS}
         cols = {k: batch.column(k).to_pylist() for k in IN_COLUMNS}
         docs_in += batch.num_rows
-        for i, text in enumerate(cols["text"]):
+        outcomes = chain.check_many(cols["text"], cols["url"], cols["id"], memo)
+        for i, (text, out) in enumerate(zip(cols["text"], outcomes)):
             sid = cols["source_id"][i]
             src = by_source.setdefault(sid, {"docs_in": 0, "docs_out": 0})
             src["docs_in"] += 1
-            out = chain.check(text, cols["url"][i], cols["id"][i], memo)
             values, failed = out.annotations, out.failed
             if out.removed:
                 record_removed(out.removed, cols["id"][i], sid, removed, cleaned_by_rule)
