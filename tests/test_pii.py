@@ -380,3 +380,16 @@ def test_precheck_never_hides_what_presidio_finds(regions: tuple[str, ...]) -> N
             detected += 1
             assert may_contain_pii(text, params), text
     assert detected >= 30  # non-vacuous: presidio did find things
+
+
+def test_the_assignment_gate_sees_every_case_form_the_name_regex_sees():
+    """The secret-assignment gate looks for pass/pwd/secret/token/key in the case-folded text: every
+    text the name regex matches (any letter case, the long s, the Kelvin sign) must open the gate."""
+    from corpus.pii.precheck import _SECRET_NAME, _may_hold_assignment
+
+    named = [text for text in ("PASSWORD=hunter2", "db_Pwd: x", "pa\u017f\u017fword = \"x\"", "api_\u212aEY=abc",
+                               "Secret: 1", "client_token=abc", "set MyKey := 3")
+             if _SECRET_NAME.search(text) is not None]
+    assert len(named) >= 4  # the forms the regex names, the long s and the Kelvin sign among them
+    assert all(_may_hold_assignment(text) for text in named)
+    assert not _may_hold_assignment("no secrets here")  # neither ':' nor '='
