@@ -21,6 +21,7 @@ import os
 import platform
 import resource
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -263,6 +264,24 @@ def write_results(json_path: Path | None, data: dict, *, md_path: Path | None = 
 
 
 # ---------------------------------------------------------------- building corpora
+
+
+# Per-document results the cache keeps (engine/cache.py): emptied before every measured stage run, so that
+# a run does its stage's whole work (a second run would otherwise take them from the first one's).
+MEMO_KINDS = ("filter-memo", "pii-memo", "tokens-encode")
+
+
+def drop_caches(artifacts: Path, kinds=MEMO_KINDS) -> None:
+    """Remove these kinds of cache entries (<artifacts>/cache/<kind>/) of a bench artifacts root."""
+    for kind in kinds:
+        shutil.rmtree(Path(artifacts) / "cache" / kind, ignore_errors=True)
+
+
+def config_artifacts(config: Path) -> Path:
+    """The artifacts root a bench config names."""
+    import tomllib
+
+    return Path(tomllib.loads(Path(config).read_text())["paths"]["artifacts"])
 
 
 def jsonl_line(text: str) -> bytes:

@@ -47,25 +47,17 @@ import tomllib
 from importlib import metadata
 from pathlib import Path
 
-from common import (BENCH, PY, REPO, STAGE_CHILD, best_of, ledger_row, measured, mirror_dir, sha256_of, stage_names,
-                    with_provenance, write_results)
+from common import (BENCH, MEMO_KINDS, PY, REPO, STAGE_CHILD, best_of, drop_caches, ledger_row, measured, mirror_dir,
+                    sha256_of, stage_names, with_provenance, write_results)
 from corpus.config import dump_toml
 from corpus.stages import STAGE as _STAGE, STAGES as _STAGES
 
 STAGES = stage_names()
 PINNED = "tokenize (pinned)"  # the tokenize stage with the tokenizer the bench trained given as a pinned file
-# Per-document results the cache keeps (engine/cache.py): emptied before every measured run, so a run does
-# its stage's whole work. One-time builds per reference / eval set, kept between runs and measured cold once:
-MEMO_KINDS = ("filter-memo", "pii-memo", "tokens-encode")
+# One-time builds per reference / eval set, kept between runs and measured cold once:
 ONE_TIME = {"filter": ("ppl-model",), "dedup": ("eval-index",)}
 # core-hours per TB of text at 2 workers with the tokenizer pinned (issue 31)
 E2E_TARGET_CORE_H_PER_TB = 220
-
-
-def drop_caches(artifacts: Path, kinds) -> None:
-    """Remove these kinds of cache entries (<artifacts>/cache/<kind>/) of a bench artifacts root."""
-    for kind in kinds:
-        shutil.rmtree(artifacts / "cache" / kind, ignore_errors=True)
 # The published per-part directory each stage reads (fetch reads the ledger, tokenize the shards).
 STAGE_INPUT = {s.name: _STAGE[s.reads].dirname for s in _STAGES if s.reads and _STAGE[s.reads].kind == "parts"}
 TARGETS = {"filters": 2.0, "minhash": 3.0, "tokenize_vs_raw": 0.95, "pii": 1 / 3}  # pii: wall <= 3x datatrove's

@@ -46,9 +46,9 @@ from pathlib import Path
 import numpy as np
 import zstandard
 
-from common import (BENCH, PY, REPO, STAGE_CHILD, best_of, build_big_source, jsonl_line, ledger_row, ledger_rows,
-                    loadavg, measured, mirror_dir, sha256_of, stage_names, write_config as config_file, write_ledger,
-                    write_permuted, write_results)
+from common import (BENCH, PY, REPO, STAGE_CHILD, best_of, build_big_source, config_artifacts, drop_caches, jsonl_line,
+                    ledger_row, ledger_rows, loadavg, measured, mirror_dir, sha256_of, stage_names,
+                    write_config as config_file, write_ledger, write_permuted, write_results)
 from corpus.formats.sources import read_documents
 
 STAGES = stage_names()
@@ -186,6 +186,7 @@ class Runner:
         out.parent.mkdir(parents=True, exist_ok=True)
         log = self.logs / f"{name}-{stage}-w{workers}.log"
         cmd = [PY, "-c", STAGE_CHILD, str(out), "--config", str(config), stage, "--workers", str(workers), "--force"]
+        drop_caches(config_artifacts(config))  # the stage's whole work, not the last run's per-document results
         m = measured(cmd, log=log, env=self.env, timeout=3600)
         if m["rc"] != 0:
             raise SystemExit(f"{name}: stage {stage} failed with {workers} workers; log: {log}")
@@ -344,6 +345,18 @@ def checks(res: dict) -> list[dict]:
     return out
 
 
+def end_to_end(entry: dict, w: int) -> dict | None:
+    """Core-seconds per MB of a size's input at w workers, every stage (tokenizer trained) and with
+    tokenize's pinned run in its place; None when a stage is missing."""
+    runs = {st: _run(entry, st, w) for st in ROWS}
+    if any(runs[st] is None for st in STAGES):
+        return None
+    trained = sum(runs[st]["wall_s"] for st in STAGES) * w / entry["input_mb"]
+    pinned = trained + ((runs[PINNED]["wall_s"] - runs["tokenize"]["wall_s"]) * w / entry["input_mb"]
+                        if runs[PINNED] else float("nan"))
+    return {"trained": trained, "pinned": pinned}
+
+
 def markdown(res: dict) -> str:
     L = [f"# Scale bench {res['date']} (bench/scale.py)", "",
          f"{res['cpus']} CPUs, load average before {res['load_before']}, after {res.get('load_after')}. "
@@ -372,6 +385,18 @@ def markdown(res: dict) -> str:
                     r = _run(e, stage, w)
                     cells.append(f"{r['wall_s']:.1f} / {r['peak_rss_mb']:.0f}" if r else "")
             L.append(f"| {stage} | " + " | ".join(cells) + " |")
+        L.append("")
+        L += ["End to end: core-seconds per MB of input (wall × workers ÷ MB, every stage in its own process) and "
+              "core-hours per TB (× 10⁶ ÷ 3600), with the BPE tokenizer trained and pinned:", "",
+              "| size | workers | core-s per MB (trained) | core-h per TB (trained) | core-s per MB (pinned) | "
+              "core-h per TB (pinned) |", "|---|---:|---:|---:|---:|---:|"]
+        for e in res["sizes"]:
+            for w in workers:
+                e2e = end_to_end(e, w)
+                if e2e:
+                    L.append(f"| {e['x']}x ({e['input_mb']} MB) | {w} | {e2e['trained']:.3f} | "
+                             f"{e2e['trained'] * 1e6 / 3600:.0f} | {e2e['pinned']:.3f} | "
+                             f"{e2e['pinned'] * 1e6 / 3600:.0f} |")
         L.append("")
         L += ["What each stage did (its summary line, 2 workers):", ""]
         for e in res["sizes"]:
