@@ -324,3 +324,26 @@ def test_a_long_document_is_done_in_pieces_with_the_same_result(articles, monkey
     np.testing.assert_array_equal(hashes, whole[1][0])
     np.testing.assert_array_equal(counts, whole[1][1])
     np.testing.assert_array_equal(hasher.signatures(texts), whole[2])
+
+
+@pytest.mark.parametrize("scheme", ["affine32", "legacy"])
+@pytest.mark.parametrize("num_perm, seed", [(128, 1), (100, 42), (16, 0)])
+def test_permutations_are_datasketchs_without_importing_it(scheme: str, num_perm: int, seed: int) -> None:
+    from corpus.dedup.minhash import datasketch_permutations
+
+    ours = datasketch_permutations(num_perm, seed, scheme)
+    theirs = MinHash(num_perm=num_perm, seed=seed, scheme=scheme).permutations
+    assert ours.dtype == theirs.dtype and np.array_equal(ours, theirs)
+
+
+def test_a_word_batch_hashes_its_grams_as_span_hashes64_does() -> None:
+    """WordBatch keeps one prefix sum for every gram length; each hash equals span_hashes64's."""
+    from corpus.dedup.minhash import WordBatch, span_hashes64
+
+    texts = ["The cat sat on the mat.", "", "Ünïcödé wörds, and numbers 12 345!", "one", "a b c d e f g h i j k l m n"]
+    words = WordBatch.of(texts)
+    for n in (1, 2, 5, 13):
+        for whole in (True, False):
+            hashes, doc, first = words.gram_hashes(n, short_as_whole=whole)
+            last = first + np.minimum(words.word_counts[doc], n) - 1
+            assert np.array_equal(hashes, span_hashes64(words.buffer, words.word_starts[first], words.word_ends[last]))
