@@ -347,3 +347,18 @@ def test_a_word_batch_hashes_its_grams_as_span_hashes64_does() -> None:
             hashes, doc, first = words.gram_hashes(n, short_as_whole=whole)
             last = first + np.minimum(words.word_counts[doc], n) - 1
             assert np.array_equal(hashes, span_hashes64(words.buffer, words.word_starts[first], words.word_ends[last]))
+
+
+def test_ascii_normalisation_deletes_what_the_regex_deletes() -> None:
+    """An ASCII text is normalised with one str.translate; every ASCII character, alone and between
+    words, gives what the Unicode regex path gives."""
+    import re
+
+    from corpus.dedup.minhash import normalize_for_shingles
+
+    def by_regex(text: str) -> str:
+        return " ".join(re.sub(r"[^\w\s]", "", text.lower()).replace("_", "").split())
+
+    for c in map(chr, range(128)):
+        for text in (c, f"Ab{c}Cd ef", f"x {c} y", f"{c}{c}Q_{c}"):
+            assert normalize_for_shingles(text) == by_regex(text), repr(text)

@@ -93,7 +93,14 @@ def normalize_for_shingles(text: str) -> str:
     return " ".join(pieces)
 
 
+# ASCII characters _PUNCTUATION deletes, and "_": on an ASCII text one str.translate does what the regex and
+# the replace do, twice as fast (tests/test_minhash.py checks every ASCII character).
+_ASCII_DELETE = {c: None for c in range(128) if not chr(c).isalnum() and not chr(c).isspace()}
+
+
 def _normalize_piece(text: str) -> str:
+    if text.isascii():
+        return " ".join(text.lower().translate(_ASCII_DELETE).split())
     return " ".join(_PUNCTUATION.sub("", text.lower()).replace("_", "").split())
 
 
