@@ -14,7 +14,9 @@ scored (what every other filter kept), one core, in this process, no I/O: ours i
 document (QualityFilter.annotate: classifier_text, fastText's predictor, the float32 score) on the model
 as the filter loads it (corpus.filters.quality.load_model: its memory collapsed into 2 MiB pages,
 engine/hugepages.py), datatrove's is FastTextClassifierFilter.filter on a Document with the same model
-file (fasttext-predict underneath both); the best of 3 alternating rounds. `ours_4k_pages` is our scoring
+file (fasttext-predict underneath both). On a machine shared with other work each is timed in CPU time of
+this process, in chunks of 500 documents that the three score in turn three times, the fastest of each per
+chunk summed: a burst of other load then costs all three alike. `ours_4k_pages` is our scoring
 on the same file loaded plainly (4 KiB pages, as datatrove's is), so the gain of the huge pages shows apart
 from the rest; its scores are checked to be the same. The share of the filter stage is our scoring time
 over the stage's core-seconds (its wall time x workers)."""
@@ -38,6 +40,9 @@ POSITIVE = ["wikitext2-test", "state-union", "inaugural", "lee-background", "min
 NEGATIVE = ["webtext", "abc-news"]
 CAPS = {"webtext": 5000, "abc-news": 5000}
 ROUNDS = 3
+CHUNK_DOCS = 500
+METHOD = (f"CPU time of this process (time.process_time); the documents in chunks of {CHUNK_DOCS}, each chunk scored "
+          f"{ROUNDS} times by the three in turn, the fastest of each per chunk, summed over the chunks")
 
 
 def scored_documents(stage: Path) -> tuple[list[str], dict[str, dict[str, int]]]:
@@ -87,29 +92,41 @@ def speed(texts: list[str], model_path: Path, sha256: str) -> dict:
     huge_after = _anon_huge_kb()  # the two plain loads add no huge page (the process's other memory may have some)
     annotate = ours_filter.annotate
     same = all(annotate(t)[0][0] == float(np.float32(score(plain, classifier_text(t), "__label__hq"))) for t in texts)
-    rounds: dict[str, list[float]] = {"ours": [], "ours_4k_pages": [], "datatrove": []}
-    for _ in range(ROUNDS):  # alternating, the best of each: the least disturbed by other load
-        t0 = time.perf_counter()
-        for text in texts:
+
+    def ours(chunk: list[str]) -> None:
+        for text in chunk:
             annotate(text)  # the filter chain's call per document
-        rounds["ours"].append(time.perf_counter() - t0)
-        t0 = time.perf_counter()
-        for text in texts:
+
+    def ours_4k(chunk: list[str]) -> None:
+        for text in chunk:
             np.float32(score(plain, classifier_text(text), "__label__hq"))
-        rounds["ours_4k_pages"].append(time.perf_counter() - t0)
-        docs = [Document(text=t, id=str(i)) for i, t in enumerate(texts)]  # filter() rewrites doc.text
-        t0 = time.perf_counter()
+
+    def theirs(docs: list) -> None:
         for d in docs:
             dt.filter(d)
-        rounds["datatrove"].append(time.perf_counter() - t0)
-    ours, plain_s, theirs = (min(rounds[k]) for k in ("ours", "ours_4k_pages", "datatrove"))
+
+    impls = {"ours": ours, "ours_4k_pages": ours_4k, "datatrove": theirs}
+    cpu = dict.fromkeys(impls, 0.0)
+    for start in range(0, len(texts), CHUNK_DOCS):  # each chunk: the three alternating, the fastest of each
+        chunk = texts[start:start + CHUNK_DOCS]
+        best = dict.fromkeys(impls, float("inf"))
+        for _ in range(ROUNDS):
+            for name, fn in impls.items():
+                # datatrove's filter() rewrites doc.text: fresh Documents each time, made off the clock
+                arg = [Document(text=t, id=str(i)) for i, t in enumerate(chunk)] if fn is theirs else chunk
+                t0 = time.process_time()
+                fn(arg)
+                best[name] = min(best[name], time.process_time() - t0)
+        for name in impls:
+            cpu[name] += best[name]
+    ours_s, plain_s, theirs_s = cpu["ours"], cpu["ours_4k_pages"], cpu["datatrove"]
     mb = sum(len(t.encode()) for t in texts) / 1e6
-    return {"documents": len(texts), "text_mb": round(mb, 2), "ours_s": round(ours, 3), "datatrove_s": round(theirs, 3),
-            "ours_docs_per_s": round(len(texts) / ours), "datatrove_docs_per_s": round(len(texts) / theirs),
-            "speedup": round(theirs / ours, 2), "target": ">= 2", "ok": theirs / ours >= 2,
+    return {"documents": len(texts), "text_mb": round(mb, 2), "method": METHOD,
+            "ours_s": round(ours_s, 3), "datatrove_s": round(theirs_s, 3),
+            "ours_docs_per_s": round(len(texts) / ours_s), "datatrove_docs_per_s": round(len(texts) / theirs_s),
+            "speedup": round(theirs_s / ours_s, 2), "target": ">= 2", "ok": theirs_s / ours_s >= 2,
             "ours_4k_pages_s": round(plain_s, 3), "ours_4k_pages_docs_per_s": round(len(texts) / plain_s),
-            "speedup_4k_pages": round(theirs / plain_s, 2), "scores_identical_4k_pages": same,
-            "rounds_s": {k: [round(x, 3) for x in v] for k, v in rounds.items()},
+            "speedup_4k_pages": round(theirs_s / plain_s, 2), "scores_identical_4k_pages": same,
             "huge_pages": {"model_mb_collapsed": round(pages["huge"] / 1e6, 1), "added_mb": round(pages["added"] / 1e6, 1),
                            "collapse_s": round(pages["seconds"], 3), "load_s": round(ours_load, 3),
                            "added_by_the_plain_loads_mb": None if huge_before is None or huge_after is None
