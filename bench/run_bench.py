@@ -218,6 +218,35 @@ class Bench:
             rows.append(self.stage_row(pinned, "tokenize", PINNED, w, artifacts))
         return rows
 
+    def run_pipeline(self, data: dict) -> list[dict]:
+        """`corpus run --force` with the tokenizer pinned, one child per worker count, as a user runs the
+        pipeline end to end: one process (imports once), stages after fetch recomputed (fetch is current:
+        its cost is its own row's), per-document caches emptied first. Per-stage seconds from its table."""
+        artifacts = Path(data["paths"]["artifacts"])
+        config = self.work / "bench-tokenize-pinned.toml"
+        out_rows = []
+        for w in self.args.workers:
+            out = self.work / "stage-json" / f"run-w{w}.json"
+            log = self.logs / f"run-w{w}.log"
+            cmd = [PY, "-c", STAGE_CHILD, str(out), "--config", str(config), "run", "--force", "--workers", str(w)]
+            runs = []
+            for _ in range(self.args.repeat):
+                drop_caches(artifacts, MEMO_KINDS)
+                log.unlink(missing_ok=True)
+                m = measured(cmd, log=log, env=self.env, timeout=self.args.timeout)
+                if m["rc"] != 0:
+                    raise SystemExit(f"corpus run failed with workers {w}; log: {log}")
+                table = {}
+                for line in log.read_text(errors="replace").splitlines():
+                    parts = line.split()
+                    if len(parts) >= 3 and parts[0] in STAGES and parts[1] in ("current", "computed", "recomputed"):
+                        table[parts[0]] = {"status": parts[1], "seconds": float(parts[2])}
+                runs.append({**m, **json.loads(out.read_text()), "stages": table})
+            row = {"workers": w, **best_of(runs)}
+            out_rows.append(row)
+            self.log(f"corpus run --force workers {w}: {row['wall_s']:6.2f} s")
+        return out_rows
+
     def stage_row(self, config: Path, stage: str, name: str, w: int, artifacts: Path, cold: bool = False) -> dict:
         out = self.work / "stage-json" / f"{name.replace(' ', '-')}-w{w}.json"
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -394,6 +423,7 @@ class Bench:
                                   "work": str(self.work)}
         self.log(f"work dir {self.work}")
         self.results["stages"] = self.run_stages(self.config_path, data)
+        self.results["pipeline_runs"] = self.run_pipeline(data)
         self.results["stage_inputs"] = stage_inputs(self.config_path)
         for row in self.results["stages"]:
             inp = self.results["stage_inputs"]["tokenize" if row["stage"] == PINNED else row["stage"]]
@@ -449,6 +479,11 @@ def end_to_end(res: dict) -> dict:
             entry["bpe_training_s"] = rows["tokenize"]["wall_s"] - rows[PINNED]["wall_s"]
         entry["one_time_s"] = {st: rows[st]["cold_wall_s"] - rows[st]["wall_s"] for st in ONE_TIME
                                if st in rows and "cold_wall_s" in rows[st]}
+        run = next((r for r in res.get("pipeline_runs", []) if r["workers"] == w), None)
+        if run is not None and "fetch" in rows:  # corpus run (fetch current) + the fetch stage's own row
+            entry["run_core_s_per_mb"] = (run["wall_s"] + rows["fetch"]["wall_s"]) * w / mb
+            entry["run_core_h_per_tb"] = entry["run_core_s_per_mb"] * 1e6 / 3600
+            entry["run_stage_seconds"] = {st: v["seconds"] for st, v in run.get("stages", {}).items()}
         out["by_workers"][str(w)] = entry
     return out
 
@@ -595,6 +630,15 @@ def markdown(res: dict) -> str:
         for st in ONE_TIME:
             L.append(f"| one-time build in {st} ({', '.join(ONE_TIME[st])}), s | "
                      + " | ".join(_f(e2e["by_workers"][w]["one_time_s"].get(st)) for w in ws) + " |")
+        if any("run_core_h_per_tb" in e2e["by_workers"][w] for w in ws):
+            L.append("")
+            L.append("The same pipeline as a user runs it end to end, `corpus run --force` in one process (tokenizer "
+                     "pinned; fetch is current there, so its own stage row is added): core-hours per TB "
+                     + ", ".join(f"{_f(e2e['by_workers'][w].get('run_core_h_per_tb'), 0)} at {w} worker(s)" for w in ws)
+                     + ". Stage seconds inside the run (imports and pools of the process not included): "
+                     + "; ".join(f"{w} worker(s): " + ", ".join(f"{st} {v:.1f}" for st, v in
+                                                            e2e["by_workers"][w].get("run_stage_seconds", {}).items())
+                                 for w in ws) + ".")
     peers = res.get("peers")
     if peers:
         runs = peers["runs"]
