@@ -1,6 +1,6 @@
 """C4 quality, FineWeb quality and C4 bad words: our rules against datatrove's blocks on the same
 documents — keep/drop agreement (with the disagreements sorted into classes) and documents per second,
-one process each, side by side in one run.
+one process each, side by side in one run; the fastest of a few alternating passes of each side.
 
     python bench/web_rules.py                       # real text of the demo ledger + extracted web pages
     python bench/web_rules.py --corpus data.jsonl.zst --json out.json
@@ -97,6 +97,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--corpus", type=Path, default=None)
     ap.add_argument("--limit", type=int, default=3000, help="documents per ledger source (default 3000)")
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--repeat", type=int, default=5, help="timed passes per block and set, at most (default 5)")
+    ap.add_argument("--budget-s", type=float, default=10.0,
+                    help="no further pass once datatrove's passes of a block and set add up to this (default 10)")
     a = ap.parse_args(argv)
     from datatrove.data import Document
     from datatrove.pipeline.filters import C4BadWordsFilter, C4QualityFilter, FineWebQualityFilter
@@ -129,12 +132,17 @@ def main(argv: list[str] | None = None) -> int:
         r: dict = {}
         for set_name, docs in sets.items():
             theirs(docs[0]), ours(docs[0])  # first-call set-up (regexes, NLTK) outside the timing
-            t0 = time.perf_counter()
-            dt = [theirs(t) for t in docs]
-            t_theirs = time.perf_counter() - t0
-            t0 = time.perf_counter()
-            us = [ours(t) for t in docs]
-            t_ours = time.perf_counter() - t0
+            # alternate passes, the fastest of each side: one pass of a few ms (ours on the 55 pages) is at the
+            # mercy of one preemption on a shared machine; passes stop when datatrove's add up to --budget-s
+            times_theirs, times_ours = [], []
+            while len(times_theirs) < a.repeat and sum(times_theirs) < a.budget_s:
+                t0 = time.perf_counter()
+                dt = [theirs(t) for t in docs]
+                times_theirs.append(time.perf_counter() - t0)
+                t0 = time.perf_counter()
+                us = [ours(t) for t in docs]
+                times_ours.append(time.perf_counter() - t0)
+            t_theirs, t_ours = min(times_theirs), min(times_ours)
             classes: dict[str, int] = {}
             for t, a_, b_ in zip(docs, dt, us):
                 if a_ != b_:
@@ -144,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
             r[set_name] = {"docs": len(docs), "agreement": sum(x == y for x, y in zip(dt, us)) / len(docs),
                            "kept_datatrove": sum(dt), "kept_ours": sum(us), "disagreements": classes,
                            "docs_per_s_datatrove": len(docs) / t_theirs, "docs_per_s_ours": len(docs) / t_ours,
-                           "speedup": t_theirs / t_ours}
+                           "speedup": t_theirs / t_ours, "passes": len(times_theirs)}
         res["blocks"][name] = r
         print(name, json.dumps(r), file=sys.stderr)
     write_results(a.json, res)
