@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
 
-from corpus.stages.tokenize import _batches, _cuttable, _encode_in_pieces, encode_docs
+from corpus.stages.tokenize import _cuttable, _tasks, encode_docs
 from corpus.tokens.pieces import cuttable, pieces
 
 WIKITEXT_TEST = "4f3e427e4aff23acff917a8a51aeae21bf12832256e26914c8fc250dcef4103c"
@@ -45,7 +45,8 @@ def test_pieces_give_the_ids_of_the_whole_text(wiki, variant):
     whole = np.array(tok.encode(text, add_special_tokens=False).ids, dtype=np.int64)
     cut = list(pieces(text, 5000))
     assert len(cut) > 100 and "".join(cut) == text
-    np.testing.assert_array_equal(_encode_in_pieces(tok, text, 20_000), whole)
+    alone, _ = encode_docs(tok, [text], 0, np.dtype("uint16"), max_chars=20_000)  # tasks of pieces
+    np.testing.assert_array_equal(alone[:-1], whole)
     # and through encode_docs, where a long text goes alone between short ones
     tokens, lengths = encode_docs(tok, ["short one", text, "another"], 0, np.dtype("uint16"), max_chars=20_000)
     assert lengths.tolist() == [len(tok.encode("short one").ids) + 1, len(whole) + 1, len(tok.encode("another").ids) + 1]
@@ -69,7 +70,11 @@ def test_other_tokenizers_are_encoded_whole(wiki):
 def test_a_text_without_a_cut_is_one_piece():
     assert list(pieces("x" * 50 + " 1 2 3", 10)) == ["x" * 50 + " 1 2 3"]
     assert list(pieces("ab cd ef gh", 2)) == ["ab", " cd", " ef", " gh"]
-    assert _batches(["a", "b" * 30, "c", "d"], 10) == [(0, 1), (1, 2), (2, 4)]
+    docs = [(t, "train") for t in ["a", "b" * 30, "c", "d"]]
+    assert list(_tasks(docs, 10, False)) == [("train", ["a"], "docs"), ("train", ["b" * 30], "docs"),
+                                             ("train", ["c", "d"], "docs")]
+    kinds = [kind for _, _, kind in _tasks([("ab cd ef gh ij kl", "val")], 8, True)]
+    assert kinds == ["piece", "last"]
 
 
 def test_the_trainer_fed_a_long_text_in_pieces_learns_the_same_tokenizer(wiki):
@@ -89,3 +94,26 @@ def test_the_trainer_fed_a_long_text_in_pieces_learns_the_same_tokenizer(wiki):
     fed = list(trainer_texts([text, "a short one"], pre_tokenizers.ByteLevel(add_prefix_space=False)))
     assert len(fed) > 3 and "".join(fed) == text + "a short one"
     assert train(fed) == train([text, "a short one"])
+
+
+def test_the_re2_long_run_check_is_the_python_one():
+    """The trainer's feed finds long runs with Arrow's RE2 (tokenize._trainer_feed): its whitespace class is
+    code point for code point the one of the Python pattern, and the feed is trainer_texts exactly."""
+    import sys
+
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from corpus.stages.tokenize import WHITE_SPACE_RE2, _trainer_feed, trainer_texts
+
+    chars = [chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF]
+    white = pc.match_substring_regex(pa.array(chars), f"^[{WHITE_SPACE_RE2}]$").to_pylist()
+    assert white == [c.isspace() and not "\x1c" <= c <= "\x1f" for c in chars]  # Python's \s, less \x1c-\x1f
+
+    pre = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    texts = ["plain words", "x" * 40 + " y", " " * 30 + "z", "\u3000" * 25, "\x1c" * 30, "é" * 19 + " " + "é" * 21,
+             "ab cd " * 30, "short"]
+    arrays = [pa.array(texts[:3]), pa.array([], pa.string()), pa.array(texts[3:])]
+    for cap, size in ((20, 1000), (20, 50), (1000, 1000)):  # size: which texts take trainer_texts' path
+        assert list(_trainer_feed(arrays, pre, cap, size)) == list(trainer_texts(texts, pre, cap))
+    assert list(_trainer_feed(arrays, pre, 20)) != texts  # the long runs were cut

@@ -34,9 +34,11 @@ import logging
 import os
 import re
 import time
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 import numpy as np
 import pyarrow.compute as pc
@@ -119,8 +121,9 @@ def load_corpus_manifest(config: Config) -> tuple[dict, str]:
 
 # ---------------------------------------------------------------- tokenizer
 
-def train_tokenizer(texts, vocab_size: int, eos: str) -> bytes:
-    """Byte-level BPE trained on `texts` (in a fixed order): the same texts give the same bytes."""
+def train_tokenizer(texts, vocab_size: int, eos: str, *, arrays: bool = False) -> bytes:
+    """Byte-level BPE trained on `texts` (in a fixed order): the same texts give the same bytes.
+    `arrays`: `texts` are Arrow string arrays (`_sample_arrays`), fed through `_trainer_feed`."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
     tok = Tokenizer(models.BPE())
@@ -128,7 +131,8 @@ def train_tokenizer(texts, vocab_size: int, eos: str) -> bytes:
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=[eos, *PLACEHOLDERS],
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
-    tok.train_from_iterator(trainer_texts(texts, tok.pre_tokenizer), trainer=trainer)
+    feed = _trainer_feed(texts, tok.pre_tokenizer) if arrays else trainer_texts(texts, tok.pre_tokenizer)
+    tok.train_from_iterator(feed, trainer=trainer)
     # The placeholders keep the ids the trainer gave them but are not special: decode keeps them.
     return hf.unmark_special(tok.to_str().encode("utf-8"), PLACEHOLDERS)
 
@@ -160,6 +164,54 @@ def trainer_texts(texts, pre_tokenizer, cap: int = TRAIN_MAX_WORD) -> Iterator[s
         yield text[start:] if start else text
 
 
+# Unicode White_Space, the characters of `_long_run`'s whitespace runs (Python's \s without \x1c-\x1f), as
+# an RE2 class: code point for code point the same set (tests/test_token_pieces.py checks every one).
+WHITE_SPACE_RE2 = r"\x{9}-\x{d}\x{20}\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}-\x{2029}\x{202f}\x{205f}\x{3000}"
+
+
+def _long_run_re2(cap: int) -> str:
+    """`_long_run(cap)` for Arrow's RE2 (pyarrow.compute.match_substring_regex): the same matches."""
+    return f"[^{WHITE_SPACE_RE2}]{{{cap},}}|[{WHITE_SPACE_RE2}]{{{cap},}}"
+
+
+def _trainer_feed(arrays, pre_tokenizer, cap: int = TRAIN_MAX_WORD, size: int = TRAIN_PIECE_CHARS) -> Iterator[str]:
+    """`trainer_texts` of the texts of these Arrow string arrays, the same strings in the same order:
+    FEED_CHECK_BYTES of texts at a time are checked for a run of `cap` characters and for length by
+    Arrow's compute functions (RE2: ~0.1 s for 54 MB of text, where Python's regex took 1.6 s, serially,
+    in the driver while the trainer waited for texts), and only a text that has one goes through
+    `trainer_texts`."""
+    import pyarrow as pa
+
+    pattern = _long_run_re2(cap)
+
+    def check(chunk: list) -> Iterator[str]:
+        arr = pa.concat_arrays(chunk)
+        slow = pc.or_(pc.match_substring_regex(arr, pattern), pc.greater(pc.utf8_length(arr), size))
+        if not pc.any(slow).as_py():
+            yield from arr.to_pylist()
+            return
+        for text, cut in zip(arr.to_pylist(), slow.to_pylist()):
+            if cut:
+                yield from trainer_texts([text], pre_tokenizer, cap)
+            else:
+                yield text
+
+    chunk, nbytes = [], 0
+    for arr in arrays:
+        chunk.append(arr)
+        nbytes += arr.nbytes
+        if nbytes >= FEED_CHECK_BYTES:
+            yield from check(chunk)
+            chunk, nbytes = [], 0
+    if chunk:
+        yield from check(chunk)
+
+
+# the trainer's feed is checked this many bytes of text at a time: each check compiles its RE2 pattern
+# (~6 ms: a batch of 128 rows at a time spent more compiling than matching)
+FEED_CHECK_BYTES = 4 << 20
+
+
 def _train_pieces(texts, size: int = TRAIN_PIECE_CHARS) -> Iterator[str]:
     """Each text, a long one cut where the byte-level pre-tokenizer splits anyway (tokens/pieces.py): the
     trainer counts the same words, without pre-tokenizing a whole long document at once."""
@@ -189,6 +241,13 @@ def train_sample(config: Config, manifest: dict) -> tuple[Iterator[str], str]:
     whether a document is chosen depends on its id and the seed only — in shard order. The trainer's
     memory grows with the distinct words it counts, so a stream of everything would not bound it: the
     sample does, and a BPE vocabulary of this size is settled well before 32 MiB of text."""
+    arrays, what = _sample_arrays(config, manifest)
+    return (text for arr in arrays for text in arr.to_pylist()), what
+
+
+def _sample_arrays(config: Config, manifest: dict):
+    """train_sample's texts as the Arrow arrays of each record batch (the trainer's feed checks them for
+    long words in C++, `_trainer_feed`), and what was sampled."""
     tcfg = config["tokenize"]
     budget_bytes = tcfg["train_sample_bytes"]
     total = 0
@@ -198,16 +257,18 @@ def train_sample(config: Config, manifest: dict) -> tuple[Iterator[str], str]:
     if total <= budget_bytes:
         def everything():
             for b in _train_batches(config, manifest, ["text"]):
-                yield from pc.filter(b.column("text"), pc.equal(b.column("split"), "train")).to_pylist()
+                yield pc.filter(b.column("text"), pc.equal(b.column("split"), "train"))
         return everything(), f"the train split ({total} bytes of text)"
     cut = int(budget_bytes / total * 2**64)
     seed = tcfg["seed"]
 
     def sample():
+        import pyarrow as pa
+
         for b in _train_batches(config, manifest, ["id", "text"]):
-            for doc_id, text, split in zip(*(b.column(c).to_pylist() for c in ("id", "text", "split"))):
-                if split == "train" and _sample_key(seed, doc_id) < cut:
-                    yield text
+            ids, splits = b.column("id").to_pylist(), b.column("split").to_pylist()
+            yield pc.filter(b.column("text"), pa.array([split == "train" and _sample_key(seed, doc_id) < cut
+                                                        for doc_id, split in zip(ids, splits)], pa.bool_()))
     return sample(), f"a seeded sample of about {budget_bytes} of the train split's {total} bytes of text"
 
 
@@ -249,9 +310,12 @@ def trained_before(config: Config, trained_from: dict) -> tuple[bytes, str] | No
     return None
 
 
-def resolve_tokenizer(config: Config, manifest: dict, trained_from: dict | None = None) -> tuple[bytes, str]:
+def resolve_tokenizer(config: Config, manifest: dict, trained_from: dict | None = None,
+                      timing: dict | None = None) -> tuple[bytes, str]:
     """(tokenizer.json bytes, tokenizer_id): the pinned file, or one trained on the train split (or the
-    same one a published token directory trained with `trained_from`)."""
+    same one a published token directory trained with `trained_from`). `timing` gets the training's
+    seconds: `sample_s` (the pass that sizes the train split) and `train_s` (reading the sample and
+    training, which overlap)."""
     tcfg = config["tokenize"]
     if tcfg["tokenizer"]:
         path = Path(tcfg["tokenizer"])
@@ -271,13 +335,15 @@ def resolve_tokenizer(config: Config, manifest: dict, trained_from: dict | None 
     if reused is not None:  # the same corpus and training settings: the same bytes, without training
         log.info("tokenizer: the one trained on this corpus with these settings (%s)", reused[1])
         return reused
+    timing = {} if timing is None else timing
     t0 = time.monotonic()
-    texts, sampled = train_sample(config, manifest)
-    t0 = time.monotonic()
-    data = train_tokenizer(texts, tcfg["vocab_size"], tcfg["eos_token"])
+    arrays, sampled = _sample_arrays(config, manifest)
+    t1 = time.monotonic()
+    data = train_tokenizer(arrays, tcfg["vocab_size"], tcfg["eos_token"], arrays=True)
     release_freed_memory(collect=True)  # the trainer's word and pair tables: not carried through encode
-    log.info("trained a byte-level BPE tokenizer (vocab %d) on %s in %.1fs", tcfg["vocab_size"], sampled,
-             time.monotonic() - t0)
+    timing.update(sample_s=round(t1 - t0, 3), train_s=round(time.monotonic() - t1, 3))
+    log.info("trained a byte-level BPE tokenizer (vocab %d) on %s in %.1fs (sizing the sample %.1fs of it)",
+             tcfg["vocab_size"], sampled, time.monotonic() - t0, t1 - t0)
     return data, f"bpe{tcfg['vocab_size']}-{sha256_bytes(data)[:12]}"
 
 
@@ -321,39 +387,54 @@ def _tokenizer(path: str):
     return Tokenizer.from_file(path)
 
 
-def _batches(texts: list[str], max_chars: int = ENCODE_BATCH_CHARS_PER_THREAD) -> list[tuple[int, int]]:
-    out, start, chars = [], 0, 0
-    for i, t in enumerate(texts):
-        if len(t) > max_chars:  # a long document goes alone (encode_docs may encode it in pieces)
-            if start < i:
-                out.append((start, i))
-            out.append((i, i + 1))
-            start, chars = i + 1, 0
+def _tasks(docs: Iterable[tuple[str, str]], limit: int, cut: bool) -> Iterator[tuple[str, list[str], str]]:
+    """The encode tasks of (text, split) documents, in order: (split, texts, kind). A split's documents
+    are gathered until ENCODE_BATCH_DOCS of them or `limit` characters (kind "docs"); a longer document
+    goes alone: encoded whole, or when `cut` (tokens/pieces.py) in pieces of limit/4 characters, `limit`
+    of them a task ("piece", then "last"). Only a split's own order matters: its tasks are written in
+    the order they come."""
+    texts: dict[str, list[str]] = {}
+    chars: dict[str, int] = {}
+    for text, split in docs:
+        if len(text) > limit:
+            if texts.get(split):
+                yield split, texts.pop(split), "docs"
+                chars[split] = 0
+            if not cut:
+                yield split, [text], "docs"
+                continue
+            batch, n = [], 0
+            for piece in pieces.pieces(text, max(1, limit // 4)):
+                if n >= limit:
+                    yield split, batch, "piece"
+                    batch, n = [], 0
+                batch.append(piece)
+                n += len(piece)
+            yield split, batch, "last"
             continue
-        chars += len(t)
-        if i + 1 - start >= ENCODE_BATCH_DOCS or chars >= max_chars:
-            out.append((start, i + 1))
-            start, chars = i + 1, 0
-    if start < len(texts):
-        out.append((start, len(texts)))
-    return out
+        texts.setdefault(split, []).append(text)
+        chars[split] = chars.get(split, 0) + len(text)
+        if len(texts[split]) >= ENCODE_BATCH_DOCS or chars[split] >= limit:
+            yield split, texts.pop(split), "docs"
+            chars[split] = 0
+    for split, rest in texts.items():
+        if rest:
+            yield split, rest, "docs"
 
 
 def encode_docs(tok, texts: list[str], eos_id: int, dtype: np.dtype,
                 max_chars: int = ENCODE_BATCH_CHARS_PER_THREAD) -> tuple[np.ndarray, np.ndarray]:
-    """(tokens in `dtype`, lengths): each text encoded without added special tokens, plus one EOS.
-    encode_batch_fast: the same ids as encode_batch, without computing the offsets we never use."""
-    tokens, lengths = [], []
-    eos = np.array([eos_id], dtype=np.int64)
-    for a, b in _batches(texts, max_chars):
-        if b - a == 1 and len(texts[a]) > max_chars and _cuttable(tok):  # a long document alone: in pieces
-            docs = [_encode_in_pieces(tok, texts[a], max_chars)]
+    """(tokens in `dtype`, lengths): each text encoded without added special tokens, plus one EOS, in
+    this thread (the encode stage's tasks, one after another)."""
+    tokens, lengths, open_doc = [], [], 0
+    for _, batch, kind in _tasks(((t, "") for t in texts), max_chars, _cuttable(tok)):
+        flat, n = _encode_task(tok, batch, eos_id, dtype, kind)
+        tokens.append(flat)
+        if n is None:
+            open_doc += len(flat)
         else:
-            docs = _ids(tok, texts[a:b])
-        flat = np.concatenate([x for d in docs for x in (d, eos)])  # exactly one EOS after every document
-        check_range(flat, dtype)  # before the cast: a silent wrap (70,000 → 4,464 in uint16) is impossible
-        tokens.append(flat.astype(dtype.newbyteorder("<")))
-        lengths.append(np.fromiter((len(d) + 1 for d in docs), np.int64, len(docs)))
+            lengths.append(n + open_doc if kind == "last" else n)
+            open_doc = 0
     if not tokens:
         return np.zeros(0, dtype), np.zeros(0, np.int64)
     return np.concatenate(tokens), np.concatenate(lengths)
@@ -367,22 +448,6 @@ def _cuttable(tok) -> bool:
     if id(tok) not in _CUTTABLE:
         _CUTTABLE[id(tok)] = (tok, pieces.cuttable(tok.to_str()))
     return _CUTTABLE[id(tok)][1]
-
-
-def _encode_in_pieces(tok, text: str, max_chars: int) -> np.ndarray:
-    """The ids of `text`, encoded a batch of pieces (max_chars in all) at a time: the same ids as
-    encoding it whole (tokens/pieces.py says why), with Encodings for max_chars characters at most."""
-    size = max(1, max_chars // 4)
-    out, batch, chars = [], [], 0
-    for piece in pieces.pieces(text, size):
-        batch.append(piece)
-        chars += len(piece)
-        if chars >= max_chars:
-            out += _ids(tok, batch)
-            batch, chars = [], 0
-    if batch:
-        out += _ids(tok, batch)
-    return np.concatenate(out)
 
 
 def _ids(tok, texts: list[str]) -> list[np.ndarray]:
@@ -404,7 +469,7 @@ def _npy(arr: np.ndarray) -> bytes:
 
 
 class _SplitTokens:
-    """One split's token work file, written (and hashed) as the shard's batches are encoded; the
+    """One split's token work file, written (and hashed) as the encoded tasks come back in order; the
     documents' lengths are kept (8 bytes a document) for the bucket index."""
 
     def __init__(self, stack: contextlib.ExitStack, work: Path, name: str):
@@ -412,28 +477,65 @@ class _SplitTokens:
         self.file = stack.enter_context(atomic_open(self.path, "wb"))
         self.sha, self.bytes = hashlib.sha256(), 0
         self.lengths: list[np.ndarray] = []
-        self.texts: list[str] = []
-        self.chars = 0
+        self.open_doc = 0  # tokens written so far of a long document encoded in pieces
 
-    def add(self, text: str, limit_chars: int, encode) -> None:
-        self.texts.append(text)
-        self.chars += len(text)
-        if len(self.texts) >= ENCODE_BATCH_DOCS or self.chars >= limit_chars:
-            self.flush(encode)
-
-    def flush(self, encode) -> None:
-        if not self.texts:
-            return
-        tokens, lengths = encode(self.texts)
+    def write(self, tokens: np.ndarray, lengths: np.ndarray | None) -> None:
+        """Whole documents (`lengths`, each with its EOS), or a piece of a long one (lengths None)."""
         data = tokens.tobytes()
         self.file.write(data)
         self.sha.update(data)
         self.bytes += len(data)
+        if lengths is None:
+            self.open_doc += len(tokens)
+            return
+        if self.open_doc:  # the last piece: its EOS ends the long document
+            lengths = lengths + self.open_doc
+            self.open_doc = 0
         self.lengths.append(lengths)
-        self.texts, self.chars = [], 0
 
     def entry(self) -> dict:
         return {"name": f"{WORK}/{self.name}", "sha256": self.sha.hexdigest(), "bytes": self.bytes}
+
+
+# Each encode thread works on its own task (ENCODE_BATCH_DOCS documents or ENCODE_BATCH_CHARS_PER_THREAD
+# characters) with the tokenizer's own parallelism off, and the unit's thread keeps up to this many tasks
+# per thread under way while it reads the shard and writes what came back, in order. One encode_batch call
+# for all threads (Rayon's pool) made every thread wait for the call's longest document, and the reading,
+# the ids' conversion and the writing ran while no thread encoded.
+ENCODE_TASKS_PER_THREAD = 2
+
+
+def _encode_task(tok, texts: list[str], eos_id: int, dtype: np.dtype, kind: str = "docs"
+                 ) -> tuple[np.ndarray, np.ndarray | None]:
+    """One task, on an encode thread. kind "docs": whole documents, each + EOS (tokens, lengths); "piece":
+    pieces of a long document (its ids, no EOS; lengths None); "last": its last pieces (their ids + the
+    EOS, lengths [their tokens + 1]: the writer adds the pieces before)."""
+    ids = _ids(tok, texts)
+    if kind == "docs":
+        eos = np.array([eos_id], dtype=np.int64)
+        flat = np.concatenate([x for d in ids for x in (d, eos)]) if ids else np.zeros(0, np.int64)
+        lengths = np.fromiter((len(d) + 1 for d in ids), np.int64, len(ids))
+    else:
+        flat = np.concatenate([*ids, np.array([eos_id] if kind == "last" else [], dtype=np.int64)])
+        lengths = np.array([len(flat)], np.int64) if kind == "last" else None
+    check_range(flat, dtype)  # before the cast: a silent wrap (70,000 → 4,464 in uint16) is impossible
+    return flat.astype(dtype.newbyteorder("<")), lengths
+
+
+@contextlib.contextmanager
+def _tokenizer_parallelism_off():
+    """TOKENIZERS_PARALLELISM=false while the unit's threads encode: each encode_batch call then runs in
+    its calling thread (the GIL released), instead of handing its documents to Rayon's pool and waiting."""
+    key = "TOKENIZERS_PARALLELISM"
+    before = os.environ.get(key)
+    os.environ[key] = "false"
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = before
 
 
 ENCODE_CACHE = "tokens-encode"
@@ -483,26 +585,38 @@ def encode_shard(u: EncodeUnit) -> dict:
 def encode_unit(u: EncodeUnit) -> dict:
     """Per split: `<key>.<split>.bin` (tokens in shard order), `<key>.<split>.docs.npy` ([token offset,
     length] of each document, grouped by bucket in shard order) and `<key>.<split>.bstart.npy` (where each
-    bucket's documents start). The shard is streamed in record batches (hashed as it is read) and encoded
-    ENCODE_BATCH_DOCS documents or ENCODE_BATCH_CHARS_PER_THREAD characters a thread at a time: memory is
-    a batch, not the shard. Each document is encoded alone, so the bytes do not depend on the batches."""
-    os.environ.setdefault("RAYON_NUM_THREADS", str(u.threads))  # before the tokenizer's thread pool starts
+    bucket's documents start). The shard is streamed in record batches (hashed as it is read) and cut into
+    tasks of ENCODE_BATCH_DOCS documents or ENCODE_BATCH_CHARS_PER_THREAD characters (a longer document
+    alone, or in pieces: tokens/pieces.py), which `u.threads` threads encode while this one reads ahead and
+    writes the tokens back in order: memory is a few tasks a thread, not the shard. Each document is
+    encoded alone, so the bytes depend neither on the tasks nor on the threads."""
     tok = _tokenizer(str(u.tokenizer))
     dtype = np.dtype(u.dtype)
-    limit = ENCODE_BATCH_CHARS_PER_THREAD * max(1, u.threads)
-
-    def encode(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
-        return encode_docs(tok, texts, u.eos_id, dtype, limit)
-
+    threads = max(1, u.threads)
+    limit = ENCODE_BATCH_CHARS_PER_THREAD
+    window = threads * ENCODE_TASKS_PER_THREAD
     reader = PartReader(u.shard, u.sha256, columns=["text", "split"], batch_rows=ENCODE_READ_ROWS)
     files = []
     with contextlib.ExitStack() as stack:
         out = {split: _SplitTokens(stack, u.work, f"{u.key}.{split}.bin") for split in SPLITS}
-        for batch in reader.batches():
-            for text, split in zip(batch.column("text").to_pylist(), batch.column("split").to_pylist()):
-                out[split].add(text, limit, encode)
-        for split in SPLITS:
-            out[split].flush(encode)
+        stack.enter_context(_tokenizer_parallelism_off())
+        pool = ThreadPoolExecutor(threads, thread_name_prefix="encode")
+        stack.callback(pool.shutdown, wait=True, cancel_futures=True)  # first: no thread outlives the files
+        pending: deque = deque()  # (split, future) in the order the tasks were cut
+
+        def drain(keep: int) -> None:
+            while pending and (len(pending) > keep or pending[0][1].done()):
+                split, fut = pending.popleft()
+                out[split].write(*fut.result())
+
+        def docs() -> Iterator[tuple[str, str]]:
+            for batch in reader.batches():
+                yield from zip(batch.column("text").to_pylist(), batch.column("split").to_pylist())
+
+        for split, texts, kind in _tasks(docs(), limit, _cuttable(tok)):
+            pending.append((split, pool.submit(_encode_task, tok, texts, u.eos_id, dtype, kind)))
+            drain(window)
+        drain(0)
     for split in SPLITS:
         o = out[split]
         lengths = np.concatenate(o.lengths) if o.lengths else np.zeros(0, np.int64)
@@ -729,15 +843,36 @@ def part_slices(c: Cumulative, files: list[str], first: int, last: int) -> tuple
 # ---------------------------------------------------------------- the stage
 
 def encode_threads(rows: list[int], cores: int, workers: int) -> list[int]:
-    """Tokenizer threads for each shard's encode unit: the cores over the units that run at once, or, if
+    """Encode threads for each shard's encode unit: the cores over the units that run at once, or, if
     more, the shard's share of all documents times the cores (at most all of them). An even split left
     the 16x corpus's 100,000-document shard on one thread beside a 4,152-document one, and two workers
     slower than one (encode 19.5 s against 15.1 s); the big shard now gets both cores and the small one
-    one, overlapping only while the small one runs (14.4 s). A worker's tokenizer keeps the thread count
-    of its first encode unit (Rayon's pool starts once a process). Threads never change the tokens."""
+    one, overlapping only while the small one runs (14.4 s). Threads never change the tokens."""
     even = max(1, cores // max(1, min(workers, len(rows))))
     total = max(1, sum(rows))
     return [min(cores, max(even, round(cores * r / total))) for r in rows]
+
+
+def stage_cores(workers: int) -> int:
+    """The cores the stage's tokenizer threads use in all: the worker count (at most the machine's cores),
+    as for every other stage, so that `--workers 1` is one core and two workers are two; each encode unit
+    gets its share (`encode_threads`), the BPE trainer in the driver all of them."""
+    return max(1, min(os.cpu_count() or 1, workers))
+
+
+@contextlib.contextmanager
+def _trainer_threads(n: int):
+    """RAYON_NUM_THREADS=n (unless set) while the trainer runs: Rayon's pool, which the trainer starts on
+    its first parallel step, takes it then (once a process)."""
+    key = "RAYON_NUM_THREADS"
+    before = os.environ.get(key)
+    if before is None:
+        os.environ[key] = str(n)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(key, None)
 
 
 def plan(config: Config, opts: RunOptions) -> list[Job]:
@@ -756,14 +891,18 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
     budgets = {"max_documents": max_documents, "train_tokens": train_tokens,
                "max_tokens_per_file": tcfg["max_tokens_per_file"]}
     trained_from = None if tcfg["tokenizer"] else training_settings(config, corpus_sha)
-    tok_bytes, tokenizer_id = resolve_tokenizer(config, corpus, trained_from)
+    training: dict = {}  # the BPE training's seconds (sample, train), for _RUN.json
+    with _trainer_threads(stage_cores(opts.workers)):
+        tok_bytes, tokenizer_id = resolve_tokenizer(config, corpus, trained_from, training)
     shard_keys = tuple(s["name"].removesuffix(".parquet") for s in corpus["shards"])
-    threads = encode_threads([s["rows"] for s in corpus["shards"]], os.cpu_count() or 1, opts.workers)
+    threads = encode_threads([s["rows"] for s in corpus["shards"]], stage_cores(opts.workers), opts.workers)
     n_parts = partitions(config, corpus["n_docs"], workers=opts.workers, cap=BUCKETS)
     tag = f"of-{n_parts:05d}"  # unit keys name P: a resume with another P never reuses these units
     cache = cache_root(config)
 
     def tokenizer_step(ctx: PhaseContext) -> None:
+        if training:
+            ctx.run_info["tokenizer_training"] = training
         write_bytes(ctx.staging / TOKENIZER_FILE, tok_bytes)
         ctx.add_part({"name": TOKENIZER_FILE, "sha256": sha256_bytes(tok_bytes), "rows": 0, "bytes": len(tok_bytes)})
         ctx.state["facts"] = tokenizer_facts(tok_bytes, tcfg["eos_token"])
