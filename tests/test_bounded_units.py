@@ -49,7 +49,7 @@ def spill(table: pa.Table, spill_dir: Path, n_parts: int) -> None:
     d.mkdir(parents=True)
     for k, rows in enumerate(np.array_split(np.arange(table.num_rows), n_parts)):
         rows = rows[np.argsort(pos[rows])]
-        t = table.take(pa.array(rows)).append_column(shard.POS, pa.array(pos[rows]))
+        t = shard.spill_table(table.take(pa.array(rows)), pos[rows])
         with pa.OSFile(str(d / f"part-{k:05d}.arrow"), "wb") as f, ipc.new_file(f, t.schema) as w:
             w.write_table(t)
 
