@@ -31,8 +31,8 @@ from corpus.engine.memory import prefer_system_allocator, release_freed_memory
 from corpus.engine.progress import Progress
 
 log = logging.getLogger(__name__)
-_SESSION: list[tuple[ProcessPoolExecutor, int]] = []   # the pool of the enclosing pool_session, if any
-_USED: set[int] = set()                                 # id() of session pools a map phase has used
+_SESSION: list[_Session] = []   # the enclosing pool_session, if any
+_USED: set[int] = set()         # id() of session pools a map phase has used
 
 
 def map_units(fn: Callable[[Any], Any], units: Sequence[Any], *, workers: int = 1, executor: str = "local",
@@ -100,29 +100,47 @@ def warm_import(module: str) -> tuple:
     return importlib.import_module, (module,)
 
 
+class _Session:
+    """A pool_session's pool: started at once, or (lazy) when a map phase first needs it."""
+
+    def __init__(self, workers: int, warm: tuple | None):
+        self.workers, self.warm = workers, warm
+        self.pool: ProcessPoolExecutor | None = None
+
+    def get(self) -> ProcessPoolExecutor:
+        if self.pool is None:
+            self.pool = _new_pool(self.workers, self.warm)
+            for _ in range(self.workers):  # one submit per worker: each starts a process (they start on demand)
+                self.pool.submit(_noop)
+        return self.pool
+
+
 @contextlib.contextmanager
-def pool_session(workers: int, warm: tuple | None = None, executor: str = "local"):
+def pool_session(workers: int, warm: tuple | None = None, executor: str = "local", *, lazy: bool = False):
     """Within the block, map_units with this worker count reuses one local pool whose workers are started
-    now (each running `warm` = (fn, args) once); the pool is shut down when the block ends."""
+    now (each running `warm` = (fn, args) once), or with `lazy` when a map phase first sends them a unit
+    (a stage whose phases may all run in the driver: no worker started for nothing); the pool is shut
+    down when the block ends."""
     if executor != "local" or workers <= 1:
         yield
         return
-    pool = _new_pool(workers, warm)
-    for _ in range(workers):  # one submit per worker: each starts a process (they are started on demand)
-        pool.submit(_noop)
-    _SESSION.append((pool, workers))
+    session = _Session(workers, warm)
+    if not lazy:
+        session.get()
+    _SESSION.append(session)
     try:
         yield
     finally:
-        if (pool, workers) in _SESSION:
-            _SESSION.remove((pool, workers))
-        if id(pool) in _USED:
+        if session in _SESSION:
+            _SESSION.remove(session)
+        pool = session.pool  # None: lazy, and never needed
+        if pool is not None and id(pool) in _USED:
             _USED.discard(id(pool))
             try:
                 pool.shutdown(wait=True, cancel_futures=True)
             except Exception:  # a pool already broken by an interrupt: nothing left to stop
                 pass
-        else:  # nothing ran on it (the stage was current): no need to wait for the workers' warm-up
+        elif pool is not None:  # nothing ran on it (the stage was current): no need to wait for the warm-up
             _stop_workers(pool)
 
 
@@ -147,7 +165,8 @@ WORKER_DIED = ("a worker process died (killed by a signal: out of memory?); noth
 
 def _map_pool(fn, units, workers, finished) -> list[Any]:
     results: list[Any] = [None] * len(units)
-    shared = next((p for p, w in _SESSION if w == workers), None)
+    session = next((s for s in _SESSION if s.workers == workers), None)
+    shared = session.get() if session is not None else None
     pool = shared or _new_pool(min(workers, len(units)))
     if shared is not None:
         _USED.add(id(shared))
@@ -168,14 +187,14 @@ def _map_pool(fn, units, workers, finished) -> list[Any]:
     except BaseException as e:
         if isinstance(e, (KeyboardInterrupt, SystemExit)):
             _stop_workers(pool)  # interrupted: the units under way are lost (--resume redoes them)
-            _SESSION[:] = [s for s in _SESSION if s[0] is not pool]
+            _SESSION[:] = [s for s in _SESSION if s.pool is not pool]
         elif shared is None:
             pool.shutdown(wait=True, cancel_futures=True)
         else:  # the session's pool: drop this phase's queued units; the session waits for the rest
             for f in futures:
                 f.cancel()
         if isinstance(e, BrokenProcessPool):  # a worker killed from outside: one line, not a traceback
-            _SESSION[:] = [s for s in _SESSION if s[0] is not pool]
+            _SESSION[:] = [s for s in _SESSION if s.pool is not pool]
             raise CorpusError(WORKER_DIED) from None
         raise
     if shared is None:

@@ -185,5 +185,7 @@ def run_stage(name: str, config: Config, opts: RunOptions | None = None, **kw) -
         if done is not None:
             return done
         warm = module.warm(config) if hasattr(module, "warm") else warm_import(module.__name__)
-        with pool_session(opts.workers, warm, config["run"]["executor"]):
+        # a module's LAZY_POOL: its workers start when a map phase first needs them (tokenize: one shard's
+        # encode runs in the driver with every core, and a small corpus's other phases too)
+        with pool_session(opts.workers, warm, config["run"]["executor"], lazy=getattr(module, "LAZY_POOL", False)):
             return run_jobs(name, config, opts, jobs)

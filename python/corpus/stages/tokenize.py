@@ -539,6 +539,11 @@ def _tokenizer_parallelism_off():
 
 
 ENCODE_CACHE = "tokens-encode"
+ORDER_IN_DRIVER_DOCS = 1_000_000
+# The stage's workers start when a phase first sends them a unit (engine.executor.pool_session): a
+# one-shard corpus encodes in the driver with every core, and a small one orders there too, so two
+# workers started for it only took cores from the encode threads.
+LAZY_POOL = True
 TARGET_TOLERANCE = 0.005  # a realised share (or token count, relative) further from its target gets a reason
 
 
@@ -896,7 +901,10 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
         tok_bytes, tokenizer_id = resolve_tokenizer(config, corpus, trained_from, training)
     shard_keys = tuple(s["name"].removesuffix(".parquet") for s in corpus["shards"])
     threads = encode_threads([s["rows"] for s in corpus["shards"]], stage_cores(opts.workers), opts.workers)
-    n_parts = partitions(config, corpus["n_docs"], workers=opts.workers, cap=BUCKETS)
+    # a corpus of up to ORDER_IN_DRIVER_DOCS documents is ordered in the driver (one partition unless
+    # [run] partitions says otherwise): ~0.1 s for 52,045 documents, less than starting workers for it
+    order_in_driver = corpus["n_docs"] <= ORDER_IN_DRIVER_DOCS
+    n_parts = partitions(config, corpus["n_docs"], workers=1 if order_in_driver else opts.workers, cap=BUCKETS)
     tag = f"of-{n_parts:05d}"  # unit keys name P: a resume with another P never reuses these units
     cache = cache_root(config)
 
@@ -1066,7 +1074,8 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
                   Map("mix-place", mix_units, mix_place, unit="shards")] if mixed else []
     phases = [Step("tokenizer", tokenizer_step), Map("encode", encode_units, encode_shard, unit="shards"),
               Step("encoded", encode_step), *mix_phases,
-              Map("order", order_units, order_partition, unit="partitions"), Step("plan", plan_step),
+              Map("order", order_units, order_partition, unit="partitions", in_process=order_in_driver),
+              Step("plan", plan_step),
               # Writing parts only moves bytes (disk-bound): in this process, with no pool to start.
               Map("write", lambda ctx: ctx.state["part_units"], write_part, in_process=True),
               Step("manifest", manifest_step)]
