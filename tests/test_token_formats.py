@@ -145,7 +145,25 @@ def test_add_raw_range_checks_32bit_bytes(tmp_path):
     w = MegatronWriter(tmp_path / "x", np.uint32)
     with pytest.raises(ValueError):
         w.add_raw(np.array([2**31], dtype="<u4").tobytes(), 1)
+    with pytest.raises(ValueError):
+        w.add_raw_documents(np.array([1, 2**31], dtype="<u4").tobytes(), np.array([1, 1]))
     w.abort()
+
+
+def test_add_raw_documents_is_add_raw_for_each(tmp_path):
+    """Several documents in one write (the tokenize stage's write_part): the same .bin and .idx bytes."""
+    docs = random_docs(30, 50_000)
+    with MegatronWriter(tmp_path / "one", np.uint16) as w:
+        for d in docs:
+            w.add_raw(d.astype("<u2").tobytes(), len(d))
+    with MegatronWriter(tmp_path / "many", np.uint16) as w:
+        w.add_raw_documents(b"".join(d.astype("<u2").tobytes() for d in docs[:7]), [len(d) for d in docs[:7]])
+        w.add_raw_documents(b"", [])
+        w.add_raw_documents(b"".join(d.astype("<u2").tobytes() for d in docs[7:]), np.array([len(d) for d in docs[7:]]))
+    for suffix in (".bin", ".idx"):
+        assert (tmp_path / f"many{suffix}").read_bytes() == (tmp_path / f"one{suffix}").read_bytes()
+    with pytest.raises(ValueError, match="bytes"):
+        MegatronWriter(tmp_path / "x", np.uint16).add_raw_documents(b"\x00" * 6, [1, 1])
 
 
 def test_writer_is_atomic(tmp_path):

@@ -137,16 +137,33 @@ class MegatronWriter:
             check_range(np.frombuffer(data, dtype="<u4"), self.dtype)
         self._append(data, n_tokens)
 
-    def _append(self, data: bytes | memoryview, n_tokens: int) -> None:
+    def add_raw_documents(self, tokens_bytes: bytes | memoryview, lengths: np.ndarray) -> None:
+        """Append several documents already encoded in this writer's dtype, back to back (`lengths`
+        tokens each): `add_raw` for each, in one write."""
+        lengths = np.asarray(lengths, dtype=np.int64)
+        data = memoryview(tokens_bytes).cast("B")
+        n_tokens = int(lengths.sum())
+        if len(data) != n_tokens * self.dtype.itemsize or (lengths.size and int(lengths.min()) < 0):
+            raise ValueError(f"{len(data)} bytes is not {n_tokens} tokens of {self.dtype} in {lengths.size} documents")
+        if lengths.size and int(lengths.max()) > MAX_SEQUENCE_TOKENS:
+            raise ValueError(f"a document of {int(lengths.max())} tokens exceeds the int32 sequence length limit")
+        if self.dtype.itemsize == 4:
+            check_range(np.frombuffer(data, dtype="<u4"), self.dtype)
+        self._append(data, n_tokens, lengths)
+
+    def _append(self, data: bytes | memoryview, n_tokens: int, lengths: np.ndarray | None = None) -> None:
         if self._closed:
             raise ValueError(f"{self.prefix}: writer is closed")
-        if n_tokens > MAX_SEQUENCE_TOKENS:
+        if lengths is None and n_tokens > MAX_SEQUENCE_TOKENS:
             raise ValueError(f"a document of {n_tokens} tokens exceeds the int32 sequence length limit")
         from corpus.store.atomic import naming_enospc  # local: keep this module importable on its own
 
         with naming_enospc(self.bin_path, f"{memoryview(data).nbytes:,} bytes of a document"):
             self._bin.write(data)
-        self._lengths.append(n_tokens)
+        if lengths is None:
+            self._lengths.append(n_tokens)
+        else:
+            self._lengths.frombytes(lengths.astype(np.int64).tobytes())
         self.n_tokens += n_tokens
 
     def close(self) -> tuple[int, int]:

@@ -797,6 +797,9 @@ class PartUnit:
     stage_dir: Path
 
 
+WRITE_CHUNK_BYTES = 4 << 20  # write_part hands its writer this many bytes of documents at a time
+
+
 def write_part(u: PartUnit) -> dict:
     """Move the part's documents' token bytes from the work files, in the planned (shuffled) order."""
     dtype = np.dtype(u.dtype)
@@ -816,13 +819,21 @@ def write_part(u: PartUnit) -> dict:
                     for src, n in zip(np.array(plan_rows[first:end, 4]).tolist(), rows[:, 2].tolist()):
                         c = by_source.setdefault(src, [0, 0])
                         c[0], c[1] = c[0] + 1, c[1] + n
-                for s, a, n in rows.tolist():
+                # documents' bytes gathered WRITE_CHUNK_BYTES at a time, then written with their lengths at once
+                chunk, start, nbytes = [], 0, 0
+                for i, (s, a, n) in enumerate(rows.tolist()):
                     if s not in files:
                         files[s] = os.open(u.stage_dir / WORK / f"{u.shard_keys[s]}.{u.split}.bin", os.O_RDONLY)
                     data = os.pread(files[s], n * size, a * size)
                     if len(data) != n * size:
                         raise CorpusError(f"{u.shard_keys[s]}.{u.split}.bin: short read at token {a}")
-                    w.add_raw(data, n)
+                    chunk.append(data)
+                    nbytes += len(data)
+                    if nbytes >= WRITE_CHUNK_BYTES:
+                        w.add_raw_documents(b"".join(chunk), rows[start:i + 1, 2])
+                        chunk, start, nbytes = [], i + 1, 0
+                if chunk:
+                    w.add_raw_documents(b"".join(chunk), rows[start:, 2])
     finally:
         for fd in files.values():
             os.close(fd)
