@@ -55,6 +55,10 @@ INPUT_COLUMNS = {k: v for k, v in input_columns("shard").items() if k in dict(SH
 # 1.17-1.23x in five (bench/scale.py). Compression is per page: the 16x corpus's first shard has four row
 # groups instead of two and is 0.4% larger.
 ROW_GROUP_BYTES = 32 << 20
+SCATTER_IN_DRIVER_BYTES = 16 << 20
+# The stage's workers start when a phase first sends them a unit (engine.executor.pool_session): a small
+# corpus's sort, scatter and one-shard write all run in the driver.
+LAZY_POOL = True
 
 
 def split_of(sha256: bytes, val_permille: int) -> str:
@@ -460,6 +464,9 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
     # more than they save (a 52,045-document corpus with 2 workers: sample + 2 ranks, 0.3 s of CPU, against
     # one rank, 0.05 s); P bounds a task's memory, the scatter and write phases are what run in parallel
     sort = id_sort(config, 1, parts, "rank")
+    # a small corpus is scattered in the driver: 40 parts of the demo (5 MB) took 0.15 s of CPU in all,
+    # and workers started for them cost more than they saved (LAZY_POOL: then none start at all)
+    small = sum(p.get("bytes", 0) for _, p in parts) < SCATTER_IN_DRIVER_BYTES
     n_shards = max(1, -(-sort.n_docs // shard_rows))
 
     def scatter_units(ctx: PhaseContext) -> list[ScatterUnit]:
@@ -496,7 +503,7 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
     return [Job("shard", ME.path(config), {"config_sha256": config_hash(config, ME.name), "params": params, "inputs": [ref]},
                 [Map("sample", sort.sample_units, sample_part), Step("splitters", sort.splitters_step),
                  Map("rank", sort.range_units, rank_range, unit="ranges"), Step("offsets", sort.offsets_step),
-                 Map("scatter", scatter_units, scatter_part),
+                 Map("scatter", scatter_units, scatter_part, in_process=small),
                  Map("write", shard_units, write_shard, unit="shards"), Step("manifest", manifest_step)],
                 shared_dir=True, owned=("shard-*-of-*.parquet", CORPUS_MANIFEST),
                 dataset=config.dataset, version=config.version)]
