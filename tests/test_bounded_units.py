@@ -327,3 +327,12 @@ def test_the_launchers_defaults_are_the_configs():
     assert corpus.commands.launch.DEFAULT_CONFIG == corpus.config.DEFAULT_CONFIG
     run = load_schema("corpus-config.schema.json")["properties"]["run"]["properties"]
     assert corpus.commands.launch.DEFAULT_WORKERS == run["workers"]["default"]
+
+
+def test_shard_input_columns_are_the_stage_tables():
+    """shard.INPUT_COLUMNS comes from the shard schema (importing the stage builds no filter registry): the
+    same columns and types as the stage table's input columns that a shard carries."""
+    from corpus.stages import input_columns
+
+    want = {k: v for k, v in input_columns("shard").items() if k in dict(shard.SHARD_COLUMNS)}
+    assert want == shard.INPUT_COLUMNS

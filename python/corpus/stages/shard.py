@@ -36,7 +36,7 @@ from corpus.engine.idsort import id_sort, part_ranks, rank_range, sample_part
 from corpus.engine.partitioning import work_entry
 from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step, published_stage, read_stage_manifest
 from corpus.config.schemas import validate
-from corpus.stages import STAGE, config_hash, config_keys, input_columns, part_stages
+from corpus.stages import STAGE, config_hash, config_keys, part_stages
 
 log = logging.getLogger(__name__)
 ME = STAGE["shard"]
@@ -45,8 +45,11 @@ SHARD_COLUMNS = [("id", pa.string()), ("text", pa.string()), ("source_id", pa.st
                  ("sha256", pa.binary(32)), ("minhash_cluster", pa.int64()), ("pii_redactions", pa.int32()),
                  ("split", pa.string()), ("meta", pa.string())]
 SHARD_SCHEMA = pa.schema(SHARD_COLUMNS)
-# What a shard carries from its input parts (the rest it computes): every input column but lang_score.
-INPUT_COLUMNS = {k: v for k, v in input_columns("shard").items() if k in dict(SHARD_COLUMNS)}
+# What a shard carries from its input parts (every input column but lang_score), with the shard's types
+# (checked against input_columns("shard") by tests/test_bounded_units.py; taken from the shard schema so
+# that importing this module does not build the filter registry, ~80 ms); the rest it computes.
+COMPUTED = ("n_chars", "sha256", "split")
+INPUT_COLUMNS = {k: v for k, v in SHARD_COLUMNS if k not in COMPUTED}
 # A shard's row groups hold at most this much Arrow data: half the contract's 64 MiB (parts.ROW_GROUP_BYTES),
 # because a row group is what the shard's readers (DuckDB, polars, HF datasets) hold at a
 # time, and what its `write` unit holds whole (pyarrow writes a row group from memory), plus ~25 MB for
