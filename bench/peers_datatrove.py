@@ -43,7 +43,7 @@ import sys
 import time
 from pathlib import Path
 
-from common import maxrss_mb, mirror_dir, write_results
+from common import drop_caches, maxrss_mb, mirror_dir, write_results
 
 # ---------------------------------------------------------------- shared helpers
 
@@ -345,6 +345,7 @@ def ours_stage(stage: str, config_path: str, workers: int):
     from corpus.stages import run_stage
 
     config = load_config(config_path)
+    drop_caches(config.artifacts)  # the whole work: not encoded shards or memos an earlier run left in the cache
     t0 = time.perf_counter()
     result = run_stage(stage, config, workers=workers, force=True)
     return time.perf_counter() - t0, result
