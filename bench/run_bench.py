@@ -259,9 +259,13 @@ class Bench:
         out.parent.mkdir(parents=True, exist_ok=True)
         log = self.logs / f"stage-{name.replace(' ', '-')}-w{w}.log"
         cmd = [PY, "-c", STAGE_CHILD, str(out), "--config", str(config), stage, "--workers", str(w), "--force"]
+        data = tomllib.loads(config.read_text())
+        tokens_dir = artifacts / "tokens" / data["dataset"]["name"] / data["dataset"]["version"]
 
         def once(one_time: bool = False) -> dict:
             drop_caches(artifacts, MEMO_KINDS + (ONE_TIME[stage] if one_time else ()))
+            if name == "tokenize":  # as run: a published tokenizer of the same corpus would be reused, not trained
+                shutil.rmtree(tokens_dir, ignore_errors=True)
             m = measured(cmd, log=log, env=self.env, timeout=self.args.timeout)
             if m["rc"] != 0:
                 raise SystemExit(f"stage {name} failed with workers {w}; log: {log}")
