@@ -32,11 +32,9 @@ import zstandard
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import BENCH, REPO, jsonl_line, ledger_rows, mirror_dir, sha256_of  # noqa: E402
-from corpus.formats.sources import read_documents  # noqa: E402
-from scale import Substituter  # noqa: E402
+from scale import Substituter, page_documents  # noqa: E402
 
-MIN_WORDS = 100
-WORD = re.compile(r"\w+")
+WORD = re.compile(r"\w+")  # what counts as a word when short documents are joined to scale.MIN_WORDS
 
 
 def corpus_sources(config: Path = REPO / "configs" / "demo.toml") -> list[str]:
@@ -49,27 +47,10 @@ def corpus_sources(config: Path = REPO / "configs" / "demo.toml") -> list[str]:
             if r.get("role") == "corpus" and r.get("format") in ("text", "json", "jsonl") and sid not in held]
 
 
-def page_documents(mirror: Path, sid: str) -> list[str]:
-    """A source's documents, consecutive short ones joined with a newline until one holds MIN_WORDS words."""
-    row = ledger_rows()[sid]
-    docs, cur, words = [], [], 0
-    for _, text in read_documents(mirror / row["sha256"], row):
-        if not text.strip():
-            continue
-        cur.append(text.strip("\n"))
-        words += len(WORD.findall(text))
-        if words >= MIN_WORDS:
-            docs.append("\n".join(cur))
-            cur, words = [], 0
-    if cur:
-        docs.append("\n".join(cur))
-    return docs
-
-
 def build(out: Path, mb: float, seed: int, sub: float) -> dict:
     mirror = mirror_dir()
     sources = corpus_sources()
-    docs = {sid: page_documents(mirror, sid) for sid in sources}
+    docs = {sid: page_documents(mirror, sid, WORD) for sid in sources}
     subs = {sid: Substituter(d, sub) for sid, d in docs.items()}
     rng = np.random.Generator(np.random.PCG64([seed, 31]))
     target, text_bytes, n, c = int(mb * 1e6), 0, 0, 0

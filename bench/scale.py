@@ -69,22 +69,25 @@ def base_documents(mirror: Path) -> dict[str, list[str]]:
     """Each source's documents, consecutive short ones (headlines, story paragraphs) joined with a newline
     until a document holds MIN_WORDS words: web-page-like documents, most of which pass the Gopher rules,
     so that every later stage gets real work at every size."""
-    rows = ledger_rows()
-    out = {}
-    for sid in BASE_SOURCES:
-        docs, cur, words = [], [], 0
-        for _, t in read_documents(mirror / rows[sid]["sha256"], rows[sid]):
-            if not t.strip():
-                continue
-            cur.append(t.strip("\n"))
-            words += len(WORD.findall(t))
-            if words >= MIN_WORDS:
-                docs.append("\n".join(cur))
-                cur, words = [], 0
-        if cur:
+    return {sid: page_documents(mirror, sid) for sid in BASE_SOURCES}
+
+
+def page_documents(mirror: Path, sid: str, word: re.Pattern = WORD) -> list[str]:
+    """A ledger source's documents, consecutive short ones joined with a newline until one holds MIN_WORDS
+    words (matches of `word`)."""
+    row = ledger_rows()[sid]
+    docs, cur, words = [], [], 0
+    for _, t in read_documents(mirror / row["sha256"], row):
+        if not t.strip():
+            continue
+        cur.append(t.strip("\n"))
+        words += len(word.findall(t))
+        if words >= MIN_WORDS:
             docs.append("\n".join(cur))
-        out[sid] = docs
-    return out
+            cur, words = [], 0
+    if cur:
+        docs.append("\n".join(cur))
+    return docs
 
 
 class Substituter:
