@@ -50,7 +50,8 @@ class _Table:
 
     def _bitmap(self) -> np.ndarray:
         if self._bits is None:
-            size = 1 << max(16, min(32, int(len(self.hashes) * 16).bit_length()))  # bits, a power of two
+            # bits, a power of two: ~16 per entry, at most 2**28 (32 MB; a larger table only passes more to the search)
+            size = 1 << max(16, min(28, int(len(self.hashes) * 16).bit_length()))
             bits = np.zeros(size // 8, dtype=np.uint8)
             low = (self.hashes & np.uint64(size - 1)).astype(np.int64)
             np.bitwise_or.at(bits, low >> 3, (np.uint8(1) << (low & 7).astype(np.uint8)))
