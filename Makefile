@@ -68,7 +68,7 @@ test: $(STAMP)   ## run the test suite
 test-fast: $(STAMP)  ## the fast tier (<90 s): no real-data pipeline, Ray, S3 server or browser
 	$(PY) -m pytest -m "not slow and not cluster and not s3 and not browser"
 
-bench: $(STAMP)  ## stage throughput/memory, datatrove peers, quality -> bench/results/<date>.md (ARGS="--corpus F")
+bench: $(STAMP)  ## stage throughput/memory, core-hours per TB, datatrove peers, quality -> bench/results/<date>.md (ARGS="--corpus F")
 	$(PY) -m pip install -q -e '.[bench]'
 	$(PY) bench/run_bench.py $(ARGS)
 
