@@ -221,16 +221,12 @@ class NGramLM:
 
     def log10_score(self, text: str) -> tuple[float, int]:
         """(sum of log10 P over the predicted tokens, number of predicted tokens) for one document."""
-        words = lm_words(text)
-        padded = np.array([*repeat(BOS_ID, self.order - 1), *map(self._ids.get, words, repeat(UNK_ID)), EOS_ID],
-                          dtype=np.int64)
-        unknown_share = int(np.count_nonzero(padded == UNK_ID)) * self._log10_unk_share  # each: its share of <unk>
-        return unknown_share + self._log10_windows(padded, self.order), len(words) + 1
+        return self.log10_scores([text])[0]
 
     def log10_scores(self, texts: Sequence[str]) -> list[tuple[float, int]]:
         """log10_score of each text, the windows of all of them looked up at once: the texts' padded ids
         laid end to end, every window's terms computed, and each text's own windows summed on their own
-        in the same order as log10_score does, so every value is the same to the bit."""
+        in the same order, so a text's value does not depend on the batch it is scored in."""
         if not texts:
             return []
         pad = [BOS_ID] * (self.order - 1)

@@ -177,8 +177,8 @@ class FilterChain:
     def check_many(self, texts: list[str], urls: list[str], doc_ids: list[str], memo=None) -> list[Outcome]:
         """check() of each document, one filter at a time over the documents still in: each sees what it
         would see alone (filters run in chain order, a document leaves at its first failure), and a
-        checker with `check_many`/`annotate_many` gets them all in one call (the perplexity model looks
-        up a whole batch's n-grams at once)."""
+        text-reading checker with `check_many` gets them all in one call (the perplexity model looks up a
+        whole batch's n-grams at once)."""
         n = len(texts)
         values = [list(self.defaults) for _ in range(n)]
         removed: list[list] = [[] for _ in range(n)]
@@ -196,7 +196,7 @@ class FilterChain:
                     if fail is None and lines and not cleaned.strip():
                         fail = (lines[-1][0], float(len(lines)), "every line removed")
                     if fail is not None:
-                        failed[i] = (name, fail[0], fail[1], fail[2] if len(fail) > 2 else None)
+                        failed[i] = _failure(name, fail)
                     elif cleaned != texts[i]:
                         texts[i], digests[i] = cleaned, None
                 alive = [i for i in alive if failed[i] is None]
@@ -219,7 +219,7 @@ class FilterChain:
                 if annotation is not None:
                     values[i][slot:slot + width] = annotation
                 if fail is not None:
-                    failed[i] = (name, fail[0], fail[1], fail[2] if len(fail) > 2 else None)
+                    failed[i] = _failure(name, fail)
             alive = [i for i in alive if failed[i] is None]
         return [Outcome(tuple(values[i]), failed[i], texts[i], removed[i]) for i in range(n)]
 
@@ -239,6 +239,11 @@ class FilterChain:
             lang = values[self.lang_slot] if self.lang_slot is not None else ""
             return None, checker.check(Doc(text, url, doc_id, lang or ""))
         return None, checker.check(text)
+
+
+def _failure(name: str, fail: tuple) -> tuple[str, str, float, str | None]:
+    """(filter, rule, value, detail) of a checker's (rule, value) or (rule, value, detail)."""
+    return name, fail[0], fail[1], fail[2] if len(fail) > 2 else None
 
 
 @functools.cache
