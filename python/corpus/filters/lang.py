@@ -38,29 +38,12 @@ def load_model(path: str = ""):
     return fasttext.load_model(str(path or bundled_model_path()))
 
 
-@functools.cache
-def load_batch_model(path: str = ""):
-    """The same model for batches (filters.fasttext_numpy: the same bits, several times faster), or None
-    when that module does not reproduce this kind of model."""
-    from corpus.filters.fasttext_numpy import FastTextNumpy
-
-    return FastTextNumpy.load(str(path or bundled_model_path()))
-
-
 def detect(text: str, model) -> tuple[str, float]:
     """(language code, probability) of the text's most likely language."""
     labels, scores = model.predict(" ".join(text.split()), k=1)
     if not labels:
         return UNDETERMINED, 0.0
     return labels[0].removeprefix("__label__"), float(min(1.0, scores[0]))
-
-
-def detect_many(texts: list[str], model) -> list[tuple[str, float]]:
-    """detect() of each text, with a batch model (load_batch_model)."""
-    from corpus.filters.fasttext_numpy import spaced_words
-
-    return [(best[0].removeprefix("__label__"), float(min(1.0, best[1]))) if best else (UNDETERMINED, 0.0)
-            for best in model.predict_top1([spaced_words(t) for t in texts])]
 
 
 def language_of(text: str, model, min_score: float) -> tuple[str, float]:
@@ -79,24 +62,11 @@ class LangParams:
 class LanguageFilter:
     """Annotates every document with (lang, lang_score); drops those whose language is not kept."""
 
-    BATCH = 256  # documents per call of the batch model: its per-batch steps amortised, its arrays small
-
     def __init__(self, params: LangParams, resources: dict):
         self.params, self.model, self.keep = params, load_model(params.model), set(params.keep)
-        self.batch_model = load_batch_model(params.model)
 
     def annotate(self, text: str) -> tuple[tuple[str, float], tuple[str, float] | None]:
-        return self.decide(*detect(text, self.model))
-
-    def annotate_many(self, texts: list[str]) -> list[tuple[tuple[str, float], tuple[str, float] | None]]:
-        if self.batch_model is None:
-            return [self.annotate(t) for t in texts]
-        return [self.decide(lang, score) for i in range(0, len(texts), self.BATCH)
-                for lang, score in detect_many(texts[i:i + self.BATCH], self.batch_model)]
-
-    def decide(self, lang: str, score: float) -> tuple[tuple[str, float], tuple[str, float] | None]:
-        """language_of's rule: `und` below min_score; a failure unless the language is kept."""
-        lang = lang if score >= self.params.min_score else UNDETERMINED
+        lang, score = language_of(text, self.model, self.params.min_score)
         if lang in self.keep:
             return (lang, score), None
         return (lang, score), ("keep" if lang != UNDETERMINED else "min_score", score)

@@ -227,8 +227,6 @@ class FilterChain:
         """(annotation or None, failure or None) of one filter on each document of `todo`."""
         if slot is None and reads == "text" and hasattr(checker, "check_many"):
             return [(None, fail) for fail in checker.check_many([texts[i] for i in todo])]
-        if slot is not None and hasattr(checker, "annotate_many"):
-            return checker.annotate_many([texts[i] for i in todo])
         return [self._apply(checker, slot, reads, texts[i], urls[i], doc_ids[i], values[i]) for i in todo]
 
     def _apply(self, checker, slot, reads, text, url, doc_id, values) -> tuple:
