@@ -43,6 +43,8 @@ templates C; real sentences 3) was written before heldout's errors were looked a
 final rules; it missed the phone recall target and its errors were looked at. ``heldout3`` (seed 4; en_GB
 en_AU en_NZ de_DE de_CH fr_FR fr_CH es_ES es_MX it_IT pt_BR nl_NL; templates D; digit sentences of BoolQ
 and LAMBADA, which no other split uses) was written before heldout2's errors were looked at, and scored
+once. ``heldout7`` (seed 8; en_US en_GB en_IE de_DE de_AT fr_FR fr_BE es_ES es_AR it_IT pt_BR nl_NL;
+templates H; digit sentences of BoolQ and LAMBADA) was written after every rule was final, to be scored
 once. The targets are judged on each held-out split's hardest part: every phone category except
 same_line and prose_no_cue (a label right before the number: the old rules already worked; no cue at all:
 nothing can), plus the distractor and real-sentence documents for precision. Targets: phone recall and
@@ -94,6 +96,10 @@ SPLITS = {
     "heldout6": {"seed": 7, "templates": "G", "parity": None,
                  "locales": ("en_US", "en_AU", "en_CA", "de_AT", "de_DE", "fr_CH", "fr_FR", "es_MX", "es_ES", "it_IT",
                              "pt_PT", "nl_BE")},
+    # written after every rule was final; scored once
+    "heldout7": {"seed": 8, "templates": "H", "parity": None,
+                 "locales": ("en_US", "en_GB", "en_IE", "de_DE", "de_AT", "fr_FR", "fr_BE", "es_ES", "es_AR", "it_IT",
+                             "pt_BR", "nl_NL")},
 }
 PER_LOCALE = 140
 PHONE_CATEGORIES = ("same_line", "line_above", "after", "sentence", "form", "address", "prose_no_cue")
@@ -178,6 +184,14 @@ PHONE_T = {
                            "To cancel, ring {x} before Friday."],
               "form": ["Phone | {x}\nEmail | {e}", "Contact tel.: {x}, {n}"],
               "prose_no_cue": ["The serial on the box read {x}."]},
+        "H": {"same_line": ["Call: {x}", "Landline {x}"],
+              "line_above": ["{n}\nMy number\n{x}", "{c}\nFreephone\n{x}"],
+              "after": ["{x} (landline)", "{x} - texts only, no calls", "{x} (private)", "{x}, the hotline, Mon-Fri"],
+              "sentence": ["Reach me on {x} if the parcel doesn't turn up.",
+                           "Send a text message to {x} and we will get back to you.",
+                           "Tenants can report leaks by calling the caretaker on {x}."],
+              "form": ["Applicant: {n} · Landline: {x} · Email: {e}", "Best number to reach you*  {x}"],
+              "prose_no_cue": ["{n} scribbled {x} in the margin of the crossword."]},
     },
     "de": {
         "A": {"same_line": ["Telefon: {x}", "Tel.: {x}"], "line_above": ["{n}\nTelefon:\n{x}"],
@@ -201,6 +215,11 @@ PHONE_T = {
         "G": {"same_line": ["Mobiltelefon: {x}", "Tel. privat {x}"], "line_above": ["{c}\nVertrieb\n{x}"],
               "after": ["{x} (vormittags)", "{x} ist die Zentrale"], "sentence": ["Zum Absagen rufen Sie bis Freitag {x} an."],
               "form": ["Telefon | {x}\nE-Mail | {e}"], "prose_no_cue": ["Auf der Kiste stand {x}."]},
+        "H": {"same_line": ["Festnetz: {x}", "Handynr. {x}"], "line_above": ["{n}\nErreichbar unter\n{x}"],
+              "after": ["{x} (privat)", "{x} – bitte nur per SMS"],
+              "sentence": ["Bei Rückfragen bin ich tagsüber unter der Nummer {x} erreichbar."],
+              "form": ["Vor- und Nachname: {n}, Rufnummer (tagsüber): {x}, E-Mail-Adresse: {e}"],
+              "prose_no_cue": ["{n} las {x} laut vor."]},
     },
     "fr": {
         "A": {"same_line": ["Téléphone : {x}", "Tél. {x}"], "line_above": ["{n}\nTéléphone :\n{x}"],
@@ -225,6 +244,11 @@ PHONE_T = {
         "G": {"same_line": ["Portable perso : {x}", "Tél. domicile {x}"], "line_above": ["{c}\nService commercial\n{x}"],
               "after": ["{x} (le matin)", "{x} est le standard"], "sentence": ["Pour annuler, appelez le {x} avant vendredi."],
               "form": ["Téléphone | {x}\nCourriel | {e}"], "prose_no_cue": ["Sur la caisse on lisait {x}."]},
+        "H": {"same_line": ["Fixe : {x}", "Tél/Fax {x}"], "line_above": ["{n}\nJoignable au\n{x}"],
+              "after": ["{x} (ligne fixe)", "{x}, SMS uniquement"],
+              "sentence": ["Un souci avec votre commande ? Notre hotline répond au {x} du lundi au vendredi."],
+              "form": ["Nom et prénom : {n} – Numéro où vous joindre : {x} – Adresse mail : {e}"],
+              "prose_no_cue": ["Le colis de {n} portait la mention {x}."]},
     },
     "es": {
         "A": {"same_line": ["Teléfono: {x}", "Tel. {x}"], "line_above": ["{n}\nTeléfono:\n{x}"],
@@ -248,6 +272,11 @@ PHONE_T = {
         "G": {"same_line": ["Móvil personal: {x}", "Tel. casa {x}"], "line_above": ["{c}\nDepartamento comercial\n{x}"],
               "after": ["{x} (por la mañana)", "{x} es la centralita"], "sentence": ["Para cancelar, llame al {x} antes del viernes."],
               "form": ["Teléfono | {x}\nCorreo | {e}"], "prose_no_cue": ["En la caja ponía {x}."]},
+        "H": {"same_line": ["Llámanos al {x}", "Fijo: {x}"], "line_above": ["{n}\nMi número\n{x}"],
+              "after": ["{x} (particular)", "{x}, solo SMS"],
+              "sentence": ["Si el pedido no llega, escríbenos un SMS al {x} y te respondemos."],
+              "form": ["Nombre y apellidos: {n} / Número donde localizarle: {x} / E-mail: {e}"],
+              "prose_no_cue": ["{n} eligió el {x} sin pensarlo."]},
     },
     "it": {
         "A": {"same_line": ["Telefono: {x}", "Tel. {x}"], "line_above": ["{n}\nTelefono:\n{x}"],
@@ -271,6 +300,11 @@ PHONE_T = {
         "G": {"same_line": ["Cell. personale: {x}", "Tel. casa {x}"], "line_above": ["{c}\nUfficio vendite\n{x}"],
               "after": ["{x} (mattina)", "{x} è il centralino"], "sentence": ["Per disdire chiamate il {x} entro venerdì."],
               "form": ["Telefono | {x}\nEmail | {e}"], "prose_no_cue": ["Sulla scatola c'era scritto {x}."]},
+        "H": {"same_line": ["Chiamaci: {x}", "Fisso {x}"], "line_above": ["{n}\nReperibile al\n{x}"],
+              "after": ["{x} (abitazione)", "{x}, anche SMS"],
+              "sentence": ["Per qualsiasi problema potete mandarmi un SMS al {x}, rispondo in giornata."],
+              "form": ["Nome e cognome: {n} - Recapito telefonico: {x} - Indirizzo email: {e}"],
+              "prose_no_cue": ["{n} ha sottolineato {x} due volte."]},
     },
     "pt": {
         "A": {"same_line": ["Telefone: {x}", "Tel. {x}"], "line_above": ["{n}\nTelefone:\n{x}"],
@@ -294,6 +328,11 @@ PHONE_T = {
         "G": {"same_line": ["Celular pessoal: {x}", "Tel. casa {x}"], "line_above": ["{c}\nDepartamento comercial\n{x}"],
               "after": ["{x} (de manhã)", "{x} é a central"], "sentence": ["Para cancelar, ligue para {x} até sexta."],
               "form": ["Telefone | {x}\nE-mail | {e}"], "prose_no_cue": ["Na caixa estava escrito {x}."]},
+        "H": {"same_line": ["Ligue: {x}", "Fone: {x}"], "line_above": ["{n}\nMeu número\n{x}"],
+              "after": ["{x} (residencial)", "{x}, só SMS"],
+              "sentence": ["Se preferir, mande uma mensagem de texto para {x} que eu retorno a ligação."],
+              "form": ["Nome completo: {n} – Telefone para recado: {x} – E-mail: {e}"],
+              "prose_no_cue": ["{n} repetiu {x} baixinho."]},
     },
     "nl": {
         "A": {"same_line": ["Telefoon: {x}", "Tel. {x}"], "line_above": ["{n}\nTelefoon:\n{x}"],
@@ -317,6 +356,11 @@ PHONE_T = {
         "G": {"same_line": ["Mobiel privé: {x}", "Tel. thuis {x}"], "line_above": ["{c}\nVerkoop\n{x}"],
               "after": ["{x} ('s ochtends)", "{x} is de centrale"], "sentence": ["Om af te zeggen belt u vóór vrijdag {x}."],
               "form": ["Telefoon | {x}\nE-mail | {e}"], "prose_no_cue": ["Op de doos stond {x}."]},
+        "H": {"same_line": ["Bel ons: {x}", "Vaste lijn {x}"], "line_above": ["{n}\nBereikbaar op\n{x}"],
+              "after": ["{x} (privé)", "{x}, alleen sms"],
+              "sentence": ["Stuur gerust een sms naar {x}, dan bel ik je terug."],
+              "form": ["Voor- en achternaam: {n} - Nummer waarop u bereikbaar bent: {x} - E-mailadres: {e}"],
+              "prose_no_cue": ["{n} omcirkelde {x} met rode pen."]},
     },
 }
 # The address block: no phone word anywhere in it.
@@ -326,7 +370,8 @@ ADDRESS_T = {"A": ["{n}\n{a}\n{x}\n{e}", "{c}\n{a}\n{x}", "{n}, {x}\n{a}"],
              "D": ["{c}\n{a}\n{x} · {e}", "{n}\n{a}\n\n{x}", "{a}\n{n}: {x}"],
              "E": ["{n}\n{a}\n{x}, {e}", "{c}, {a}, {x}", "{a}\n{x} (a.m. only)\n{e}"],
              "F": ["{c}\n{a}\n{x}\n{e}\nwww.example.com", "{n}\n{a}\n{x} / {e}", "{a}, {x}"],
-             "G": ["{n}\n{c}\n{a}\n{x}\n{e}", "{a}\n\n{x} · {e}", "{n} ({c})\n{a}\n{x}"]}
+             "G": ["{n}\n{c}\n{a}\n{x}\n{e}", "{a}\n\n{x} · {e}", "{n} ({c})\n{a}\n{x}"],
+             "H": ["{c}\n{n}\n{e}\n{a}\n{x}", "{n}\n{a}\n{e} | {x}", "{x} — {n}\n{a}"]}
 EMAIL_T = {
     "en": {"A": ["Write to {e} for details.", "E-mail: {e}", "{n}\n{e}"], "B": ["Send the form to {e} by Friday.", "Contact: {e}", "{c}\n{n}\n{e}"]},
     "de": {"A": ["Schreiben Sie an {e}.", "E-Mail: {e}"], "B": ["Bitte senden Sie alles an {e}.", "Kontakt: {e}"]},
@@ -361,6 +406,14 @@ for _lang, _t in {"en": ["My address is {e}.", "{n} - {e}", "Mail to: {e}"],
                   "es": ["Mi dirección es {e}.", "{n} - {e}"], "it": ["Il mio indirizzo è {e}.", "{n} - {e}"],
                   "pt": ["Meu endereço é {e}.", "{n} - {e}"], "nl": ["Mijn adres is {e}.", "{n} - {e}"]}.items():
     EMAIL_T[_lang]["G"] = _t
+for _lang, _t in {"en": ["You can also reach the team by email at {e}.", "Reply-to: {e}", "{n} | {c} | {e}"],
+                  "de": ["Sie erreichen uns auch per E-Mail unter {e}.", "Antwort bitte an: {e}"],
+                  "fr": ["Pour toute demande, un courriel à {e} suffit.", "Écrire à l'équipe : {e}"],
+                  "es": ["Si lo prefiere, mándenos un correo a {e}.", "Correo de contacto: {e}"],
+                  "it": ["Se preferite, mandateci una mail a {e}.", "Scriveteci: {e}"],
+                  "pt": ["Se preferir, mande um e-mail para {e}.", "Fale conosco: {e}"],
+                  "nl": ["U kunt ons ook mailen via {e}.", "Schrijf ons: {e}"]}.items():
+    EMAIL_T[_lang]["H"] = _t
 
 # Distractors: digit groups that are not phones, many next to a phone word.
 DISTRACTOR_T = {
@@ -390,6 +443,11 @@ DISTRACTOR_T = {
           "Special price {price}", "Score {score} ({big} present)", "Locker {cid}, office key", "Open {time} by phone",
           "From {year} to {year2}: {big} calls logged.", "Warranty {ref}", "Beneficiary IBAN {iban}",
           "Flight {ord2}, call the desk", "Parcel ID {ref}, phone support"],
+    "H": ["Order {ord} - text us if it hasn't arrived.", "ISBN {isbn}, call the bookshop to reserve",
+          "Credit note {inv}, {date}", "Asking price {price} ono, call or text", "Half-time {score}, crowd of {big}",
+          "Employee no. {cid}, contact HR by phone", "Helpline hours {time}",
+          "Mobile contracts signed between {year} and {year2}: {big}.", "Repair ticket {ref}, hotline support",
+          "Refund to IBAN {iban}", "Booking {ord2}, call the hotel desk", "Meter reading {ref}, phone it in by {date}"],
 }
 
 
@@ -754,7 +812,7 @@ def main(argv: list[str] | None = None) -> int:
         print_report(s, ev)
         fig["results"][s] = ev
     fig["target_failures"] = {}
-    for s in ("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6"):
+    for s in ("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7"):
         if s in fig["results"]:
             fig["target_failures"][s] = check_targets(fig["results"][s])
             print(f"\ntargets ({s}, hard part, now):", "NOT MET" if fig["target_failures"][s] else "PASS",
