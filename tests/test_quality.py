@@ -270,3 +270,78 @@ def test_huge_pages_change_no_score(scored):
     texts = pq.read_table(config.stage_dir("03-filter") / "part-00000.parquet", columns=["text"]).column(0).to_pylist()
     assert [score(huge, classifier_text(t), "__label__hq") for t in texts] == \
         [score(plain, classifier_text(t), "__label__hq") for t in texts]
+
+
+def test_fnv1a_is_fasttexts_hash_in_python_and_vectorised():
+    from corpus.filters.fasttext_linear import VECTOR_FNV_MAX, fnv1a, fnv1a_many
+
+    assert (fnv1a(b""), fnv1a(b"a"), fnv1a(b"foobar")) == (0x811C9DC5, 0xE40C292C, 0xBF9CF968)  # FNV-1a vectors
+    assert fnv1a("é".encode()) != 0x811C9DC5 and fnv1a(b"\xc3") == ((0x811C9DC5 ^ 0xFFFFFFC3) * 16777619) % 2**32
+    rng = np.random.default_rng(0)  # bytes >= 0x80 (signed chars in fastText) and words past the vectorised length
+    words = [rng.integers(1, 256, n, dtype=np.uint8).tobytes() for n in rng.integers(1, VECTOR_FNV_MAX + 40, 500)]
+    buf = np.frombuffer(b"".join(words), np.uint8)
+    lengths = np.array([len(w) for w in words])
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    assert fnv1a_many(buf, starts, lengths).tolist() == [fnv1a(w) for w in words]
+
+
+def test_the_linear_scorer_is_fasttexts_predictor_up_to_rounding_whatever_the_batch(scored):
+    """filters/fasttext_linear.py scores the model from its projected rows: on real documents and on lines
+    that exercise fastText's reading (its six separators and NUL, bytes >= 0x80, words of 8, 9, 16, 17 and
+    more than 64 bytes in and out of the vocabulary, no word at all, a lone surrogate) its scores are
+    fastText's within 1e-5, and a line's score is the same alone or in any batch."""
+    import mmap
+
+    from corpus.filters.fasttext_linear import LinearScorer, _read_dictionary
+    from corpus.filters.quality import QualityFilter, QualityParams
+
+    config, _ = scored
+    path, manifest = train(config)
+    model, lin = load_model(str(path), manifest["sha256"]), LinearScorer(path)
+    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        words, nwords, _ = _read_dictionary(data, path)
+    vocab = [w.decode("utf-8", "replace") for w in words[:nwords]]
+    by_length = {n: [w for w in vocab if len(w.encode()) == n][:3] for n in (8, 9, 16, 17, 30)}
+    assert all(by_length[n] for n in (8, 9, 16, 17)), by_length
+    texts = pq.read_table(config.stage_dir("03-filter") / "part-00000.parquet", columns=["text"]).column(0).to_pylist()
+    awkward = ["", "   ", "\t\x0b\x0c\r", "the\x00committee\x00\x00report", "Zürich café naïve 日本語の文 😀 emoji",
+               "x" * 17 + " " + "y" * 65 + " " + "z" * 5000, "\ud800 lone surrogate", "\x01\x1f control bytes",
+               " ".join(w for ws in by_length.values() for w in ws), "the " + "ünïcödé" * 20 + " the"]
+    lines = [classifier_text(t) for t in texts + awkward]
+    for label in ("__label__hq", "__label__lq"):
+        batch = lin.scores(lines, label)
+        theirs = np.array([score(model, line, label) for line in lines])
+        assert float(np.max(np.abs(batch - theirs))) <= 1e-5
+        assert [lin.scores([line], label)[0] for line in lines] == batch.tolist()
+        assert lin.scores(lines[::-1], label).tolist() == batch[::-1].tolist()
+    with pytest.raises(ValueError, match="newline"):
+        lin.scores(["two\nlines"], "__label__hq")
+    f = QualityFilter(QualityParams(), {"quality_path": str(path), "quality_sha256": manifest["sha256"]})
+    assert f.annotate_many(texts[:5]) == [f.annotate(t) for t in texts[:5]]
+
+
+def test_a_model_the_linear_scorer_does_not_cover_is_scored_by_fasttexts_predictor(scored, tmp_path):
+    """A hierarchical-softmax model (fastText's sigmoid table) is not projected: the filter scores it with
+    fastText's predictor, as it would score any model fastText loads."""
+    import floret
+
+    from corpus.filters.fasttext_linear import LinearScorer, Unsupported
+    from corpus.filters.quality import PredictorScorer, QualityFilter, QualityParams, load_scorer, to_fasttext
+    from corpus.store.atomic import sha256_bytes
+
+    config, _ = scored
+    texts = pq.read_table(config.stage_dir("03-filter") / "part-00000.parquet", columns=["text"]).column(0).to_pylist()
+    data = tmp_path / "train.txt"
+    data.write_text("".join(f"__label__{'hq' if i % 2 else 'lq'} {classifier_text(t)}\n" for i, t in enumerate(texts)))
+    m = floret.train_supervised(str(data), dim=8, loss="hs", thread=1, seed=0, verbose=0, mode="fasttext", bucket=1000)
+    m.save_model(str(tmp_path / "floret.bin"))
+    path = tmp_path / "hs.bin"
+    path.write_bytes(to_fasttext((tmp_path / "floret.bin").read_bytes()))
+    with pytest.raises(Unsupported, match="not softmax"):
+        LinearScorer(path)
+    sha = sha256_bytes(path.read_bytes())
+    assert isinstance(load_scorer(str(path), sha), PredictorScorer)
+    f = QualityFilter(QualityParams(), {"quality_path": str(path), "quality_sha256": sha})
+    model = load_model(str(path), sha)
+    assert f.annotate_many(texts[:20]) == [((float(np.float32(score(model, classifier_text(t), "__label__hq"))),), None)
+                                           for t in texts[:20]]

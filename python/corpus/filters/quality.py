@@ -47,6 +47,7 @@ PREPROCESSING = "classifier_text v2: newlines -> spaces; a word-initial __label_
 _LABEL_PREFIX = re.compile(r"(?<!\S)__label__")
 FASTTEXT_MAGIC, FASTTEXT_VERSION = 793712314, 12
 _FLORET_EXTRA = slice(52, 60)  # floret's mode and hashCount, after fastText's maxn
+AGREEMENT = 1e-4  # the linear scorer's float64 sums against fastText's float32 ones (3e-6 measured)
 
 
 @dataclass(frozen=True)
@@ -217,9 +218,12 @@ def train(config) -> tuple[Path, dict]:
     path = directory / f"{sha}.bin"
     write_bytes(path, converted)
     ft = load_model(str(path), sha)
-    scores = np.array([score(ft, t, POSITIVE) for _, t in held], dtype=np.float64)
-    if [float(np.float32(s)) for s in floret_scores] != [float(np.float32(s)) for s in scores]:
+    predicted = np.array([score(ft, t, POSITIVE) for _, t in held], dtype=np.float64)
+    if [float(np.float32(s)) for s in floret_scores] != [float(np.float32(s)) for s in predicted]:
         raise CorpusError(f"quality: {path} does not score the held-out documents as floret's own model does")
+    scores = load_scorer(str(path), sha).scores([t for _, t in held], POSITIVE)  # as the filter scores
+    if len(held) and float(np.max(np.abs(scores - predicted))) > AGREEMENT:
+        raise CorpusError(f"quality: {path}: the filter's scores differ from fastText's by more than {AGREEMENT}")
     labels = np.array([n == POSITIVE for n, _ in held], dtype=bool)
     manifest = {"sha256": sha, "bytes": len(converted), "key": key, **facts, "counts": counts,
                 "labels": {"positive": POSITIVE, "negative": NEGATIVE},
@@ -262,7 +266,8 @@ LOADED: dict[str, dict] = {}  # model path -> what engine.hugepages did when it 
 @functools.cache
 def load_model(path: str, sha256: str):
     """The fastText model, verified, loaded once per process, its matrix in 2 MiB pages where Linux allows
-    (engine.hugepages: scoring reads one random row per word; the scores do not change)."""
+    (engine.hugepages: scoring reads one random row per word; the scores do not change). The filter scores
+    with it only a model that filters.fasttext_linear does not cover."""
     import fasttext
 
     from corpus.engine.hugepages import huge_pages_for
@@ -277,13 +282,40 @@ def load_model(path: str, sha256: str):
         raise CorpusError(f"{path}: not a fastText model ({e})") from None
 
 
+class PredictorScorer:
+    """Scores lines one at a time with fastText's predictor: for models the linear scorer does not cover."""
+
+    engine = "fasttext predictor"
+
+    def __init__(self, path: str, sha256: str):
+        self.model = load_model(path, sha256)
+        self.labels = list(self.model.predict("", k=-1)[0])  # fasttext-predict has no get_labels: all, scored
+
+    def scores(self, lines: list[str], label: str) -> np.ndarray:
+        return np.array([score(self.model, line, label) for line in lines], dtype=np.float64)
+
+
+@functools.cache
+def load_scorer(path: str, sha256: str):
+    """The model's scorer, once per process: filters.fasttext_linear's (a softmax classifier without
+    character n-grams, as `corpus quality train` makes and DCLM's is), else fastText's predictor."""
+    from corpus.filters.fasttext_linear import LinearScorer, Unsupported
+
+    verify_file(path, sha256)
+    try:
+        return LinearScorer(path)
+    except Unsupported as e:
+        log.info("quality: %s; scoring with fastText's predictor", e)
+        return PredictorScorer(path, sha256)
+
+
 def score(model, text: str, label: str) -> float:
     """P(label | document) of a preprocessed text (classifier_text), over every label of the model. The
     predictor is called directly with the line's end, as fastText's wrapper does (the end is a word of
     every training line too); a text Python cannot encode as UTF-8 (a lone surrogate) has it replaced."""
     try:
         pairs = model.f.predict(text + "\n", -1, 0.0, "strict")
-    except UnicodeEncodeError:
+    except (UnicodeEncodeError, TypeError):  # pybind11 refuses a str it cannot encode with a TypeError
         pairs = model.f.predict(text.encode("utf-8", "replace").decode("utf-8") + "\n", -1, 0.0, "strict")
     for p, lab in pairs:
         if lab == label:
@@ -391,18 +423,22 @@ def prepare(config, staging: Path) -> tuple[list[dict], dict]:
 class QualityFilter:
     """Annotates `quality_score`. It never drops a document itself: the filter stage drops those below
     the threshold (absolute, or keep_fraction's quantile) once every other filter has decided, so a
-    threshold edit rescores nothing (filters.memo keeps the scores)."""
+    threshold edit rescores nothing (filters.memo keeps the scores). The chain hands it a batch of
+    documents at a time (annotate_many), which the linear scorer scores at once."""
 
     def __init__(self, params: QualityParams, resources: dict):
-        self.model = load_model(resources["quality_path"], resources["quality_sha256"])
-        labels = self.model.predict("", k=-1)[0]  # fasttext-predict has no get_labels: all of them, scored
-        if params.label not in labels:
+        self.scorer = load_scorer(resources["quality_path"], resources["quality_sha256"])
+        if params.label not in self.scorer.labels:
             raise CorpusError(f"{resources['quality_path']}: the model has no label '{params.label}' "
-                              f"(its labels: {', '.join(sorted(labels))})")
+                              f"(its labels: {', '.join(sorted(self.scorer.labels))})")
         self.label = params.label
 
+    def annotate_many(self, texts: list[str]) -> list[tuple]:
+        scores = self.scorer.scores([classifier_text(t) for t in texts], self.label).astype(np.float32)
+        return [((float(s),), None) for s in scores.tolist()]
+
     def annotate(self, text: str):
-        return (float(np.float32(score(self.model, classifier_text(text), self.label))),), None
+        return self.annotate_many([text])[0]
 
 
 def memo_table(table: dict) -> dict:

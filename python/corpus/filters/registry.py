@@ -178,7 +178,8 @@ class FilterChain:
         """check() of each document, one filter at a time over the documents still in: each sees what it
         would see alone (filters run in chain order, a document leaves at its first failure), and a
         text-reading checker with `check_many` gets them all in one call (the perplexity model looks up a
-        whole batch's n-grams at once)."""
+        whole batch's n-grams at once), as does an annotating one with `annotate_many` (the quality
+        classifier scores a batch at once)."""
         n = len(texts)
         values = [list(self.defaults) for _ in range(n)]
         removed: list[list] = [[] for _ in range(n)]
@@ -227,6 +228,8 @@ class FilterChain:
         """(annotation or None, failure or None) of one filter on each document of `todo`."""
         if slot is None and reads == "text" and hasattr(checker, "check_many"):
             return [(None, fail) for fail in checker.check_many([texts[i] for i in todo])]
+        if slot is not None and hasattr(checker, "annotate_many"):
+            return checker.annotate_many([texts[i] for i in todo])
         return [self._apply(checker, slot, reads, texts[i], urls[i], doc_ids[i], values[i]) for i in todo]
 
     def _apply(self, checker, slot, reads, text, url, doc_id, values) -> tuple:
