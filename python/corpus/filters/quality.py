@@ -12,6 +12,10 @@ to be floret's own). Models are content-addressed: <artifacts>/models/quality/<s
 <sha256>.json, the training manifest (sources and their sha256, counts per label, every hyperparameter,
 the floret version, the preprocessing, held-out precision, recall, F1 and AUC).
 
+Scoring (QualityFilter, a batch at a time): a softmax model without character n-grams, as trained here, is
+scored by filters.fasttext_linear from its rows projected through the output layer (fastText's scores
+within float rounding, the same for any batch); any other model by fastText's predictor.
+
 `classifier_text` is the one preprocessing, at training and at scoring: newlines (fastText reads one
 line per example) become spaces, and a word that begins with fastText's label prefix loses one
 underscore, so no document text can pose as a label. A document of any length is scored
@@ -47,6 +51,8 @@ PREPROCESSING = "classifier_text v2: newlines -> spaces; a word-initial __label_
 _LABEL_PREFIX = re.compile(r"(?<!\S)__label__")
 FASTTEXT_MAGIC, FASTTEXT_VERSION = 793712314, 12
 _FLORET_EXTRA = slice(52, 60)  # floret's mode and hashCount, after fastText's maxn
+# how scores are computed, in the stage identity and the memo's: outputs scored another way show as stale
+SCORING = "fasttext_linear v1 (softmax, no character n-grams, not quantized), else fastText's predictor"
 AGREEMENT = 1e-4  # the linear scorer's float64 sums against fastText's float32 ones (3e-6 measured)
 
 
@@ -365,8 +371,9 @@ def identity(config) -> dict:
     row's, for model_source: a new row re-runs the filter), or the facts the model is trained from."""
     how = pretrained(config)
     if how == "model_source":
-        return {"quality_model": model_row(config)["sha256"]}
-    return {"quality_model": config["filters"]["quality"]["model_sha256"] if how == "model" else training_facts(config)}
+        return {"quality_model": model_row(config)["sha256"], "scoring": SCORING}
+    return {"quality_model": config["filters"]["quality"]["model_sha256"] if how == "model" else training_facts(config),
+            "scoring": SCORING}
 
 
 PROBE_TIMEOUT_S = 300
@@ -443,8 +450,8 @@ class QualityFilter:
 
 def memo_table(table: dict) -> dict:
     """The part of the table a document's score depends on: not the threshold or keep_fraction (a new
-    threshold rescores nothing)."""
-    return {k: v for k, v in table.items() if k not in ("keep_fraction", "threshold")}
+    threshold rescores nothing), and how scores are computed (results of another scorer are not reused)."""
+    return {**{k: v for k, v in table.items() if k not in ("keep_fraction", "threshold")}, "scoring": SCORING}
 
 
 def cut_threshold(table: dict) -> float | None:
