@@ -312,7 +312,9 @@ def load_scorer(path: str, sha256: str):
         return LinearScorer(path)
     except Unsupported as e:
         log.info("quality: %s; scoring with fastText's predictor", e)
-        return PredictorScorer(path, sha256)
+    except (ValueError, struct.error, OSError) as e:  # fastText loaded it (check_model): let fastText score it
+        log.warning("quality: %s: the linear scorer cannot read it (%s); scoring with fastText's predictor", path, e)
+    return PredictorScorer(path, sha256)
 
 
 def score(model, text: str, label: str) -> float:
