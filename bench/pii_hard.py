@@ -2,7 +2,7 @@
 addresses, and real sentences whose digit groups are not phones. Builds it, scores the scrub on it,
 writes bench/results/pii-hard-<date>.json.
 
-    python bench/pii_hard.py [--split tune|heldout|heldout2..heldout7|all] [--show-errors] [--json PATH] [--mirror DIR]
+    python bench/pii_hard.py [--split tune|heldout|heldout2..heldout8|all] [--show-errors] [--json PATH] [--mirror DIR]
     python bench/pii_hard.py --dump DIR       # write tune.jsonl and heldout.jsonl, print their sha256
 
 Documents (``{"id", "split", "locale", "category", "text", "spans": [[start, end, type], ...]}``), each
@@ -46,10 +46,12 @@ and LAMBADA, which only the later held-out splits use) was written before heldou
 at, and scored once; heldout4-6 (templates E-G) likewise, each before the previous one's errors changed a
 rule (SPLITS). ``heldout7`` (seed 8; en_US en_GB en_IE de_DE de_AT fr_FR fr_BE es_ES es_AR it_IT pt_BR
 nl_NL; templates H; digit sentences of BoolQ and LAMBADA) was written after every rule was final and scored
-once (phone recall 0.853, docs/pii.md). The targets are judged on each held-out split's hardest part: every phone category except
-same_line and prose_no_cue (a label right before the number: the old rules already worked; no cue at all:
-nothing can), plus the distractor and real-sentence documents for precision. Targets: phone recall and
-precision >= 0.95 there; e-mail recall (all forms) >= 0.99.
+once (phone recall 0.853, docs/pii.md). ``heldout8`` (seed 9; heldout7's locales; templates I, written fresh
+after heldout7's score by a writer who had not read the rules; digit sentences of BoolQ and LAMBADA) has not
+been scored yet; its first score is its one held-out figure. The targets are judged on each held-out split's
+hardest part: every phone category except same_line and prose_no_cue (a label right before the number: the
+old rules already worked; no cue at all: nothing can), plus the distractor and real-sentence documents for
+precision. Targets: phone recall and precision >= 0.95 there; e-mail recall (all forms) >= 0.99.
 
 Everything is a pure function of the mirror files, Faker 40.54.0 and the seeds.
 """
@@ -99,6 +101,10 @@ SPLITS = {
                              "pt_PT", "nl_BE")},
     # written after every rule was final; scored once
     "heldout7": {"seed": 8, "templates": "H", "parity": None,
+                 "locales": ("en_US", "en_GB", "en_IE", "de_DE", "de_AT", "fr_FR", "fr_BE", "es_ES", "es_AR", "it_IT",
+                             "pt_BR", "nl_NL")},
+    # written after heldout7 was scored, without reading the rules; not scored yet
+    "heldout8": {"seed": 9, "templates": "I", "parity": None,
                  "locales": ("en_US", "en_GB", "en_IE", "de_DE", "de_AT", "fr_FR", "fr_BE", "es_ES", "es_AR", "it_IT",
                              "pt_BR", "nl_NL")},
 }
@@ -193,6 +199,16 @@ PHONE_T = {
                            "Tenants can report leaks by calling the caretaker on {x}."],
               "form": ["Applicant: {n} · Landline: {x} · Email: {e}", "Best number to reach you*  {x}"],
               "prose_no_cue": ["{n} scribbled {x} in the margin of the crossword."]},
+        "I": {"same_line": ["Office: {x}", "Tel/Text: {x}"],
+              "line_above": ["{n}\nWork phone\n{x}", "{c}\nQuestions? Speak to our team\n{x}"],
+              "after": ["{x} (call or text)", "{x} (Signal / WhatsApp)", "{x}, extension 214",
+                        "{x} is the number to ring for repairs."],
+              "sentence": ["If nobody answers at {x}, leave your name and we'll ring you back.",
+                           "Interested buyers can give me a bell on {x}, serious offers only.",
+                           "Our reception team is available on {x} between 8am and 6pm to book appointments."],
+              "form": ["Customer: {n}\nDelivery phone: {x}\nEmail: {e}",
+                       "Emergency contact: {n}   Relationship: spouse   Daytime no.: {x}"],
+              "prose_no_cue": ["{x} was written in pencil inside the cover of {n}'s old diary."]},
     },
     "de": {
         "A": {"same_line": ["Telefon: {x}", "Tel.: {x}"], "line_above": ["{n}\nTelefon:\n{x}"],
@@ -221,6 +237,11 @@ PHONE_T = {
               "sentence": ["Bei Rückfragen bin ich tagsüber unter der Nummer {x} erreichbar."],
               "form": ["Vor- und Nachname: {n}, Rufnummer (tagsüber): {x}, E-Mail-Adresse: {e}"],
               "prose_no_cue": ["{n} las {x} laut vor."]},
+        "I": {"same_line": ["Tel. geschäftlich: {x}", "Telefax {x}"], "line_above": ["{c}\nHotline (Mo–Fr 8–18 Uhr)\n{x}"],
+              "after": ["{x} (auch WhatsApp)", "{x} (Anrufe bitte erst ab 17 Uhr)"],
+              "sentence": ["Besichtigung nach telefonischer Absprache unter {x} jederzeit möglich."],
+              "form": ["Name, Vorname: {n} | Telefon für Rückfragen: {x} | E-Mail: {e}"],
+              "prose_no_cue": ["Hinter dem Namen {n} folgte in der Liste {x}."]},
     },
     "fr": {
         "A": {"same_line": ["Téléphone : {x}", "Tél. {x}"], "line_above": ["{n}\nTéléphone :\n{x}"],
@@ -250,6 +271,11 @@ PHONE_T = {
               "sentence": ["Un souci avec votre commande ? Notre hotline répond au {x} du lundi au vendredi."],
               "form": ["Nom et prénom : {n} – Numéro où vous joindre : {x} – Adresse mail : {e}"],
               "prose_no_cue": ["Le colis de {n} portait la mention {x}."]},
+        "I": {"same_line": ["GSM : {x}", "Tél. pro : {x}"], "line_above": ["{c}\nAccueil téléphonique\n{x}"],
+              "after": ["{x} (répondeur)", "{x}, appel non surtaxé"],
+              "sentence": ["Pour visiter l'appartement, merci de contacter le propriétaire au {x} en fin de journée."],
+              "form": ["Destinataire : {n} – Tél. livraison : {x} – E-mail : {e}"],
+              "prose_no_cue": ["{n} a recopié {x} sur un post-it avant de partir."]},
     },
     "es": {
         "A": {"same_line": ["Teléfono: {x}", "Tel. {x}"], "line_above": ["{n}\nTeléfono:\n{x}"],
@@ -278,6 +304,12 @@ PHONE_T = {
               "sentence": ["Si el pedido no llega, escríbenos un SMS al {x} y te respondemos."],
               "form": ["Nombre y apellidos: {n} / Número donde localizarle: {x} / E-mail: {e}"],
               "prose_no_cue": ["{n} eligió el {x} sin pensarlo."]},
+        "I": {"same_line": ["Teléfono oficina: {x}", "Cel.: {x}"],
+              "line_above": ["{c}\nAtención telefónica (L a V de 9 a 18 h)\n{x}"],
+              "after": ["{x} (llamadas y WhatsApp)", "{x}, contestador 24 h"],
+              "sentence": ["Para más información o para concertar una visita, llamar al {x} en horario de tarde."],
+              "form": ["Nombre del titular: {n} · Tel. para la entrega: {x} · Correo electrónico: {e}"],
+              "prose_no_cue": ["En el ticket de {n} había un {x} escrito a boli."]},
     },
     "it": {
         "A": {"same_line": ["Telefono: {x}", "Tel. {x}"], "line_above": ["{n}\nTelefono:\n{x}"],
@@ -306,6 +338,11 @@ PHONE_T = {
               "sentence": ["Per qualsiasi problema potete mandarmi un SMS al {x}, rispondo in giornata."],
               "form": ["Nome e cognome: {n} - Recapito telefonico: {x} - Indirizzo email: {e}"],
               "prose_no_cue": ["{n} ha sottolineato {x} due volte."]},
+        "I": {"same_line": ["Tel. e fax: {x}", "Cell. aziendale {x}"], "line_above": ["{c}\nServizio clienti\n{x}"],
+              "after": ["{x} ore pasti", "{x} (anche WhatsApp)"],
+              "sentence": ["Per visionare l'auto telefonare al {x}, no perditempo."],
+              "form": ["Cognome e nome: {n} | Tel. per eventuali comunicazioni: {x} | E-mail: {e}"],
+              "prose_no_cue": ["Accanto al nome di {n}, sul registro, compariva {x}."]},
     },
     "pt": {
         "A": {"same_line": ["Telefone: {x}", "Tel. {x}"], "line_above": ["{n}\nTelefone:\n{x}"],
@@ -334,6 +371,11 @@ PHONE_T = {
               "sentence": ["Se preferir, mande uma mensagem de texto para {x} que eu retorno a ligação."],
               "form": ["Nome completo: {n} – Telefone para recado: {x} – E-mail: {e}"],
               "prose_no_cue": ["{n} repetiu {x} baixinho."]},
+        "I": {"same_line": ["Cel./WhatsApp: {x}", "Tel. comercial: {x}"], "line_above": ["{c}\nSAC\n{x}"],
+              "after": ["{x} (ligações ou zap)", "{x} (horário comercial)"],
+              "sentence": ["Interessados entrar em contato pelo {x} a partir das 14h."],
+              "form": ["Nome do responsável: {n}\nTel. p/ contato: {x}\nE-mail: {e}"],
+              "prose_no_cue": ["{n} conferiu {x} duas vezes antes de guardar o papel."]},
     },
     "nl": {
         "A": {"same_line": ["Telefoon: {x}", "Tel. {x}"], "line_above": ["{n}\nTelefoon:\n{x}"],
@@ -362,6 +404,11 @@ PHONE_T = {
               "sentence": ["Stuur gerust een sms naar {x}, dan bel ik je terug."],
               "form": ["Voor- en achternaam: {n} - Nummer waarop u bereikbaar bent: {x} - E-mailadres: {e}"],
               "prose_no_cue": ["{n} omcirkelde {x} met rode pen."]},
+        "I": {"same_line": ["Tel.nr. {x}", "Mob.: {x}"], "line_above": ["{c}\nAfspraak maken? Bel gerust\n{x}"],
+              "after": ["{x} (ook WhatsApp)", "{x} (na 18.00 uur)"],
+              "sentence": ["Wilt u de woning bezichtigen, neem dan telefonisch contact op via {x}."],
+              "form": ["Huurder: {n} / Tel. overdag: {x} / E-mailadres: {e}"],
+              "prose_no_cue": ["Op het bonnetje van {n} stond met balpen {x} geschreven."]},
     },
 }
 # The address block: no phone word anywhere in it.
@@ -372,7 +419,8 @@ ADDRESS_T = {"A": ["{n}\n{a}\n{x}\n{e}", "{c}\n{a}\n{x}", "{n}, {x}\n{a}"],
              "E": ["{n}\n{a}\n{x}, {e}", "{c}, {a}, {x}", "{a}\n{x} (a.m. only)\n{e}"],
              "F": ["{c}\n{a}\n{x}\n{e}\nwww.example.com", "{n}\n{a}\n{x} / {e}", "{a}, {x}"],
              "G": ["{n}\n{c}\n{a}\n{x}\n{e}", "{a}\n\n{x} · {e}", "{n} ({c})\n{a}\n{x}"],
-             "H": ["{c}\n{n}\n{e}\n{a}\n{x}", "{n}\n{a}\n{e} | {x}", "{x} — {n}\n{a}"]}
+             "H": ["{c}\n{n}\n{e}\n{a}\n{x}", "{n}\n{a}\n{e} | {x}", "{x} — {n}\n{a}"],
+             "I": ["{n}\n{c}\n{x}\n{a}", "{c} | {e} | {x}\n{a}", "{a}\n\n{n}\n{e}\n{x}"]}
 EMAIL_T = {
     "en": {"A": ["Write to {e} for details.", "E-mail: {e}", "{n}\n{e}"], "B": ["Send the form to {e} by Friday.", "Contact: {e}", "{c}\n{n}\n{e}"]},
     "de": {"A": ["Schreiben Sie an {e}.", "E-Mail: {e}"], "B": ["Bitte senden Sie alles an {e}.", "Kontakt: {e}"]},
@@ -415,6 +463,15 @@ for _lang, _t in {"en": ["You can also reach the team by email at {e}.", "Reply-
                   "pt": ["Se preferir, mande um e-mail para {e}.", "Fale conosco: {e}"],
                   "nl": ["U kunt ons ook mailen via {e}.", "Schrijf ons: {e}"]}.items():
     EMAIL_T[_lang]["H"] = _t
+for _lang, _t in {"en": ["Send your CV and a short cover letter to {e} before the closing date.", "Press contact: {e}",
+                         "{n}\nSecretary, {c}\n{e}"],
+                  "de": ["Bewerbungen bitte ausschließlich per E-Mail an {e}.", "Ansprechpartner/in: {n} – {e}"],
+                  "fr": ["Candidatures (CV + lettre de motivation) à adresser à {e}.", "Service presse : {e}"],
+                  "es": ["Envía tu CV a {e} indicando la referencia de la oferta.", "{n} — Departamento de Administración — {e}"],
+                  "it": ["Per iscriversi basta inviare nome e cognome a {e}.", "Ufficio stampa: {e}"],
+                  "pt": ["Envie seu currículo para {e} com o título da vaga no assunto.", "Atendimento ao cliente: {e}"],
+                  "nl": ["Sollicitaties kunt u richten aan {n} via {e}.", "Klachten en opmerkingen: {e}"]}.items():
+    EMAIL_T[_lang]["I"] = _t
 
 # Distractors: digit groups that are not phones, many next to a phone word.
 DISTRACTOR_T = {
@@ -449,6 +506,13 @@ DISTRACTOR_T = {
           "Employee no. {cid}, contact HR by phone", "Helpline hours {time}",
           "Mobile contracts signed between {year} and {year2}: {big}.", "Repair ticket {ref}, hotline support",
           "Refund to IBAN {iban}", "Booking {ord2}, call the hotel desk", "Meter reading {ref}, phone it in by {date}"],
+    "I": ["Order {ord} placed on {date} - keep this number handy if you phone us.",
+          "Shipped {date} · tracking ID {ref} · the courier will text on the day", "Paperback · ISBN {isbn} · ring the shop to check stock",
+          "A deposit of {price} secures the booking; call to pay by card.", "Won {score} on penalties after {minutes} minutes; {big} tickets sold.",
+          "{big} km on the clock, full service history, calls only.", "Please quote customer reference {cid} when calling.",
+          "Delivery window {time}; the driver rings 30 minutes ahead.", "Built {year}, renovated {year2}, {minutes} m² living space.",
+          "Pick-up: locker {ord2}, postcode {post}", "Transfer {price} to {iban} quoting invoice {inv}.",
+          "Claim {ref}: our claims line will call you back by {date}."],
 }
 
 
@@ -813,7 +877,8 @@ def main(argv: list[str] | None = None) -> int:
         print_report(s, ev)
         fig["results"][s] = ev
     fig["target_failures"] = {}
-    for s in ("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7"):
+    for s in ("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7",
+              "heldout8"):
         if s in fig["results"]:
             fig["target_failures"][s] = check_targets(fig["results"][s])
             print(f"\ntargets ({s}, hard part, now):", "NOT MET" if fig["target_failures"][s] else "PASS",
