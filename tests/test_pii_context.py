@@ -57,6 +57,16 @@ CONTEXT = [
     ("Handy\n1266928", "1266928", "Handy"),                                           # 7 bare digits: word right there
     ("5155334 (móvil)", "5155334", "móvil"),
     ("Potete chiamare Sig. Antonino Nicoletti al 034482064 nel pomeriggio.", "034482064", "chiamare"),
+    # each language's words for a text message, for being reachable, for a landline, for dialling, for home
+    ("Fone: 85 3321-4470", "85 3321-4470", "Fone"),
+    ("Vaste lijn: 020 6231144", "020 6231144", "Vaste lijn"),
+    ("Si prefiere, mándeme un mensaje al 612 445 903.", "612 445 903", "mensaje"),
+    ("Número donde localizarle: 91 402 3377", "91 402 3377", "localizarle"),
+    ("Per le urgenze componete il 347 880 1290.", "347 880 1290", "componete"),
+    ("Für Notfälle wählen Sie 0171 4455667.", "0171 4455667", "wählen Sie"),
+    ("Om af te zeggen belt u 020 5512340.", "020 5512340", "belt u"),
+    ("Carlo Neri 0541 882211 (abitazione)", "0541 882211", "abitazione"),
+    ("Mi número es 655 321 998.", "655 321 998", "Mi número"),
 ]
 
 
@@ -77,6 +87,11 @@ ADDRESS = [
     ("Studio Verdi\nVia Roma, 3\n25125, Brescia (BS)\n030 2400000 · info@studioverdi.it", "030 2400000",
      "postal code 1 line above"),
     ("Rua Augusta, 274\n1100-053 Lisboa\nMarta Sousa: 213 456 789", "213 456 789", "postal code 1 line above"),
+    # the e-mail before the number on the block's last line; the number before a name on its first line
+    ("Oak Lane Surgery\n14 Oak Lane\nLeeds LS6 2AB\nlee.hart@oaklane.example | 449 4898", "449 4898",
+     "postal code 1 line above"),
+    ("449 4898 — Dr. Amira Patel\n14 Oak Lane\nLeeds LS6 2AB", "449 4898", "street 1 line below"),
+    ("0541 882211 – Studio van der Berg\nKerkstraat 5a\n1017 GB Amsterdam", "0541 882211", "street 1 line below"),
 ]
 
 
@@ -92,6 +107,16 @@ def test_address_block_is_conservative() -> None:
         assert local(text) == [], text
     params = replace(PARAMS, phone_context=PhoneContext(address_blocks=False))
     assert "030 1234567" not in rules_of(ADDRESS[0][0], params)
+
+
+def test_a_number_word_with_is_and_a_note_after_the_number() -> None:
+    assert "phone.word_before:number is" in rules_of("Her new number is 94 22 17.")["94 22 17"]
+    assert "phone.word_before:number was" in rules_of("His number was 3595572741.")["3595572741"]
+    assert rules_of("The number is 1234567.") == {}  # a count: an ungrouped number of 7 digits
+    # a bracketed note, then the next sentence; round-the-clock notes
+    assert "phone.note:(weekdays)" in rules_of("Questions? 449 4898 (weekdays) We reply within a day.")["449 4898"]
+    assert "phone.note:(24h)" in rules_of("Lost keys? 449 4898 (24h)")["449 4898"]
+    assert rules_of("Sales rose. 449 4898 (approx.) Costs fell.") == {}
 
 
 def test_a_label_line_above_a_lone_number_needs_no_known_word() -> None:
@@ -124,6 +149,12 @@ NOT_PHONES = [
     "The star, called GSC 03549-02811, is in Draco.",
     "Mobile subscriptions rose from 1 234 567 to 2 345 678.",
     "Plate 34/559429, phone the owner.",
+    "Meter reading 67/240341, phone it in by 12/03/2021.",
+    "Warranty 6846 6387 3939, call the dealer.",
+    "Locker 33610853, office key at reception.",
+    "Permit 5317 0062 8974 - contact the council.",
+    "Our lucky number is 1234567, call it a charm.",
+    "449 4898 — 2019 figures\n14 Oak Lane\nLeeds LS6 2AB",
 ]
 
 

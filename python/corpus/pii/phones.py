@@ -95,7 +95,8 @@ _NUMBER = "|".join(re.escape(s) for s in sorted(_NUMBER_WORDS, key=len, reverse=
 _CJK = "|".join(re.escape(s) for s in _CJK_STEMS)
 PHONE_WORDS = rf"(?:(?<!\w)(?:{_WORDS})[\w]*|(?<!\w)(?:{_ABBR})(?!\w)|(?:{_CJK})\w*)"
 _PHONE_WORD = re.compile(PHONE_WORDS, _FLAGS)
-_NUMBER_WORD = re.compile(rf"(?<!\w)(?:{_NUMBER})(?!\w)(?::[ ]?|[ ](?=[0-9+(]))(?:\(?[0-9+])", _FLAGS)
+_COPULA = r"(?:is|was|ist|est|es|era|è|é|era|is nu|est le|es el|è il|é o)"
+_NUMBER_WORD = re.compile(rf"(?<!\w)(?:{_NUMBER})(?!\w)(?::[ ]?|[ ](?:{_COPULA}:?[ ])?(?=[0-9+(]))(?:\(?[0-9+])", _FLAGS)
 # Languages that name the phone after the number: "02778709658 numarasından", "070-1234-5678に電話".
 _AFTER = re.compile(r"[ ]?(?:numaras|numaral|nolu|に電話|までお電話|로 전화|번으로|\((?:tel|phone|mobile|fax|cell)\))",
                     _FLAGS)
@@ -151,10 +152,16 @@ def phone_word_before(text: str, start: int) -> str | None:
     return last.group()
 
 
+_COPULA_NUMBER = re.compile(r"\(?0|[0-9]{8}|[0-9]+[ .\-/][0-9]")  # "number is" + 0-led, 8+ digits or grouped
+
+
 def _number_word_right_before(text: str, start: int) -> str | None:
     for match in _NUMBER_WORD.finditer(text, max(0, start - 24), min(len(text), start + 2)):
         if match.end() - 1 == start:
-            return match.group()[:-1].rstrip(": ")
+            word = match.group()[:-1].rstrip(": ")
+            if " " in word and not _COPULA_NUMBER.match(text, start):
+                return None  # "the number is 1234567": a count, not a phone
+            return word
     return None
 
 
@@ -305,19 +312,33 @@ DEFAULT_CONTEXT_WORDS: dict[str, tuple[str, ...]] = {
     "en": ("phone*", "telephone*", "tel", "tel.", "ph", "mobile*", "cell", "cellphone*", "cell-phone", "fax*",
            "contact*", "call", "calls", "calling", "ring", "dial", "whatsapp", "hotline*", "landline*", "office",
            "helpline*", "sms", "text", "mob", "mob.", "reception", "switchboard", "direct", "extension", "home", "work",
-           "landline", "daytime", "evening*", "t:", "p:", "m:", "customer service", "helpdesk", "help desk"),
+           "landline", "daytime", "evening*", "t:", "p:", "m:", "customer service", "helpdesk", "help desk",
+           "texts", "texting", "freephone", "toll-free", "voicemail", "private", "reachable", "message", "ask for",
+           "my number", "personal number", "our number"),
     "de": ("telefon*", "tel", "tel.", "handy*", "mobil*", "fax*", "anruf*", "rufnummer*", "erreichbar*", "kontakt*",
-           "durchwahl*", "zentrale", "büro", "sekretariat", "festnetz*", "privat", "dienstlich", "geschäftlich", "kundenservice", "kundendienst"),
+           "durchwahl*", "zentrale", "büro", "sekretariat", "festnetz*", "privat", "dienstlich", "geschäftlich", "kundenservice", "kundendienst",
+           "sms", "whatsapp", "rückruf*", "anrufbeantworter", "telefonisch*", "notruf*", "wählen sie", "meine nummer",
+           "private nummer", "nachricht"),
     "fr": ("téléphone*", "telephone*", "tél", "tél.", "portable*", "mobile*", "fax*", "appel*", "appelez*",
-           "joindre", "contact*", "numéro", "standard", "bureau", "domicile", "fixe", "travail", "service client"),
+           "joindre", "contact*", "numéro", "standard", "bureau", "domicile", "fixe", "travail", "service client",
+           "sms", "texto*", "whatsapp", "joignable*", "rappel*", "composez", "gsm", "ligne directe", "privé", "message",
+           "mon numéro", "numéro perso*"),
     "es": ("teléfono*", "telefono*", "tel", "tel.", "tlf", "tfno", "móvil*", "movil*", "celular*", "fax*", "llam*",
-           "contacto*", "whatsapp", "oficina", "centralita", "fijo", "casa", "trabajo", "atención al cliente"),
+           "contacto*", "whatsapp", "oficina", "centralita", "fijo", "casa", "trabajo", "atención al cliente",
+           "sms", "mensaje*", "particular", "localizar*", "localizable", "marque", "marcar", "extensión", "cel", "cel.",
+           "mi número", "número personal"),
     "it": ("telefono*", "tel", "tel.", "cellulare*", "cell", "fax*", "chiam*", "contatt*", "ufficio", "centralino",
-           "recapito*", "fisso", "casa", "lavoro", "servizio clienti"),
+           "recapito*", "fisso", "casa", "lavoro", "servizio clienti",
+           "sms", "messaggio", "whatsapp", "abitazione", "reperibil*", "raggiungibil*", "rintracciabil*", "numero verde",
+           "privato", "cell.", "componete", "componi", "comporre", "digitare", "digita", "mio numero", "numero personale"),
     "pt": ("telefone*", "tel", "tel.", "telemóvel*", "telemovel*", "celular*", "fax*", "ligue", "ligar", "contato*",
-           "contacto*", "escritório", "whatsapp", "fixo", "casa", "trabalho", "atendimento"),
+           "contacto*", "escritório", "whatsapp", "fixo", "casa", "trabalho", "atendimento",
+           "sms", "mensagem", "fone*", "residencial", "residência", "ramal", "disque", "zap", "contacte", "contate",
+           "meu número", "número pessoal", "a central"),
     "nl": ("telefoon*", "tel", "tel.", "mobiel*", "fax*", "bel", "bellen", "gsm", "kantoor", "contact*",
-           "bereikbaar*", "thuis", "werk", "privé", "klantenservice"),
+           "bereikbaar*", "thuis", "werk", "privé", "klantenservice",
+           "sms", "whatsapp", "vaste lijn", "vast nummer", "doorkies*", "telefonisch*", "sms'en", "appen", "belt u",
+           "bel ons", "centrale", "mijn nummer", "privénummer", "bericht"),
 }
 DEFAULT_CONTEXT_WINDOW = 40
 
@@ -491,6 +512,10 @@ OTHER_NUMBER_LABELS = (
     "ordine", "fattura", "riferimento", "pratica", "codice", "partita",
     "encomenda", "fatura", "referência", "nif", "cpf", "cnpj", "protocolo",
     "bestelling", "factuur", "referentie", "klantnummer", "dossiernummer", "kvk", "btw",
+    "meter", "reading", "zähler", "zählerstand", "compteur", "relevé", "contador", "lectura", "contatore", "lettura",
+    "medidor", "leitura", "meterstand", "plate", "kennzeichen", "immatriculation", "matrícula", "targa", "placa", "kenteken",
+    "warranty", "garantie", "garantía", "garanzia", "garantia", "locker", "schließfach", "casier", "taquilla",
+    "armadietto", "cacifo", "kluis", "permit", "genehmigung", "permis", "permiso", "permesso", "licença", "vergunning",
 )
 _OTHER_LABEL = re.compile(
     r"(?<!\w)(?:" + "|".join(map(re.escape, sorted(set(OTHER_NUMBER_LABELS), key=len, reverse=True))) + r")"
@@ -510,15 +535,16 @@ def other_number_label(text: str, start: int) -> str | None:
     return None if m is None else m.group().strip(" :#=")
 
 
-_CAPITALISED_LABEL = re.compile(r"(?:^|[.!?;]\s+|\n)(?P<label>[A-ZÀ-Ý][a-zà-ÿ]+)\s?[#:]?\s?$")
+_CAPITALISED_LABEL = re.compile(r"(?:^|[.!?;]\s+|\n)(?P<label>[A-ZÀ-Ý][a-zà-ÿ]+(?:\s[a-zà-ÿ]+){0,2})\s?[#:]?\s?$")
 
 
 def _unknown_label_before(text: str, start: int, words: "re.Pattern[str]") -> bool:
-    """A capitalised word opening the sentence right before the number, not a context word: "Plate
-    34/559429, phone the owner", "Permit 5317 0062 8974". The number is that thing's; a phone word after it
-    belongs to the next clause (a word after a comma is not taken)."""
-    m = _CAPITALISED_LABEL.search(text, max(0, start - 30), start)
-    return m is not None and words.fullmatch(m["label"]) is None and words.match(m["label"]) is None
+    """A capitalised word, or one and up to two more, opening the sentence right before the number, none of
+    them a context word: "Plate 34/559429, phone the owner", "Permit 5317 0062 8974", "Meter reading
+    67/240341, phone it in". The number is that thing's; a phone word after it belongs to the next clause
+    (a word after a comma is not taken)."""
+    m = _CAPITALISED_LABEL.search(text, max(0, start - 40), start)
+    return m is not None and not any(words.fullmatch(w) or words.match(w) for w in m["label"].split())
 
 
 def context_word_near(text: str, start: int, end: int, words: "re.Pattern[str]", window: int,
@@ -612,11 +638,16 @@ def _address_cue(line: str) -> str | None:
 
 
 # A short note in brackets right after a number: "(evenings)", "(a.m. only)", "(por la tarde)".
-_NOTE_AFTER = re.compile(r"[ ]?\((?P<note>[^\W\d_][\w.'’]*(?:[ ][\w.'’]+){0,2})\)(?=[ ]*(?:$|[\n.,;|·]))")
+_NOTE_AFTER = re.compile(r"[ ]?\((?P<note>[^\W\d_][\w.'’]*(?:[ ][\w.'’]+){0,2}|24[ ]?h|24/7)\)"
+                         r"(?=[ ]*(?:$|[\n.,;|·])|[ ]+[A-ZÀ-Ý])")
 # Notes that qualify a quantity, not a phone number: "(approx.)", "(est.)", "(total)", "(km)", "(in EUR)".
 _QUANTITY_NOTE = re.compile(r"(?i)(?:approx\w*|est\w*|ca|circa|avg|average|mean|median|total|gross|net|min\w*|max\w*"
                             r"|incl\w*|excl\w*|in \w+|per \w+|[a-z]{1,3})\.?$")
 _TRAILING_EMAIL = re.compile(r"^\s*[|,;/–—·•-]\s*[\w.+-]+@[\w-]+(?:\.[\w-]+)+\s*$")
+_LEADING_EMAIL = re.compile(r"^\s*[\w.+-]+@[\w-]+(?:\.[\w-]+)+\s*[|,;/–—·•-]\s*$")
+# A name after the number and a dash: "65 675520 — Ann Ward", "0683-8025784 — Univ.Prof. Stefani Meister".
+_NAME_PARTICLES = r"(?:van|von|de|du|da|das|dos|do|der|den|del|della|di|la|le|y|e|ten|ter|zu|af|bin|al)"
+_NAME_AFTER = re.compile(rf"^[ ]?[–—|·-][ ]?(?:(?:[A-ZÀ-Ý][\w'’.()-]*|{_NAME_PARTICLES})(?:[ ]|$)){{1,7}}$")
 _SENTENCE_IN_LINE = re.compile(r"[!?;]|[a-z]{4,}\.(?:\s|$)")
 _NAME_BEFORE = re.compile(r"^[\w'’. ()-]{0,40}(?:[,:]|\s[-–—|:·])\s*$")
 
@@ -626,7 +657,9 @@ def in_address_block(text: str, start: int, end: int) -> str | None:
     block's line of its own, else None.
 
     Its line holds only the number (and punctuation), or a short name before it followed by a comma or a
-    dash ("Jana Nováková, 604 115 244"), and nothing but punctuation after it; the block is the run of
+    dash ("Jana Nováková, 604 115 244") or an e-mail and a separator ("name@example.net | 24 25 17"), and
+    nothing but punctuation after it, or a dash and a name when nothing precedes it ("65 675520 — Ann
+    Ward" opening the block); the block is the run of
     non-empty lines around it (at most ADDRESS_REACH each way, each at most ADDRESS_LINE_MAX characters),
     and one of its other lines is a postal code with a place, a street with a house number, or an e-mail."""
     line_start = text.rfind("\n", 0, start) + 1
@@ -635,8 +668,12 @@ def in_address_block(text: str, start: int, end: int) -> str | None:
     before, after = text[line_start:start], text[end:line_end]
     note = _NOTE_AFTER.match(after)
     after = _TRAILING_EMAIL.sub("", after[note.end():] if note else after)  # "(a.m. only)", "| name@example.com"
+    if not before.strip(_LABEL_PUNCTUATION) and _NAME_AFTER.match(after) and not any(c.isdigit() for c in after):
+        after = ""  # "65 675520 — Ann Ward" opening the block
     if after.strip(_LABEL_PUNCTUATION + ",;"):
         return None
+    if _LEADING_EMAIL.match(before):
+        before = ""  # "name@example.net | 24 25 17" closing the block
     if before.rstrip().endswith(",") and len(before) <= 2 * ADDRESS_LINE_MAX:
         cue = _address_cue(before.rstrip(" ,"))
         if cue:
