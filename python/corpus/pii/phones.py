@@ -314,7 +314,7 @@ DEFAULT_CONTEXT_WORDS: dict[str, tuple[str, ...]] = {
            "helpline*", "sms", "text", "mob", "mob.", "reception", "switchboard", "direct", "extension", "home", "work",
            "landline", "daytime", "evening*", "t:", "p:", "m:", "customer service", "helpdesk", "help desk",
            "texts", "texting", "freephone", "toll-free", "voicemail", "private", "reachable", "message", "ask for",
-           "my number", "personal number", "our number"),
+           "my number", "personal number", "our number", "answerphone", "answering machine"),
     "de": ("telefon*", "tel", "tel.", "handy*", "mobil*", "fax*", "anruf*", "rufnummer*", "erreichbar*", "kontakt*",
            "durchwahl*", "zentrale", "büro", "sekretariat", "festnetz*", "privat", "dienstlich", "geschäftlich", "kundenservice", "kundendienst",
            "sms", "whatsapp", "rückruf*", "anrufbeantworter", "telefonisch*", "notruf*", "wählen sie", "meine nummer",
@@ -322,23 +322,24 @@ DEFAULT_CONTEXT_WORDS: dict[str, tuple[str, ...]] = {
     "fr": ("téléphone*", "telephone*", "tél", "tél.", "portable*", "mobile*", "fax*", "appel*", "appelez*",
            "joindre", "contact*", "numéro", "standard", "bureau", "domicile", "fixe", "travail", "service client",
            "sms", "texto*", "whatsapp", "joignable*", "rappel*", "composez", "gsm", "ligne directe", "privé", "message",
-           "mon numéro", "numéro perso*"),
+           "mon numéro", "numéro perso*", "répondeur"),
     "es": ("teléfono*", "telefono*", "tel", "tel.", "tlf", "tfno", "móvil*", "movil*", "celular*", "fax*", "llam*",
            "contacto*", "whatsapp", "oficina", "centralita", "fijo", "casa", "trabajo", "atención al cliente",
            "sms", "mensaje*", "particular", "localizar*", "localizable", "marque", "marcar", "extensión", "cel", "cel.",
-           "mi número", "número personal"),
+           "mi número", "número personal", "contestador*"),
     "it": ("telefono*", "tel", "tel.", "cellulare*", "cell", "fax*", "chiam*", "contatt*", "ufficio", "centralino",
            "recapito*", "fisso", "casa", "lavoro", "servizio clienti",
            "sms", "messaggio", "whatsapp", "abitazione", "reperibil*", "raggiungibil*", "rintracciabil*", "numero verde",
-           "privato", "cell.", "componete", "componi", "comporre", "digitare", "digita", "mio numero", "numero personale"),
+           "privato", "cell.", "componete", "componi", "comporre", "digitare", "digita", "mio numero", "numero personale", "segreteria telefonica", "ore pasti"),
     "pt": ("telefone*", "tel", "tel.", "telemóvel*", "telemovel*", "celular*", "fax*", "ligue", "ligar", "contato*",
            "contacto*", "escritório", "whatsapp", "fixo", "casa", "trabalho", "atendimento",
            "sms", "mensagem", "fone*", "residencial", "residência", "ramal", "disque", "zap", "contacte", "contate",
-           "meu número", "número pessoal", "a central"),
+           "meu número", "número pessoal", "a central", "secretária eletrônica",
+           "secretária electrónica"),
     "nl": ("telefoon*", "tel", "tel.", "mobiel*", "fax*", "bel", "bellen", "gsm", "kantoor", "contact*",
            "bereikbaar*", "thuis", "werk", "privé", "klantenservice",
            "sms", "whatsapp", "vaste lijn", "vast nummer", "doorkies*", "telefonisch*", "sms'en", "appen", "belt u",
-           "bel ons", "centrale", "mijn nummer", "privénummer", "bericht"),
+           "bel ons", "centrale", "mijn nummer", "privénummer", "bericht", "antwoordapparaat", "voicemail"),
 }
 DEFAULT_CONTEXT_WINDOW = 40
 
@@ -465,11 +466,19 @@ _CURRENCY_BEFORE = re.compile(r"(?:[€$£¥₹]|\b(?:EUR|USD|GBP|CHF|R\$|Fr\.|R
 _LABEL_PUNCTUATION = " \t:.-–—|*/#>()[]"
 
 
+_BRACKETED = re.compile(r"\([^()\n]{0,40}\)")
+_QUESTION_LEAD = re.compile(r"^[^\W\d_][\w ’']{0,24}\?\s+(?=[^\W\d_])")
+
+
 def _label_line(line: str) -> bool:
-    """A label on the line above a number: short, no digit, no sentence ("Phone:", "Tel. (day)",
-    "Mobiel nummer", "Telefon / Fax", "Atención al cliente - teléfono")."""
+    """A label on the line above a number: short, no digit outside brackets, no sentence ("Phone:",
+    "Tel. (day)", "Mobiel nummer", "Telefon / Fax", "Atención al cliente - teléfono", "Hotline (Mo–Fr 8–18
+    Uhr)", "Questions? Speak to our team": a short question may lead it)."""
     line = line.strip()
-    return 0 < len(line) <= LABEL_LINE_MAX and not any(c.isdigit() for c in line) and _gap_ok(line.rstrip(". "))
+    if not 0 < len(line) <= LABEL_LINE_MAX:
+        return False
+    bare = _QUESTION_LEAD.sub("", _BRACKETED.sub(" ", line)).strip()
+    return bool(bare) and not any(c.isdigit() for c in bare) and _gap_ok(bare.rstrip(". "))
 
 
 LABEL_LINE_MAX = 40
@@ -644,7 +653,8 @@ _NOTE_AFTER = re.compile(r"[ ]?\((?P<note>[^\W\d_][\w.'’]*(?:[ ][\w.'’]+){0,
 _QUANTITY_NOTE = re.compile(r"(?i)(?:approx\w*|est\w*|ca|circa|avg|average|mean|median|total|gross|net|min\w*|max\w*"
                             r"|incl\w*|excl\w*|in \w+|per \w+|[a-z]{1,3})\.?$")
 _TRAILING_EMAIL = re.compile(r"^\s*[|,;/–—·•-]\s*[\w.+-]+@[\w-]+(?:\.[\w-]+)+\s*$")
-_LEADING_EMAIL = re.compile(r"^\s*[\w.+-]+@[\w-]+(?:\.[\w-]+)+\s*[|,;/–—·•-]\s*$")
+# "name@example.net | ", "Thomas Group | smith@example.com | " before the number on its line
+_LEADING_EMAIL = re.compile(r"^\s*(?:[^\W\d_][\w'’.&,() -]{0,60}?\s[|·/–—]\s)?[\w.+-]+@[\w-]+(?:\.[\w-]+)+\s*[|,;/–—·•-]\s*$")
 # A name after the number and a dash: "65 675520 — Ann Ward", "0683-8025784 — Univ.Prof. Stefani Meister".
 _NAME_PARTICLES = r"(?:van|von|de|du|da|das|dos|do|der|den|del|della|di|la|le|y|e|ten|ter|zu|af|bin|al)"
 _NAME_AFTER = re.compile(rf"^[ ]?[–—|·-][ ]?(?:(?:[A-ZÀ-Ý][\w'’.()-]*|{_NAME_PARTICLES})(?:[ ]|$)){{1,7}}$")
