@@ -2,7 +2,7 @@
 addresses, and real sentences whose digit groups are not phones. Builds it, scores the scrub on it,
 writes bench/results/pii-hard-<date>.json.
 
-    python bench/pii_hard.py [--split tune|heldout|heldout2..heldout8|all] [--show-errors] [--json PATH] [--mirror DIR]
+    python bench/pii_hard.py [--split tune|heldout|heldout2..heldout9|all] [--show-errors] [--json PATH] [--mirror DIR]
     python bench/pii_hard.py --dump DIR       # write tune.jsonl and heldout.jsonl, print their sha256
 
 Documents (``{"id", "split", "locale", "category", "text", "spans": [[start, end, type], ...]}``), each
@@ -47,8 +47,11 @@ at, and scored once; heldout4-6 (templates E-G) likewise, each before the previo
 rule (SPLITS). ``heldout7`` (seed 8; en_US en_GB en_IE de_DE de_AT fr_FR fr_BE es_ES es_AR it_IT pt_BR
 nl_NL; templates H; digit sentences of BoolQ and LAMBADA) was written after every rule was final and scored
 once (phone recall 0.853, docs/pii.md). ``heldout8`` (seed 9; heldout7's locales; templates I, written fresh
-after heldout7's score by a writer who had not read the rules; digit sentences of BoolQ and LAMBADA) has not
-been scored yet; its first score is its one held-out figure. The targets are judged on each held-out split's
+after heldout7's score by a writer who had not read the rules; digit sentences of BoolQ and LAMBADA) was scored
+once (hard-part phone recall 0.863). ``heldout9`` (seed 10; en_US en_GB en_AU de_DE de_CH fr_FR fr_CA es_ES
+es_MX it_IT pt_PT nl_BE; templates J, written fresh after heldout8's score by a writer who had read only this
+file, not the rules; digit sentences of BoolQ and LAMBADA) has not been scored yet; its first score is its one
+held-out figure. The targets are judged on each held-out split's
 hardest part: every phone category except same_line and prose_no_cue (a label right before the number: the
 old rules already worked; no cue at all: nothing can), plus the distractor and real-sentence documents for
 precision. Targets: phone recall and precision >= 0.95 there; e-mail recall (all forms) >= 0.99.
@@ -107,6 +110,10 @@ SPLITS = {
     "heldout8": {"seed": 9, "templates": "I", "parity": None,
                  "locales": ("en_US", "en_GB", "en_IE", "de_DE", "de_AT", "fr_FR", "fr_BE", "es_ES", "es_AR", "it_IT",
                              "pt_BR", "nl_NL")},
+    # written after heldout8 was scored, without reading the rules; not scored yet
+    "heldout9": {"seed": 10, "templates": "J", "parity": None,
+                 "locales": ("en_US", "en_GB", "en_AU", "de_DE", "de_CH", "fr_FR", "fr_CA", "es_ES", "es_MX", "it_IT",
+                             "pt_PT", "nl_BE")},
 }
 PER_LOCALE = 140
 PHONE_CATEGORIES = ("same_line", "line_above", "after", "sentence", "form", "address", "prose_no_cue")
@@ -516,6 +523,147 @@ DISTRACTOR_T = {
 }
 
 
+# Set J (heldout9): written after heldout8's score by a writer who read only this file, not the rules.
+_PHONE_J = {
+    "en": {"same_line": ["Main line: {x}", "Phone #: {x}", "M: {x}", "Bookings & enquiries — {x}", "Call or text {x}"],
+           "line_above": ["{n}\nDirect dial\n{x}", "{c}\n\nTable reservations\n{x}", "Out of hours & weekends\n{x}\n{n}",
+                          "{c}\nNew patient appointments:\n{x}\n{e}", "{n} – Lettings Manager\nMobile / WhatsApp\n{x}"],
+           "after": ["{x} (text preferred)", "{x} – reception desk", "{x} [mobile]", "{x} (answerphone after 5pm)",
+                     "{x} – that's my own mobile, so no calls after 9pm please.", "{x} (toll-free)"],
+           "sentence": ["If your child is going to be absent, please let the school office know on {x} before 9:15am.",
+                        "Lost: black Labrador near the canal path on Sunday evening, answers to Bruno – any sightings please ring {x}.",
+                        "Residents with questions about the new bin collection days can get through to the council's waste team on {x}.",
+                        "Over the Christmas break {n} will be covering urgent matters and can be reached on {x}.",
+                        "Viewings strictly by appointment with the sole agent – call {x} to arrange a time that suits."],
+           "form": ["Parent/guardian: {n}    Contact no.: {x}    Email: {e}",
+                    "| Name | Role | Phone |\n|---|---|---|\n| {n} | Treasurer | {x} |",
+                    "Your name*: {n}\nMobile (for booking updates)*: {x}\nEmail address*: {e}",
+                    "Guest: {n} / Tel.: {x} / Room type: Double / Nights: 2"],
+           "prose_no_cue": ["Under {n}'s name on the sign-up sheet someone had added {x}.",
+                            "The note tucked under the windscreen wiper just said {x} and was signed {n}."]},
+    "de": {"same_line": ["Natel: {x}", "Zentrale {x}", "Tel. Praxis: {x}", "Bestellannahme: {x}", "Telefon/WhatsApp {x}"],
+           "line_above": ["{c}\nTischreservierung\n{x}", "{c}\nRechtsanwälte · Termine nach Vereinbarung\n{x}",
+                          "Notdienst am Wochenende\n{x}\n{c}", "{n}\nIhr Ansprechpartner im Verkauf\n{x}\n{e}"],
+           "after": ["{x} (Natel)", "{x} – bitte auf den AB sprechen", "{x} (nur Mo, Di und Do)", "{x}, ab 18 Uhr privat",
+                     "{x} (Empfang)"],
+           "sentence": ["Terminabsagen bitte spätestens 24 Stunden vorher telefonisch unter {x}, sonst müssen wir den Termin "
+                        "leider in Rechnung stellen.",
+                        "Wer am Samstag beim Aufbau des Sommerfests helfen kann, meldet sich bitte kurz bei {n} unter {x}.",
+                        "Gefunden: schwarzer Schlüsselbund mit rotem Anhänger am Spielplatz – abzuholen nach kurzem Anruf unter {x}.",
+                        "Die Wohnung ist ab sofort frei, bei Interesse einfach durchklingeln: {x}.",
+                        "Für Fragen zur Anmeldung steht Ihnen {n} gerne unter {x} zur Verfügung."],
+           "form": ["Erziehungsberechtigte/r: {n} – Tel. tagsüber: {x} – E-Mail: {e}",
+                    "| Funktion | Name | Telefon |\n| Kassenwart | {n} | {x} |",
+                    "Anrede: Herr/Frau\nName: {n}\nTelefon (mit Vorwahl): {x}\nE-Mail: {e}"],
+           "prose_no_cue": ["Mit Kreide stand {x} an der Tafel neben dem Eingang, darunter der Name {n}.",
+                            "{n} hatte {x} hinten auf den Kassenbon gekritzelt."]},
+    "fr": {"same_line": ["Cellulaire : {x}", "Tél. cabinet : {x}", "Réservation au {x}", "Sans frais : {x}", "Accueil : {x}"],
+           "line_above": ["{c}\nPour réserver une table\n{x}", "{n}\nMédecin généraliste – Secrétariat\n{x}",
+                          "Urgences vétérinaires (nuits, dimanches et jours fériés)\n{x}\n{c}",
+                          "{n}\nAgent immobilier – ligne directe\n{x}"],
+           "after": ["{x} (cell.)", "{x} – secrétariat", "{x}, poste 4", "{x} (heures de bureau seulement)",
+                     "{x} (prix d'un appel local)"],
+           "sentence": ["Pour toute absence, merci de prévenir la vie scolaire au {x} avant 9 h.",
+                        "Trouvé un chat tigré roux près de la boulangerie, très affectueux : si c'est le vôtre, appelez-moi au {x}.",
+                        "Les inscriptions au vide-grenier se font auprès de {n} au {x} ou directement à la mairie.",
+                        "Vous pouvez aussi nous texter au {x}, on vous répond dans la journée."],
+           "form": ["Nom du parent : {n} / Cellulaire : {x} / Courriel : {e}",
+                    "Raison sociale : {c}\nTéléphone (ligne directe) : {x}\nAdresse électronique : {e}",
+                    "| Fonction | Nom | Téléphone |\n| Trésorier | {n} | {x} |"],
+           "prose_no_cue": ["Au dos de la carte de {n} figurait simplement {x}, sans autre explication.",
+                            "{n} a glissé {x} sous la porte avant de repartir."]},
+    "es": {"same_line": ["Tel. consultorio: {x}", "Pedidos al {x}", "Servicio al cliente: {x}", "Whats: {x}", "Tfno. fijo: {x}"],
+           "line_above": ["{c}\nPedidos a domicilio\n{x}", "{c}\nDespacho de abogados · Cita previa\n{x}",
+                          "Urgencias 24 horas\n{x}\n{c}", "{c}\n\nInformes e inscripciones\n{x}\n{e}"],
+           "after": ["{x} (solo mensajes)", "{x} (recepción)", "{x}, de 10 a 14 h",
+                     "{x} – no se atienden llamadas en fin de semana"],
+           "sentence": ["Si te interesa el piso, mándame un wasap al {x} y te paso más fotos.",
+                        "Para cualquier duda sobre la inscripción pueden comunicarse con la coordinación al {x} de lunes a viernes.",
+                        "Se busca perrito extraviado en la colonia Roma; cualquier información, favor de llamar al {x}.",
+                        "Las citas se dan únicamente por teléfono, en el {x}, a partir de las 8:30."],
+           "form": ["Padre, madre o tutor: {n} | Celular: {x} | Correo: {e}",
+                    "Razón social: {c}\nTeléfono con lada: {x}\nEmail: {e}",
+                    "Huésped: {n} · Tel. móvil: {x} · Llegada: viernes"],
+           "prose_no_cue": ["Al final de la carta, tras la firma de {n}, venía {x} y nada más.",
+                            "{n} me dejó {x} en el dorso de un recibo y se marchó sin decir nada."]},
+    "it": {"same_line": ["Tel. studio: {x}", "Prenota al {x}", "Cell./WhatsApp {x}", "Tel. negozio {x}"],
+           "line_above": ["{c}\nPer prenotare un tavolo\n{x}", "{n}\nSegreteria didattica\n{x}",
+                          "{c}\nAssistenza tecnica\n{x}\n{e}", "Per urgenze fuori orario\n{x}\n{n}"],
+           "after": ["{x} (segreteria telefonica)", "{x}, solo pomeriggio", "{x} – chiedere di {n}",
+                     "{x} (numero verde gratuito)"],
+           "sentence": ["Chi volesse partecipare alla gita è pregato di dare la propria adesione a {n} al numero {x} entro "
+                        "fine mese.",
+                        "Smarrito mazzo di chiavi con portachiavi rosso in zona stazione, chi lo trovasse chiami il {x}, grazie.",
+                        "Per fissare un appuntamento con l'avvocato potete telefonare in studio al {x} dal lunedì al venerdì."],
+           "form": ["Genitore: {n} – Cell.: {x} – Mail: {e}", "Ragione sociale: {c}\nTel.: {x}\nPEC: {e}",
+                    "Ospite: {n} | Telefono per il check-in: {x} | Arrivo: venerdì"],
+           "prose_no_cue": ["Sotto la firma di {n} c'era soltanto {x}, scritto in fretta.",
+                            "{n} mi ha allungato un foglietto con {x} e se n'è andato."]},
+    "pt": {"same_line": ["Tlm: {x}", "Telef.: {x}", "Reservas e informações: {x}", "Linha de apoio: {x}"],
+           "line_above": ["{c}\nMarcações\n{x}", "{n}\nContacto telefónico\n{x}", "{c}\nEncomendas e take-away\n{x}\n{e}"],
+           "after": ["{x} (chamada para a rede fixa nacional)", "{x} (chamada para rede móvel nacional)",
+                     "{x} – das 9h às 13h", "{x}, peça para falar com {n}"],
+           "sentence": ["Para marcar a sua consulta, ligue-nos para o {x} ou passe pela receção.",
+                        "Desapareceu uma cadela rafeira perto do jardim municipal; quem a vir, por favor contacte o {x}.",
+                        "Os interessados na moradia podem agendar visita com {n} através do {x}."],
+           "form": ["Encarregado de educação: {n} | Telemóvel: {x} | Email: {e}",
+                    "| Cargo | Nome | Telefone |\n| Tesoureiro | {n} | {x} |",
+                    "Hóspede: {n}\nContacto móvel: {x}\nE-mail: {e}"],
+           "prose_no_cue": ["No verso do envelope, por baixo do nome de {n}, alguém escreveu {x}.",
+                            "{n} deixou-me {x} num talão do supermercado e saiu sem dizer mais nada."]},
+    "nl": {"same_line": ["Gsm-nr.: {x}", "Tel. praktijk: {x}", "Reserveren: {x}", "Onthaal: {x}"],
+           "line_above": ["{c}\nVoor reservaties\n{x}", "{n}\nWachtdienst (weekend en feestdagen)\n{x}",
+                          "{c}\nVragen over uw bestelling?\n{x}\n{e}"],
+           "after": ["{x} (enkel sms)", "{x} (secretariaat)", "{x} – liefst na 17 u", "{x}, vraag naar {n}"],
+           "sentence": ["Wie wil meehelpen op de kaas- en wijnavond, mag {n} altijd een seintje geven op {x}.",
+                        "Verloren: grijs knuffelkonijn aan de schoolpoort – wie het vindt, gelieve te bellen naar {x}.",
+                        "Afspraken bij de huisarts maakt u enkel telefonisch via {x}, tussen 8 en 10 u."],
+           "form": ["Naam ouder: {n} - Gsm: {x} - E-mail: {e}", "Firma: {c}\nTelefoon (overdag): {x}\nE-mailadres: {e}",
+                    "| Functie | Naam | Tel. |\n| Penningmeester | {n} | {x} |"],
+           "prose_no_cue": ["Achter op de flyer had {n} {x} gekrabbeld.", "{n} stopte me een papiertje met {x} toe en vertrok."]},
+}
+for _lang, _t in _PHONE_J.items():
+    PHONE_T[_lang]["J"] = _t
+ADDRESS_T["J"] = ["{c}\n{x}\n{e}\n\n{a}", "{n}\n{a}\n{e}\n{x}", "{x}\n{n}\n{a}", "{c}\n{a} · {x}", "{n}, {c}\n{a}\n{x}   {e}"]
+for _lang, _t in {"en": ["Got a question about your stay? Drop the front desk a line at {e} and mention your arrival date.",
+                         "Newsletter items to {e} by the 20th of each month, please.", "Kind regards,\n{n} | {c}\n{e}",
+                         "E: {e}"],
+                  "de": ["Anmeldungen nimmt {n} gern per Mail unter {e} entgegen.", "Kontakt Elternbeirat: {e}",
+                         "Mit freundlichen Grüßen\n{n}\n{c}\n{e}"],
+                  "fr": ["Pour recevoir le menu de groupe, écrivez-nous à {e}.", "Courriel du secrétariat : {e}",
+                         "Cordialement,\n{n}\n{c}\n{e}"],
+                  "es": ["Para reservar el salón para eventos, escríbenos a {e} con la fecha y el número de invitados.",
+                         "Correo de la AMPA: {e}", "Atentamente,\n{n}\n{c}\n{e}"],
+                  "it": ["Per ricevere un preventivo gratuito scriveteci a {e} indicando i metri quadri da ristrutturare.",
+                         "Segreteria: {e}", "Cordiali saluti\n{n}\n{c}\n{e}"],
+                  "pt": ["Pedidos de orçamento para {e}, indicando a morada da obra.", "Secretaria da associação: {e}",
+                         "Com os melhores cumprimentos,\n{n}\n{c}\n{e}"],
+                  "nl": ["Inschrijven voor de eetdag kan via {e} tot eind deze maand.", "Secretariaat: {e}",
+                         "Met vriendelijke groeten\n{n}\n{c}\n{e}"]}.items():
+    EMAIL_T[_lang]["J"] = _t
+DISTRACTOR_T["J"] = [
+    "Invoice {inv} · issued {date} · payment due within 14 days. Questions about this invoice? Call our accounts team.",
+    "Lot {ord2}: Victorian oak writing desk, estimate {price}. Telephone bids must be registered by {date}.",
+    "Registered in England and Wales, company no. {cid}. VAT reg. no. {ref}.",
+    "Found on {date} near the park gates: a blue child's bike, frame number {ref}. Phone the parish office to claim it.",
+    "Vacancy ref. {inv} · salary {price} per annum · closing date {date}",
+    "Booking confirmation #{ord2} · check-in {date} from 3pm · amount paid {price}",
+    "Under-12s won {score} on Saturday; training is {time} every Wednesday, text the coach if you can't make it.",
+    "Planning application {inv}: comments must reach us by {date}. The planning desk takes calls on weekday mornings.",
+    "Double bed frame, {minutes} cm wide, barely used, {price} – collection only, text for photos.",
+    "Pay by bank transfer to {iban} using your customer number {cid} as the reference.",
+    "Population at the {year2} census: {big} (up since {year}).",
+    "Est. {year} · family run since {year2} · free delivery within postcode {post}",
+    "Quiz night winners: The Usual Suspects with {minutes} points. Next quiz {date} – ring the bar to reserve a table.",
+    "Returns: write RMA {ref} on the parcel and post it back within 30 days of {date}.",
+    "Prescription no. {ord2} ready for collection from {date}; phone the pharmacy if you need it delivered.",
+    "Book club pick for {date}: ISBN {isbn}, a few copies left at the front desk.",
+    "Order {ord} — {price} charged to your card on {date}.",
+    "Serial number {ref}, manufactured {year} — keep this with your receipt.",
+    "Gates open {time}; {big} tickets already sold for the {year} final.",
+]
+
+
 # --------------------------------------------------------------------------- values
 
 
@@ -878,7 +1026,7 @@ def main(argv: list[str] | None = None) -> int:
         fig["results"][s] = ev
     fig["target_failures"] = {}
     for s in ("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7",
-              "heldout8"):
+              "heldout8", "heldout9"):
         if s in fig["results"]:
             fig["target_failures"][s] = check_targets(fig["results"][s])
             print(f"\ntargets ({s}, hard part, now):", "NOT MET" if fig["target_failures"][s] else "PASS",
