@@ -92,6 +92,9 @@ ADDRESS = [
      "postal code 1 line above"),
     ("449 4898 — Dr. Amira Patel\n14 Oak Lane\nLeeds LS6 2AB", "449 4898", "street 1 line below"),
     ("0541 882211 – Studio van der Berg\nKerkstraat 5a\n1017 GB Amsterdam", "0541 882211", "street 1 line below"),
+    ("Hawkins Inc\n9239 Tiffany Valleys\nCaldwellchester, AZ 44504 · 979 5042", "979 5042", "postal code on its line"),
+    ("Greenwood and White\nStudio 25\nGibsonmouth\nN5 8XL\n979 5042 lydia.miller@example.com", "979 5042",
+     "postal code 1 line above"),
 ]
 
 
@@ -117,13 +120,18 @@ def test_a_number_word_with_is_and_a_note_after_the_number() -> None:
     assert "phone.note:(weekdays)" in rules_of("Questions? 449 4898 (weekdays) We reply within a day.")["449 4898"]
     assert "phone.note:(24h)" in rules_of("Lost keys? 449 4898 (24h)")["449 4898"]
     assert rules_of("Sales rose. 449 4898 (approx.) Costs fell.") == {}
+    assert "phone.note:(nur Mo, Di und Do)" in rules_of("Er kommt. 415 3183 (nur Mo, Di und Do)")["415 3183"]
 
 
 def test_a_label_line_above_a_lone_number_needs_no_known_word() -> None:
-    text = "Acme Ltd\nOut of hours\n0161 496 0000"
-    assert "phone.label_line:Out of hours" in rules_of(text)["0161 496 0000"]
+    text = "Acme Ltd\nNight desk\n0161 496 0000"
+    assert "phone.label_line:Night desk" in rules_of(text)["0161 496 0000"]
+    # a label with opening hours in brackets, above a number with a name below it (the block goes on)
+    text = "\nNotdienst (Sa–So 8–20 Uhr)\n25 20 96\nBauer GmbH"
+    assert rules_of(text)["25 20 96"] & {"phone.label_line:Notdienst (Sa–So 8–20 Uhr)", "phone.context:Notdienst"}
+    assert local("Jana Nováková\n604 115 244\nsee you soon") == []  # a sentence below is no block
     for other in ["Acme Ltd\nOrder number\n449 4898",     # a label of another kind of number
-                  "Out of hours\n449 4898",                 # no block around the label
+                  "Night desk\n449 4898",                   # no block around the label
                   "It was late.\nWe waited.\n449 4898"]:    # sentences, not labels
         assert local(other) == [], other
 
@@ -154,6 +162,9 @@ NOT_PHONES = [
     "Locker 33610853, office key at reception.",
     "Permit 5317 0062 8974 - contact the council.",
     "Our lucky number is 1234567, call it a charm.",
+    "Found: a blue bike, frame number 2108 6754 9620. Phone the parish office to claim it.",
+    "Vacancy ref. 2013-788472 · call our HR team with questions.",
+    "Returns: write RMA 22/248908 on the parcel, or phone us.",
     "449 4898 — 2019 figures\n14 Oak Lane\nLeeds LS6 2AB",
 ]
 
@@ -238,9 +249,9 @@ def test_obfuscated_email_gate_is_necessary() -> None:
 
 
 def test_context_words_come_from_the_config() -> None:
-    text = "Ruf mich an: Natel\n079 555 12 34"
-    assert local(text) == []  # "Natel" (Swiss German for mobile) is not a default word
-    swiss = PhoneContext.from_config({**DEFAULT_CONTEXT_WORDS, "de": [*DEFAULT_CONTEXT_WORDS["de"], "natel"]})
+    text = "Ruf mich an: Portabel\n079 555 12 34"
+    assert local(text) == []  # "Portabel" (Luxembourgish for mobile) is not a default word
+    swiss = PhoneContext.from_config({**DEFAULT_CONTEXT_WORDS, "de": [*DEFAULT_CONTEXT_WORDS["de"], "portabel"]})
     assert local(text, swiss) == ["079 555 12 34"]
     no_english = PhoneContext.from_config({**DEFAULT_CONTEXT_WORDS, "en": []})
     assert local("You can call me on 449 4898.", no_english) == []

@@ -314,32 +314,36 @@ DEFAULT_CONTEXT_WORDS: dict[str, tuple[str, ...]] = {
            "helpline*", "sms", "text", "mob", "mob.", "reception", "switchboard", "direct", "extension", "home", "work",
            "landline", "daytime", "evening*", "t:", "p:", "m:", "customer service", "helpdesk", "help desk",
            "texts", "texting", "freephone", "toll-free", "voicemail", "private", "reachable", "message", "ask for",
-           "my number", "personal number", "our number", "answerphone", "answering machine"),
+           "my number", "personal number", "our number", "answerphone", "answering machine", "main line", "get through",
+           "out of hours", "emergency line"),
     "de": ("telefon*", "tel", "tel.", "handy*", "mobil*", "fax*", "anruf*", "rufnummer*", "erreichbar*", "kontakt*",
            "durchwahl*", "zentrale", "büro", "sekretariat", "festnetz*", "privat", "dienstlich", "geschäftlich", "kundenservice", "kundendienst",
            "sms", "whatsapp", "rückruf*", "anrufbeantworter", "telefonisch*", "notruf*", "wählen sie", "meine nummer",
-           "private nummer", "nachricht"),
+           "private nummer", "nachricht", "natel", "durchklingeln", "notdienst", "fragen sie nach"),
     "fr": ("téléphone*", "telephone*", "tél", "tél.", "portable*", "mobile*", "fax*", "appel*", "appelez*",
            "joindre", "contact*", "numéro", "standard", "bureau", "domicile", "fixe", "travail", "service client",
            "sms", "texto*", "whatsapp", "joignable*", "rappel*", "composez", "gsm", "ligne directe", "privé", "message",
-           "mon numéro", "numéro perso*", "répondeur"),
+           "mon numéro", "numéro perso*", "répondeur", "sans frais", "texter", "cellulaire", "accueil",
+           "secrétariat", "demandez"),
     "es": ("teléfono*", "telefono*", "tel", "tel.", "tlf", "tfno", "móvil*", "movil*", "celular*", "fax*", "llam*",
            "contacto*", "whatsapp", "oficina", "centralita", "fijo", "casa", "trabajo", "atención al cliente",
            "sms", "mensaje*", "particular", "localizar*", "localizable", "marque", "marcar", "extensión", "cel", "cel.",
-           "mi número", "número personal", "contestador*"),
+           "mi número", "número personal", "contestador*", "wasap", "whats", "servicio al cliente",
+           "urgencias", "secretaría", "preguntar por", "comunicarse"),
     "it": ("telefono*", "tel", "tel.", "cellulare*", "cell", "fax*", "chiam*", "contatt*", "ufficio", "centralino",
            "recapito*", "fisso", "casa", "lavoro", "servizio clienti",
            "sms", "messaggio", "whatsapp", "abitazione", "reperibil*", "raggiungibil*", "rintracciabil*", "numero verde",
-           "privato", "cell.", "componete", "componi", "comporre", "digitare", "digita", "mio numero", "numero personale", "segreteria telefonica", "ore pasti"),
+           "privato", "cell.", "componete", "componi", "comporre", "digitare", "digita", "mio numero", "numero personale", "segreteria telefonica", "ore pasti", "prenota*", "urgenze", "segreteria", "chiedere di"),
     "pt": ("telefone*", "tel", "tel.", "telemóvel*", "telemovel*", "celular*", "fax*", "ligue", "ligar", "contato*",
            "contacto*", "escritório", "whatsapp", "fixo", "casa", "trabalho", "atendimento",
            "sms", "mensagem", "fone*", "residencial", "residência", "ramal", "disque", "zap", "contacte", "contate",
            "meu número", "número pessoal", "a central", "secretária eletrônica",
-           "secretária electrónica"),
+           "secretária electrónica", "tlm", "telef.", "chamada*", "peça para falar", "secretaria"),
     "nl": ("telefoon*", "tel", "tel.", "mobiel*", "fax*", "bel", "bellen", "gsm", "kantoor", "contact*",
            "bereikbaar*", "thuis", "werk", "privé", "klantenservice",
            "sms", "whatsapp", "vaste lijn", "vast nummer", "doorkies*", "telefonisch*", "sms'en", "appen", "belt u",
-           "bel ons", "centrale", "mijn nummer", "privénummer", "bericht", "antwoordapparaat", "voicemail"),
+           "bel ons", "centrale", "mijn nummer", "privénummer", "bericht", "antwoordapparaat", "voicemail", "gsm-nr", "gsm-nr.", "onthaal", "vraag naar",
+           "secretariaat"),
 }
 DEFAULT_CONTEXT_WINDOW = 40
 
@@ -467,6 +471,7 @@ _LABEL_PUNCTUATION = " \t:.-–—|*/#>()[]"
 
 
 _BRACKETED = re.compile(r"\([^()\n]{0,40}\)")
+_ROUND_THE_CLOCK = re.compile(r"(?i)\b24[ ]?(?:h|hrs?|hours|horas|ore|stunden|heures|uur|/7)\b|\b24/7")
 _QUESTION_LEAD = re.compile(r"^[^\W\d_][\w ’']{0,24}\?\s+(?=[^\W\d_])")
 
 
@@ -475,10 +480,10 @@ def _label_line(line: str) -> bool:
     "Tel. (day)", "Mobiel nummer", "Telefon / Fax", "Atención al cliente - teléfono", "Hotline (Mo–Fr 8–18
     Uhr)", "Questions? Speak to our team": a short question may lead it)."""
     line = line.strip()
-    if not 0 < len(line) <= LABEL_LINE_MAX:
+    if not 0 < len(line) <= 2 * LABEL_LINE_MAX:
         return False
-    bare = _QUESTION_LEAD.sub("", _BRACKETED.sub(" ", line)).strip()
-    return bool(bare) and not any(c.isdigit() for c in bare) and _gap_ok(bare.rstrip(". "))
+    bare = _ROUND_THE_CLOCK.sub(" ", _QUESTION_LEAD.sub("", _BRACKETED.sub(" ", line))).strip()
+    return 0 < len(bare) <= LABEL_LINE_MAX and not any(c.isdigit() for c in bare) and _gap_ok(bare.rstrip(". "))
 
 
 LABEL_LINE_MAX = 40
@@ -525,9 +530,10 @@ OTHER_NUMBER_LABELS = (
     "medidor", "leitura", "meterstand", "plate", "kennzeichen", "immatriculation", "matrícula", "targa", "placa", "kenteken",
     "warranty", "garantie", "garantía", "garanzia", "garantia", "locker", "schließfach", "casier", "taquilla",
     "armadietto", "cacifo", "kluis", "permit", "genehmigung", "permis", "permiso", "permesso", "licença", "vergunning",
+    "frame", "chassis", "vin", "rma", "vacancy", "reg", "prescription", "rahmennummer", "ordonnance", "receta",
 )
 _OTHER_LABEL = re.compile(
-    r"(?<!\w)(?:" + "|".join(map(re.escape, sorted(set(OTHER_NUMBER_LABELS), key=len, reverse=True))) + r")"
+    r"(?<!\w)(?:" + "|".join(map(re.escape, sorted(set(OTHER_NUMBER_LABELS), key=len, reverse=True))) + r")\.?"
     r"(?:[ .\-]?(?:no|nr|nº|n°|num|number|nummer|numéro|número|numero|code|id|10|13)\.?)?\s*(?:[:#=]|\bis\b|\best\b)?\s*"
     r"(?:[€$£¥₹]|EUR|USD|GBP|CHF|R\$|Fr\.)?[\s\-]*$",
     re.IGNORECASE)
@@ -588,7 +594,7 @@ def context_word_near(text: str, start: int, end: int, words: "re.Pattern[str]",
             break
         if not after_comma and "," in gap:
             break  # "Plate 34/559429, phone the owner": the number has its own label; the word is the next clause's
-        if not any(c.isdigit() for c in gap) and _gap_ok(gap.rstrip(" .")):
+        if not any(c.isdigit() for c in gap) and _gap_ok(gap.rstrip(" .")) and not _SENTENCE_BREAK.match(gap):
             return m.group()
     return None
 
@@ -647,16 +653,18 @@ def _address_cue(line: str) -> str | None:
 
 
 # A short note in brackets right after a number: "(evenings)", "(a.m. only)", "(por la tarde)".
-_NOTE_AFTER = re.compile(r"[ ]?\((?P<note>[^\W\d_][\w.'’]*(?:[ ][\w.'’]+){0,2}|24[ ]?h|24/7)\)"
+_NOTE_AFTER = re.compile(r"[ ]?\((?P<note>[^\W\d_][\w.'’]*(?:,?[ ][\w.'’]+){0,4}|24[ ]?h|24/7)\)"
                          r"(?=[ ]*(?:$|[\n.,;|·])|[ ]+[A-ZÀ-Ý])")
 # Notes that qualify a quantity, not a phone number: "(approx.)", "(est.)", "(total)", "(km)", "(in EUR)".
 _QUANTITY_NOTE = re.compile(r"(?i)(?:approx\w*|est\w*|ca|circa|avg|average|mean|median|total|gross|net|min\w*|max\w*"
                             r"|incl\w*|excl\w*|in \w+|per \w+|[a-z]{1,3})\.?$")
-_TRAILING_EMAIL = re.compile(r"^\s*[|,;/–—·•-]\s*[\w.+-]+@[\w-]+(?:\.[\w-]+)+\s*$")
+_TRAILING_EMAIL = re.compile(r"^(?:\s*[|,;/–—·•-]\s*|\s+)[\w.+-]+@[\w-]+(?:\.[\w-]+)+\s*$")
 # "name@example.net | ", "Thomas Group | smith@example.com | " before the number on its line
 _LEADING_EMAIL = re.compile(r"^\s*(?:[^\W\d_][\w'’.&,() -]{0,60}?\s[|·/–—]\s)?[\w.+-]+@[\w-]+(?:\.[\w-]+)+\s*[|,;/–—·•-]\s*$")
 # A name after the number and a dash: "65 675520 — Ann Ward", "0683-8025784 — Univ.Prof. Stefani Meister".
 _NAME_PARTICLES = r"(?:van|von|de|du|da|das|dos|do|der|den|del|della|di|la|le|y|e|ten|ter|zu|af|bin|al)"
+# A line that is a name or a company: "Dr Ashley Wallis", "Wähner Stiftung & Co. KGaA", "Rey S.A.S."
+_NAME_LINE = re.compile(rf"^(?:(?:[A-ZÀ-Ý][\w'’.()&-]*|&|{_NAME_PARTICLES})(?:[ ]|$)){{1,7}}$")
 _NAME_AFTER = re.compile(rf"^[ ]?[–—|·-][ ]?(?:(?:[A-ZÀ-Ý][\w'’.()-]*|{_NAME_PARTICLES})(?:[ ]|$)){{1,7}}$")
 _SENTENCE_IN_LINE = re.compile(r"[!?;]|[a-z]{4,}\.(?:\s|$)")
 _NAME_BEFORE = re.compile(r"^[\w'’. ()-]{0,40}(?:[,:]|\s[-–—|:·])\s*$")
@@ -684,8 +692,8 @@ def in_address_block(text: str, start: int, end: int) -> str | None:
         return None
     if _LEADING_EMAIL.match(before):
         before = ""  # "name@example.net | 24 25 17" closing the block
-    if before.rstrip().endswith(",") and len(before) <= 2 * ADDRESS_LINE_MAX:
-        cue = _address_cue(before.rstrip(" ,"))
+    if before.rstrip().endswith((",", "·", "|", "–", "—")) and len(before) <= 2 * ADDRESS_LINE_MAX:
+        cue = _address_cue(before.rstrip(" ,·|–—"))
         if cue:
             return f"{cue} on its line"  # "Springfield, IL 62704, 040 9227799"
     if before.strip(_LABEL_PUNCTUATION) and not _NAME_BEFORE.match(before):
@@ -741,7 +749,11 @@ def label_line_above(text: str, start: int, end: int) -> str | None:
         return None
     if _OTHER_LABEL.search(label + " ") or label.endswith((".", "!", "?")):
         return None  # "Order number\n..." , a sentence
-    in_block = label.endswith(":") or (above_start > 0 and text[max(0, above_start - 2):above_start - 1].strip() != "")
+    below_start = len(text) if line_end < 0 else line_end + 1
+    below_end = text.find("\n", below_start)
+    below = text[below_start:len(text) if below_end < 0 else below_end].strip()
+    in_block = (label.endswith(":") or (above_start > 0 and text[max(0, above_start - 2):above_start - 1].strip() != "")
+                or (len(below) <= ADDRESS_LINE_MAX and _NAME_LINE.match(below) is not None))
     return label.rstrip(":").strip() if in_block else None
 
 
@@ -753,6 +765,7 @@ def _note_alone(text: str, start: int) -> bool:
 
 
 _CELL_SEPARATORS = ("|", "/", "\t", ";", "·")
+_SENTENCE_BREAK = re.compile(r"^[ ]?[.!?][ ]+$")  # "2108 6754 9620. Phone ...": the word opens the next sentence
 
 
 def table_column_word(text: str, start: int, end: int, words: "re.Pattern[str]") -> str | None:
