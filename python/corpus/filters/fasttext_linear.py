@@ -2,8 +2,8 @@
 
 fastText's logits for a line are W_out · mean(input rows of its words and word n-grams). Both steps are
 linear, so every input row is projected through W_out once, at load: the model becomes a table of
-(words + buckets) × labels float64 values -- 4.5 MB for the bench's 113 MB model, which is never held in
-memory itself. Scoring a batch of lines is then what fastText does before its arithmetic, vectorised:
+(words + buckets) × labels float64 values -- one value per row for two labels, the difference of their
+logits: 2.2 MB for the bench's 113 MB model, which is never held in memory itself. Scoring a batch of lines is then what fastText does before its arithmetic, vectorised:
 
 - split at ' \\n\\r\\t\\v\\f\\0', each line ending in the word '</s>' (fastText reads the line's end as a word);
 - look each word up in the vocabulary, exactly: a word of at most 16 bytes is its own key (two
@@ -16,8 +16,8 @@ memory itself. Scoring a batch of lines is then what fastText does before its ar
 
 The sums are float64 where fastText's are float32, so a score can differ from fastText's own in its last
 float32 bits (at most 3e-6 on the bench's 5,997 documents); it is the same for any batch, worker or
-partition. `supported` says which models this covers: supervised, softmax loss, no character n-grams, not
-quantized; the caller scores any other with fastText's predictor."""
+partition. The models covered: supervised, softmax loss, no character n-grams, not quantized; for any other
+LinearScorer raises Unsupported and the caller scores it with fastText's predictor."""
 
 from __future__ import annotations
 
@@ -109,7 +109,7 @@ def _read_dictionary(data, path: Path) -> tuple[list[bytes], int, int]:
     size, nwords, nlabels = struct.unpack_from("<3i", data, off)
     _ntokens, prune = struct.unpack_from("<qq", data, off + 12)
     off += 28
-    if not (0 <= nwords <= size and nlabels == size - nwords and nlabels > 0):
+    if not (0 < nwords <= size and nlabels == size - nwords and nlabels > 0):
         raise Unsupported(f"{path}: a dictionary of {size} entries, {nwords} words, {nlabels} labels")
     if prune > 0:
         raise Unsupported(f"{path}: a pruned (quantized) dictionary")
@@ -214,8 +214,9 @@ class LinearScorer:
         missed = (self.key1[slot] != k1) | (self.key2[slot] != k2)
         found = np.where(missed, -1, ids)
         active = np.flatnonzero(missed & (ids >= 0))  # a collision: probe on (linear probing)
+        slot = slot[active]
         while len(active):
-            slot = (slot[active] + 1) & mask if len(slot) != len(active) else (slot + 1) & mask
+            slot = (slot + 1) & mask
             ids = self.ids[slot]
             hit = (self.key1[slot] == k1[active]) & (self.key2[slot] == k2[active])
             found[active[hit]] = ids[hit]
