@@ -2,7 +2,7 @@
 addresses, and real sentences whose digit groups are not phones. Builds it, scores the scrub on it,
 writes bench/results/pii-hard-<date>.json.
 
-    python bench/pii_hard.py [--split tune|heldout|heldout2..heldout9|all] [--show-errors] [--json PATH] [--mirror DIR]
+    python bench/pii_hard.py [--split tune|heldout|heldout2..heldout10|all] [--show-errors] [--json PATH] [--mirror DIR]
     python bench/pii_hard.py --dump DIR       # write tune.jsonl and heldout.jsonl, print their sha256
 
 Documents (``{"id", "split", "locale", "category", "text", "spans": [[start, end, type], ...]}``), each
@@ -51,7 +51,10 @@ after heldout7's score by a writer who had not read the rules; digit sentences o
 once (hard-part phone recall 0.863). ``heldout9`` (seed 10; en_US en_GB en_AU de_DE de_CH fr_FR fr_CA es_ES
 es_MX it_IT pt_PT nl_BE; templates J, written fresh after heldout8's score by a writer who had read only this
 file, not the rules; digit sentences of BoolQ and LAMBADA) has not been scored yet; its first score is its one
-held-out figure. The targets are judged on each held-out split's
+held-out figure. ``heldout10`` (seed 11; en_US en_GB en_NZ de_DE de_AT fr_FR fr_CH es_ES es_CO it_IT pt_BR
+nl_NL -- fr_CH for fr_BE, which Faker gives only names; templates K, written fresh after heldout9's score by a
+writer who had read only this file, not the rules; digit sentences of BoolQ and LAMBADA) has not been scored
+yet; its first score is its one held-out figure. The targets are judged on each held-out split's
 hardest part: every phone category except same_line and prose_no_cue (a label right before the number: the
 old rules already worked; no cue at all: nothing can), plus the distractor and real-sentence documents for
 precision. Targets: phone recall and precision >= 0.95 there; e-mail recall (all forms) >= 0.99.
@@ -114,6 +117,11 @@ SPLITS = {
     "heldout9": {"seed": 10, "templates": "J", "parity": None,
                  "locales": ("en_US", "en_GB", "en_AU", "de_DE", "de_CH", "fr_FR", "fr_CA", "es_ES", "es_MX", "it_IT",
                              "pt_PT", "nl_BE")},
+    # written after heldout9 was scored, without reading the rules; not scored yet. fr_CH stands in for fr_BE,
+    # which Faker 40.54.0 knows only names of (its numbers and addresses would be en_US ones)
+    "heldout10": {"seed": 11, "templates": "K", "parity": None,
+                  "locales": ("en_US", "en_GB", "en_NZ", "de_DE", "de_AT", "fr_FR", "fr_CH", "es_ES", "es_CO", "it_IT",
+                              "pt_BR", "nl_NL")},
 }
 PER_LOCALE = 140
 PHONE_CATEGORIES = ("same_line", "line_above", "after", "sentence", "form", "address", "prose_no_cue")
@@ -664,6 +672,204 @@ DISTRACTOR_T["J"] = [
 ]
 
 
+# Set K (heldout10): written after heldout9's score by a writer who read only this file, not the rules.
+_PHONE_K = {
+    "en": {"same_line": ["Workshop & showroom: {x}", "Tel (24hr call-out): {x}", "Ph/Fax {x}", "📞 {x}",
+                         "Press office tel. {x}"],
+           "line_above": ["{c}\n24 hr emergency call-outs\n{x}", "MEDIA CONTACT\n{n}\n{x}\n{e}",
+                          "To book your first lesson\n\n{x}\n\n{c}", "{c}\nSpeak to our sales team\n{x}\nMon–Sat 9–6, Sun 11–4",
+                          "Family contact\n{n} (son)\n{x}", "Kindergarten office (term time only)\n{x}"],
+           "after": ["{x} (after-hours emergencies only)", "{x} — parish office, Tues & Thurs mornings",
+                     "{x} ext. 3 for Admissions", "{x} (voicemail checked daily)",
+                     "{x} (workshop – not for sales enquiries)", "{x} | text only, I work nights"],
+           "sentence": ["Anyone having trouble logging in to the student portal can get help from the IT service desk, "
+                        "which picks up on {x} during term time.",
+                        "{n}'s family would love to hear your memories of her; please get in touch with them on {x} or "
+                        "leave a card with the funeral directors.",
+                        "Customers who bought one of the affected kettles should stop using it straight away and phone our "
+                        "free recall line on {x} to arrange a refund.",
+                        "Double room in a quiet flatshare, bills included – if you're keen, message me on {x} and tell me a "
+                        "bit about yourself.",
+                        "Trial sessions for the under-10s are free: just turn up on Saturday or give {n} a quick call on {x} "
+                        "beforehand."],
+           "form": ["Learner name: {n}\nContact phone (mobile preferred): {x}\nEmail: {e}",
+                    "Position\tName\tTelephone\nClub Secretary\t{n}\t{x}",
+                    "| Phone | Contact | Role |\n|---|---|---|\n| {x} | {n} | Wedding coordinator |",
+                    "Seller: {n} — Phone/text: {x} — Email: {e} — Price firm, no swaps"],
+           "prose_no_cue": ["On the lid of the old toolbox {n} had painted {x} in white letters.",
+                            "The only thing on the back of the photo was {x}, in {n}'s handwriting."]},
+    "de": {"same_line": ["Werkstatt: {x}", "Notruf Heizung & Sanitär {x}", "Pfarrbüro: {x}",
+                         "Tel./Fax Gästeinformation: {x}", "📱 {x}"],
+           "line_above": ["Sprechstunden nur nach telefonischer Anmeldung\n{x}\n{n}", "{c}\nKfz-Meisterbetrieb · Kundendienst\n{x}",
+                          "Kindergarten Regenbogen\nLeitung: {n}\n\nTelefon Gruppenraum\n{x}", "Pressekontakt\n{n}\n{c}\n{x}\n{e}",
+                          "Fragen zum Rückruf (Mo–Fr 8–20 Uhr, kostenfrei):\n{x}"],
+           "after": ["{x} (mobil – während der Fahrstunden nicht erreichbar)", "{x} – rund um die Uhr, auch an Feiertagen",
+                     "{x} (Pfarrhaus)", "{x}, DW 15", "{x} (Geschäftsstelle Di + Do)", "{x}, gern auch Signal oder Threema"],
+           "sentence": ["Anrufe nimmt die Familie in den kommenden Tagen gern unter {x} entgegen.",
+                        "Wer ein betroffenes Gerät besitzt, sollte es nicht weiter verwenden und sich bei unserer "
+                        "Service-Hotline melden, die unter {x} montags bis samstags kostenlos erreichbar ist.",
+                        "Wasserrohrbruch am Wochenende? Unser Bereitschaftsdienst kommt auch sonntags, ein Anruf unter {x} genügt.",
+                        "Ferienwohnung am See, 2–4 Personen, Hunde erlaubt; freie Termine erfragen Sie am besten telefonisch "
+                        "direkt bei Familie {n} unter {x}.",
+                        "Probetraining ist jederzeit möglich, kurze Anmeldung per Anruf oder SMS an unseren Jugendtrainer "
+                        "{n} ({x}) reicht."],
+           "form": ["Fahrschüler/in: {n} | Geburtsdatum: 12.03.2007 | Handy: {x} | E-Mail: {e}",
+                    "Ansprechperson\t{n}\nTelefon\t{x}\nE-Mail\t{e}",
+                    "Verkäufer: privat · Ort: Graz · Tel.: {x} · Preis: VB",
+                    "| Name | Telefon | Sprechzeiten |\n| {n} | {x} | Mi 10–12 Uhr |"],
+           "prose_no_cue": ["Quer über den Umschlag hatte {n} mit Bleistift {x} geschrieben.",
+                            "Im Gästebuch der Hütte stand unter dem Eintrag von {n} nur noch {x}."]},
+    "fr": {"same_line": ["Atelier : {x}", "Dépannage 7j/7 : {x}", "☎ {x}", "Tél. office du tourisme : {x}",
+                         "Contact presse : {x}"],
+           "line_above": ["{c}\nPrise de rendez-vous (cabinet dentaire)\n{x}", "Contact presse\n{n}\n{x}\n{e}",
+                          "{c}\nConcessionnaire agréé – service après-vente\n{x}", "Pour joindre la famille :\n{n}\n{x}",
+                          "Secrétariat du département de géographie\n\n{x}\n{e}"],
+           "after": ["{x} (ligne du gîte, pas de SMS)", "{x} – permanence le mardi de 14 h à 17 h",
+                     "{x} (service et appel gratuits)", "{x} (accueil de la crèche)", "{x} après 19 h",
+                     "{x} – joignable en soirée et le week-end"],
+           "sentence": ["Les personnes en possession d'un lot concerné sont invitées à ne pas le consommer et à contacter le "
+                        "service consommateurs au {x}, qui leur indiquera la marche à suivre.",
+                        "Une fuite, un chauffe-eau en panne ? Passez-nous un coup de fil au {x}, on intervient dans l'heure "
+                        "sur tout le secteur.",
+                        "La famille remercie toutes les personnes qui lui ont témoigné leur sympathie ; pour les détails des "
+                        "obsèques, on peut s'adresser à {n} par téléphone au {x}.",
+                        "Studio meublé près de la gare, libre au 1er septembre, visites le samedi – me contacter par SMS au {x}.",
+                        "Les parents qui souhaitent inscrire leur enfant pour la rentrée peuvent appeler la directrice, {n}, "
+                        "au {x} les lundis et jeudis."],
+           "form": ["Nom de l'élève : {n}\nTél. des parents : {x}\nAdresse mail : {e}",
+                    "Vendeur : particulier | Tél : {x} | Prix : à débattre",
+                    "Fonction\tNom\tTéléphone\nEntraîneur U11\t{n}\t{x}",
+                    "| Téléphone | Responsable | Horaires |\n| {x} | {n} | lun.–ven. 9 h–12 h |"],
+           "prose_no_cue": ["Sur le couvercle de la boîte à outils, {n} avait peint {x} en lettres blanches.",
+                            "{x} : c'est tout ce qui restait lisible sur l'étiquette de la valise de {n}."]},
+    "es": {"same_line": ["Taller: {x}", "Urgencias odontológicas: {x}", "PBX: {x}", "📲 {x}",
+                         "Oficina de turismo – tel. {x}"],
+           "line_above": ["{c}\nLínea de atención al consumidor (gratuita)\n{x}", "Contacto para medios\n{n}\n{x}\n{e}",
+                          "{c}\nCitas para revisión y taller\n{x}", "Información sobre el velorio\n{x}\n{n}",
+                          "Inscripciones escuela de fútbol\n\n{x}\n\nPreguntar por {n}"],
+           "after": ["{x} (fontanero, también festivos)", "{x} – solo llamadas, no leo mensajes",
+                     "{x} ext. 2104 (Secretaría de la Facultad)", "{x}, horario de oficina", "{x} (línea gratuita nacional)"],
+           "sentence": ["Si tiene en su poder alguna unidad del lote afectado, deje de utilizarla y comuníquese con nuestra "
+                        "línea de atención al {x} para gestionar el reembolso.",
+                        "Arriendo apartamento en Chapinero, dos alcobas, con parqueadero; los interesados pueden llamarme o "
+                        "escribirme al {x} después de las 6 p. m.",
+                        "Para reservar la casa rural en Semana Santa lo mejor es que nos llaméis directamente al {x}, porque "
+                        "el correo lo miramos poco.",
+                        "Agradecemos a quienes nos acompañaron en estos momentos de dolor; para cualquier información pueden "
+                        "llamar a {n}, hija de la difunta, al {x}.",
+                        "¿Se te ha atascado el fregadero? Marca el {x} y en menos de una hora tienes a un fontanero en casa."],
+           "form": ["Nombre del alumno: {n}\nTeléfono del acudiente: {x}\nCorreo: {e}",
+                    "Anunciante: particular · Zona: Chamberí · Tel.: {x} · Precio: 450 €/mes",
+                    "Cargo\tNombre\tTeléfono\nEntrenador alevín\t{n}\t{x}",
+                    "| Sede | Contacto | Tel. |\n| Principal | {n} | {x} |"],
+           "prose_no_cue": ["En la chapa del collar del perro ponía {x} y, debajo, {n}.",
+                            "{n} llevaba {x} apuntado en la palma de la mano cuando salió de la fiesta."]},
+    "it": {"same_line": ["Officina: {x}", "Pronto intervento idraulico {x}", "Segreteria parrocchiale: {x}",
+                         "Infopoint turistico: {x}", "☎️ {x}"],
+           "line_above": ["{c}\nPrenotazione visite e igiene dentale\n{x}", "Contatti per la stampa\n{n}\n{x}\n{e}",
+                          "{c}\nConcessionaria – reparto usato\n{x}", "Per informazioni sulle esequie\n{x}\n{n}",
+                          "Scuola dell'infanzia – ufficio iscrizioni\n\n{x}"],
+           "after": ["{x} (reperibilità idraulico, anche festivi)", "{x} – rispondo dopo le 18",
+                     "{x} (int. 2 per la segreteria studenti)", "{x} (numero fisso dell'agriturismo)",
+                     "{x} (no messaggi, solo chiamate)"],
+           "sentence": ["Chi fosse in possesso di una confezione del lotto richiamato è invitato a non consumare il prodotto "
+                        "e a rivolgersi al servizio consumatori al numero {x}.",
+                        "Affittasi bilocale arredato in centro, a due passi dall'università, solo a studenti: per vederlo "
+                        "telefonatemi al {x} dopo cena.",
+                        "La famiglia ringrazia quanti hanno partecipato al suo dolore; per comunicazioni è possibile "
+                        "contattare {n} al {x}.",
+                        "Chi vuole iscrivere il proprio figlio al corso di minibasket può rivolgersi all'istruttore {n}, "
+                        "che risponde al {x} nei giorni feriali."],
+           "form": ["Nome dell'allievo: {n}\nTel. di un genitore: {x}\nE-mail: {e}",
+                    "Inserzionista: privato – Zona: Navigli – Tel.: {x} – Prezzo: trattabile",
+                    "Ruolo\tNominativo\tTelefono\nAllenatore Under 12\t{n}\t{x}"],
+           "prose_no_cue": ["{n} teneva {x} scritto a pennarello sul polso per non dimenticarlo.",
+                            "Tra le pagine del libro restituito da {n} c'era un segnalibro con sopra {x}."]},
+    "pt": {"same_line": ["Oficina: {x}", "Plantão 24h: {x}", "Secretaria paroquial {x}", "📱 {x}",
+                         "Assessoria de imprensa – tel. {x}"],
+           "line_above": ["{c}\nAgende sua avaliação odontológica\n{x}", "Assessoria de imprensa\n{n}\n{x}\n{e}",
+                          "{c}\nSeminovos – fale com um consultor\n{x}", "Para falar com a família\n{n}\n{x}",
+                          "Matrículas abertas para a educação infantil\n\n{x}"],
+           "after": ["{x} (encanador, atende fim de semana)", "{x} – só WhatsApp, não atendo ligação", "{x} ramal 2231",
+                     "{x} (fixo da pousada)", "{x} (após as 19h)"],
+           "sentence": ["Consumidores que adquiriram produtos do lote indicado devem suspender o uso e entrar em contato "
+                        "gratuitamente com o SAC pelo {x} para a troca.",
+                        "Alugo casa na praia para temporada, 3 quartos, até 8 pessoas; chama no zap {x} que eu mando as fotos.",
+                        "A família agradece as manifestações de carinho e informa que a missa de sétimo dia será na Matriz; "
+                        "quem quiser falar com {n} pode ligar no {x}.",
+                        "As aulas experimentais de futsal para crianças de 6 a 12 anos são gratuitas, basta agendar com o "
+                        "professor {n} pelo telefone {x}."],
+           "form": ["Nome do aluno: {n}\nTelefone do responsável: {x}\nE-mail: {e}",
+                    "Anunciante: particular | Bairro: Pinheiros | Fone: {x} | Valor: R$ 1.200",
+                    "Cargo\tNome\tTelefone\nTécnico sub-11\t{n}\t{x}"],
+           "prose_no_cue": ["No canto do caderno de receitas da avó, {n} encontrou {x} escrito a lápis.",
+                            "{n} trazia {x} tatuado no antebraço, e ninguém sabia por quê."]},
+    "nl": {"same_line": ["Werkplaats: {x}", "Storingsdienst cv & loodgieter: {x}", "Rijschool – tel. {x}",
+                         "Parochiesecretariaat {x}", "Persvoorlichting: {x}"],
+           "line_above": ["{c}\nAfspraak tandarts of mondhygiënist\n{x}", "Voor de pers\n{n}\n{x}\n{e}",
+                          "{c}\nOccasions – verkoopadviseur\n{x}", "Contact met de familie\n{n}\n{x}",
+                          "Aanmelden voor de peuterspeelzaal\n\n{x}\n(op werkdagen tussen 9 en 12 uur)"],
+           "after": ["{x} (storingsnummer, ook in het weekend)", "{x} – liever appen dan bellen", "{x}, toestel 37",
+                     "{x} (receptie camping)", "{x} (overdag, niet op woensdag)"],
+           "sentence": ["Heeft u een product uit deze partij, gebruik het dan niet en neem contact op met onze "
+                        "consumentenservice via het gratis nummer {x}.",
+                        "Te huur: gemeubileerde kamer in Utrecht-Oost, €650 all-in, per 1 oktober; bellen of appen naar {x}.",
+                        "Wij danken iedereen voor het medeleven; voor vragen over de uitvaart is {n} telefonisch "
+                        "bereikbaar op {x}.",
+                        "Lekkage of verstopping? Eén telefoontje naar {x} en onze monteur staat binnen een uur bij u op de stoep.",
+                        "Jeugdleden mogen drie keer gratis meetrainen; meld je even aan bij trainer {n} via {x}."],
+           "form": ["Naam leerling: {n}\nTelefoon ouder/verzorger: {x}\nE-mail: {e}",
+                    "Aanbieder: particulier | Plaats: Zwolle | Tel.: {x} | Vraagprijs: n.o.t.k.",
+                    "Functie\tNaam\tTelefoon\nTrainer JO11\t{n}\t{x}"],
+           "prose_no_cue": ["{n} had {x} met stift op de binnenkant van de schoenendoos geschreven.",
+                            "Achter in het gastenboek van het vakantiehuisje stond {x}, ondertekend door {n}."]},
+}
+for _lang, _t in _PHONE_K.items():
+    PHONE_T[_lang]["K"] = _t
+ADDRESS_T["K"] = ["{c}\n\n{n}\n{a}\n\n{x}", "{n} ({x})\n{a}\n{e}", "{a}\n{e}\n{x}\n{c}", "{c}\t{x}\n{a}",
+                  "{a}\n{x} • {e} • www.example.org"]
+for _lang, _t in {"en": ["RSVPs to {e} by 1 June, please, with any dietary requirements.",
+                         "Condolences may be sent to the family at {e}.", "Media contact: {n}, {c}\n{e}", "email » {e}"],
+                  "de": ["Fotos und Beiträge für den nächsten Pfarrbrief bitte bis Monatsende an {e}.",
+                         "Kondolenzschreiben können Sie auch an {e} richten.", "Pressekontakt: {n}, {c}, {e}",
+                         "Reservierungsanfragen Ferienwohnung: {e}"],
+                  "fr": ["Merci de confirmer votre présence au mariage avant le 15 mai à {e}.",
+                         "Les messages de condoléances peuvent être adressés à {e}.", "Relations presse : {n} – {e}",
+                         "Mail ➜ {e}"],
+                  "es": ["Confirmen su asistencia a la boda antes del 30 de abril escribiendo a {e}.",
+                         "Sus mensajes de condolencia pueden enviarse a {e}.", "Prensa: {n}, {c} — {e}", "✉ {e}"],
+                  "it": ["Per confermare la presenza al matrimonio scrivete entro il 10 maggio a {e}.",
+                         "Messaggi di cordoglio possono essere inviati a {e}.", "Rapporti con i media: {n}, {e}",
+                         "Posta elettronica → {e}"],
+                  "pt": ["Confirme sua presença no casamento até 20 de maio pelo e-mail {e}.",
+                         "Mensagens de condolências podem ser enviadas para {e}.", "Assessoria de imprensa: {n} | {c} | {e}",
+                         "✉️ {e}"],
+                  "nl": ["Laat vóór 1 mei even weten of je op de bruiloft komt via {e}.",
+                         "Condoleances kunt u ook sturen naar {e}.", "Persinformatie: {n}, {c}, {e}", "mail → {e}"]}.items():
+    EMAIL_T[_lang]["K"] = _t
+DISTRACTOR_T["K"] = [
+    "Product recall: batch {ref}, best before {date}. You do not need to phone us – simply return the item to any store.",
+    "VIN ending {ord2} · first registered {year2} · {big} miles · call the showroom to book a test drive",
+    "Driving test booking reference {cid}; to change the date, ring the test centre at least 3 working days before {date}.",
+    "Registered charity no. {ord2} · Company limited by guarantee no. {cid}",
+    "Roof appeal: {price} raised so far. Phone the parish office if you would like to set up a standing order.",
+    "Student ID {cid} – please quote it whenever you phone or email the registry.",
+    "Holiday let, {minutes} m² with garden, from {price} per week, minimum stay 3 nights; text for availability.",
+    "Lost property ref. {ref} – please have it ready when you call.",
+    "Funeral service on {date} at 11am; in lieu of flowers, donations may be made to account {iban}.",
+    "Offer valid until {date} or while stocks last (promo {ord}). Terms apply – see in store or call for details.",
+    "Kit order {ord}: shirts are {price} each, please pay the coach by {date}.",
+    "The Seniors lost {score} away from home in front of {big}; next home game {date}, ground open {time}.",
+    "Model no. {ref}, lot {ord2} – check the label on the base before calling our helpline.",
+    "Seats up to {minutes} guests for the wedding breakfast; packages from {price}; next open day {date}.",
+    "Tax ref. {cid} · Account {iban} · Invoice {inv}",
+    "First sold in {year}, fully restored {year2}, chassis no. {ref}. Genuine enquiries only, phone or text.",
+    "Ticket {ord} · Row F, seat 23 · doors {time} · text STOP to opt out of reminders",
+    "Bin collections for postcode {post} move to {date}; only call the council if yours is missed twice.",
+    "Set text for the autumn term: ISBN {isbn}; the department office can order copies.",
+]
+
+
 # --------------------------------------------------------------------------- values
 
 
@@ -1026,7 +1232,7 @@ def main(argv: list[str] | None = None) -> int:
         fig["results"][s] = ev
     fig["target_failures"] = {}
     for s in ("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7",
-              "heldout8", "heldout9"):
+              "heldout8", "heldout9", "heldout10"):
         if s in fig["results"]:
             fig["target_failures"][s] = check_targets(fig["results"][s])
             print(f"\ntargets ({s}, hard part, now):", "NOT MET" if fig["target_failures"][s] else "PASS",
