@@ -95,6 +95,9 @@ ADDRESS = [
     ("Hawkins Inc\n9239 Tiffany Valleys\nCaldwellchester, AZ 44504 · 979 5042", "979 5042", "postal code on its line"),
     ("Greenwood and White\nStudio 25\nGibsonmouth\nN5 8XL\n979 5042 lydia.miller@example.com", "979 5042",
      "postal code 1 line above"),
+    ("Hernández-Pinzón\t774 9417\nCalle 6 # 9-97\nLocal 71", "774 9417", "street 1 line below"),
+    ("Canale Mancini, 415\n20006, Pregnana Milanese (MI)\n744 7364838 • m.tron@example.com • www.example.it",
+     "744 7364838", "postal code 1 line above"),
 ]
 
 
@@ -121,6 +124,11 @@ def test_a_number_word_with_is_and_a_note_after_the_number() -> None:
     assert "phone.note:(24h)" in rules_of("Lost keys? 449 4898 (24h)")["449 4898"]
     assert rules_of("Sales rose. 449 4898 (approx.) Costs fell.") == {}
     assert "phone.note:(nur Mo, Di und Do)" in rules_of("Er kommt. 415 3183 (nur Mo, Di und Do)")["415 3183"]
+    # an extension is a phone's; "x 2" may be a size
+    assert "phone.extension:ext. 3" in rules_of("Questions? (0147) 989860 ext. 3 for admissions")["(0147) 989860 ext. 3"]
+    assert rules_of("Panels 2400 1200 x 18 mm, sold in packs.") == {}
+    # "case" is a label of another number, "case." ending a sentence is not
+    assert "phone.context:voicemail" in rules_of("In any case. 27 16 28 (voicemail checked daily)")["27 16 28"]
 
 
 def test_a_label_line_above_a_lone_number_needs_no_known_word() -> None:
@@ -200,6 +208,7 @@ def test_real_numeric_sentences_with_phone_words_gain_no_phones() -> None:
 # --------------------------------------------------------------------------- e-mail
 
 EMAILS = [
+    ("Fragen? ✉ jroe at example dot com", "jroe at example dot com", "email.spelled:an envelope sign"),
     ("contact DEBRA WEYDERT at 732-390-4480; fax, 732-390-4697; e-mail, weyded(at)nytimes.com",
      "weyded(at)nytimes.com", "email.obfuscated:"),
     ("mail me: anna [at] uni-bonn [dot] de", "anna [at] uni-bonn [dot] de", "email.obfuscated:"),

@@ -136,6 +136,8 @@ class ObfuscatedEmailRecognizer(LocalRecognizer):
             return "email.spelled", "in brackets after a name"  # "Jane Roe <jroe at example dot com>"
         if re.search(r"[·•|:,–—]\s*$|\s-\s$", text[max(0, match.start() - 3):match.start()]):
             return "email.spelled", "a contact field"  # "Roe Ltd · jroe at example dot com", "Office: jroe at ..."
+        if re.search(r"[✉📧📨📩]\ufe0f?\s*$", text[max(0, match.start() - 4):match.start()]):
+            return "email.spelled", "an envelope sign"  # "✉ jroe at example dot com"
         line_start = text.rfind("\n", 0, match.start()) + 1
         line_end = text.find("\n", match.end())
         line_end = len(text) if line_end < 0 else line_end

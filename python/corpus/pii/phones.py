@@ -315,25 +315,27 @@ DEFAULT_CONTEXT_WORDS: dict[str, tuple[str, ...]] = {
            "landline", "daytime", "evening*", "t:", "p:", "m:", "customer service", "helpdesk", "help desk",
            "texts", "texting", "freephone", "toll-free", "voicemail", "private", "reachable", "message", "ask for",
            "my number", "personal number", "our number", "answerphone", "answering machine", "main line", "get through",
-           "out of hours", "emergency line"),
+           "out of hours", "emergency line", "ext", "ext.", "threema", "telegram", "viber", "wechat"),
     "de": ("telefon*", "tel", "tel.", "handy*", "mobil*", "fax*", "anruf*", "rufnummer*", "erreichbar*", "kontakt*",
            "durchwahl*", "zentrale", "büro", "sekretariat", "festnetz*", "privat", "dienstlich", "geschäftlich", "kundenservice", "kundendienst",
            "sms", "whatsapp", "rückruf*", "anrufbeantworter", "telefonisch*", "notruf*", "wählen sie", "meine nummer",
-           "private nummer", "nachricht", "natel", "durchklingeln", "notdienst", "fragen sie nach"),
+           "private nummer", "nachricht", "natel", "durchklingeln", "notdienst", "fragen sie nach", "dw", "rund um die uhr",
+           "geschäftsstelle"),
     "fr": ("téléphone*", "telephone*", "tél", "tél.", "portable*", "mobile*", "fax*", "appel*", "appelez*",
            "joindre", "contact*", "numéro", "standard", "bureau", "domicile", "fixe", "travail", "service client",
            "sms", "texto*", "whatsapp", "joignable*", "rappel*", "composez", "gsm", "ligne directe", "privé", "message",
            "mon numéro", "numéro perso*", "répondeur", "sans frais", "texter", "cellulaire", "accueil",
-           "secrétariat", "demandez"),
+           "secrétariat", "demandez", "poste", "permanence"),
     "es": ("teléfono*", "telefono*", "tel", "tel.", "tlf", "tfno", "móvil*", "movil*", "celular*", "fax*", "llam*",
            "contacto*", "whatsapp", "oficina", "centralita", "fijo", "casa", "trabajo", "atención al cliente",
            "sms", "mensaje*", "particular", "localizar*", "localizable", "marque", "marcar", "extensión", "cel", "cel.",
            "mi número", "número personal", "contestador*", "wasap", "whats", "servicio al cliente",
-           "urgencias", "secretaría", "preguntar por", "comunicarse"),
+           "urgencias", "secretaría", "preguntar por", "comunicarse", "ext.", "marca el",
+           "línea de atención"),
     "it": ("telefono*", "tel", "tel.", "cellulare*", "cell", "fax*", "chiam*", "contatt*", "ufficio", "centralino",
            "recapito*", "fisso", "casa", "lavoro", "servizio clienti",
            "sms", "messaggio", "whatsapp", "abitazione", "reperibil*", "raggiungibil*", "rintracciabil*", "numero verde",
-           "privato", "cell.", "componete", "componi", "comporre", "digitare", "digita", "mio numero", "numero personale", "segreteria telefonica", "ore pasti", "prenota*", "urgenze", "segreteria", "chiedere di"),
+           "privato", "cell.", "componete", "componi", "comporre", "digitare", "digita", "mio numero", "numero personale", "segreteria telefonica", "ore pasti", "prenota*", "urgenze", "segreteria", "chiedere di", "interno", "int."),
     "pt": ("telefone*", "tel", "tel.", "telemóvel*", "telemovel*", "celular*", "fax*", "ligue", "ligar", "contato*",
            "contacto*", "escritório", "whatsapp", "fixo", "casa", "trabalho", "atendimento",
            "sms", "mensagem", "fone*", "residencial", "residência", "ramal", "disque", "zap", "contacte", "contate",
@@ -343,7 +345,7 @@ DEFAULT_CONTEXT_WORDS: dict[str, tuple[str, ...]] = {
            "bereikbaar*", "thuis", "werk", "privé", "klantenservice",
            "sms", "whatsapp", "vaste lijn", "vast nummer", "doorkies*", "telefonisch*", "sms'en", "appen", "belt u",
            "bel ons", "centrale", "mijn nummer", "privénummer", "bericht", "antwoordapparaat", "voicemail", "gsm-nr", "gsm-nr.", "onthaal", "vraag naar",
-           "secretariaat"),
+           "secretariaat", "toestel"),
 }
 DEFAULT_CONTEXT_WINDOW = 40
 
@@ -415,8 +417,6 @@ def national_shape(match: re.Match) -> bool | str:
     thousands grouping ("120 000", "1.234.567": counts and prices), groups of one digit (ISBNs,
     "978-3-16-148410-0"), a year and a serial ("2014-822979"), a decimal ("4023.4543").
     """
-    if match["ext"]:
-        return False  # FormattedPhoneRecognizer's
     cc = match["cc"] or ""
     if cc and not _PAREN_AREA.match(cc):
         return False  # +cc / 00cc: the international recognizer's
@@ -483,7 +483,7 @@ def _label_line(line: str) -> bool:
     if not 0 < len(line) <= 2 * LABEL_LINE_MAX:
         return False
     bare = _ROUND_THE_CLOCK.sub(" ", _QUESTION_LEAD.sub("", _BRACKETED.sub(" ", line))).strip()
-    return 0 < len(bare) <= LABEL_LINE_MAX and not any(c.isdigit() for c in bare) and _gap_ok(bare.rstrip(". "))
+    return 0 < len(bare) <= LABEL_LINE_MAX + 10 and not any(c.isdigit() for c in bare) and _gap_ok(bare.rstrip(". "))
 
 
 LABEL_LINE_MAX = 40
@@ -533,7 +533,8 @@ OTHER_NUMBER_LABELS = (
     "frame", "chassis", "vin", "rma", "vacancy", "reg", "prescription", "rahmennummer", "ordonnance", "receta",
 )
 _OTHER_LABEL = re.compile(
-    r"(?<!\w)(?:" + "|".join(map(re.escape, sorted(set(OTHER_NUMBER_LABELS), key=len, reverse=True))) + r")\.?"
+    r"(?<!\w)(?:" + "|".join(map(re.escape, sorted(set(OTHER_NUMBER_LABELS), key=len, reverse=True))) + r")"
+    r"(?:(?<=ref|reg|vat|doc|inv|art)\.)?"  # an abbreviation's own dot ("Vacancy ref. 2013-788472"), not a sentence's
     r"(?:[ .\-]?(?:no|nr|nº|n°|num|number|nummer|numéro|número|numero|code|id|10|13)\.?)?\s*(?:[:#=]|\bis\b|\best\b)?\s*"
     r"(?:[€$£¥₹]|EUR|USD|GBP|CHF|R\$|Fr\.)?[\s\-]*$",
     re.IGNORECASE)
@@ -658,7 +659,8 @@ _NOTE_AFTER = re.compile(r"[ ]?\((?P<note>[^\W\d_][\w.'’]*(?:,?[ ][\w.'’]+){
 # Notes that qualify a quantity, not a phone number: "(approx.)", "(est.)", "(total)", "(km)", "(in EUR)".
 _QUANTITY_NOTE = re.compile(r"(?i)(?:approx\w*|est\w*|ca|circa|avg|average|mean|median|total|gross|net|min\w*|max\w*"
                             r"|incl\w*|excl\w*|in \w+|per \w+|[a-z]{1,3})\.?$")
-_TRAILING_EMAIL = re.compile(r"^(?:\s*[|,;/–—·•-]\s*|\s+)[\w.+-]+@[\w-]+(?:\.[\w-]+)+\s*$")
+# after the number: an e-mail, a web address, or both ("| name@example.com", " • name@example.com • www.example.com")
+_TRAILING_EMAIL = re.compile(r"^\)?(?:(?:\s*[|,;/–—·•-]\s*|\s+)(?:[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?:https?://|www\.)\S+)){1,3}\s*$")
 # "name@example.net | ", "Thomas Group | smith@example.com | " before the number on its line
 _LEADING_EMAIL = re.compile(r"^\s*(?:[^\W\d_][\w'’.&,() -]{0,60}?\s[|·/–—]\s)?[\w.+-]+@[\w-]+(?:\.[\w-]+)+\s*[|,;/–—·•-]\s*$")
 # A name after the number and a dash: "65 675520 — Ann Ward", "0683-8025784 — Univ.Prof. Stefani Meister".
@@ -667,7 +669,7 @@ _NAME_PARTICLES = r"(?:van|von|de|du|da|das|dos|do|der|den|del|della|di|la|le|y|
 _NAME_LINE = re.compile(rf"^(?:(?:[A-ZÀ-Ý][\w'’.()&-]*|&|{_NAME_PARTICLES})(?:[ ]|$)){{1,7}}$")
 _NAME_AFTER = re.compile(rf"^[ ]?[–—|·-][ ]?(?:(?:[A-ZÀ-Ý][\w'’.()-]*|{_NAME_PARTICLES})(?:[ ]|$)){{1,7}}$")
 _SENTENCE_IN_LINE = re.compile(r"[!?;]|[a-z]{4,}\.(?:\s|$)")
-_NAME_BEFORE = re.compile(r"^[\w'’. ()-]{0,40}(?:[,:]|\s[-–—|:·])\s*$")
+_NAME_BEFORE = re.compile(r"^[\w'’. ()&-]{0,60}?(?:[,:]|\s[-–—|:·]|\t|\s\()\s*$")  # "Name, ", "Name\t", "Name ("
 
 
 def in_address_block(text: str, start: int, end: int) -> str | None:
@@ -688,6 +690,8 @@ def in_address_block(text: str, start: int, end: int) -> str | None:
     after = _TRAILING_EMAIL.sub("", after[note.end():] if note else after)  # "(a.m. only)", "| name@example.com"
     if not before.strip(_LABEL_PUNCTUATION) and _NAME_AFTER.match(after) and not any(c.isdigit() for c in after):
         after = ""  # "65 675520 — Ann Ward" opening the block
+    if before.rstrip().endswith("(") and after.startswith(")"):
+        after = after[1:]  # "Ashleigh Wallis (29 49 97)"
     if after.strip(_LABEL_PUNCTUATION + ",;"):
         return None
     if _LEADING_EMAIL.match(before):
@@ -816,6 +820,8 @@ class LocalPhoneRecognizer(_ShapeRecognizer):
         shape = national_shape(match)
         if not shape or other_number_label(text, match.start()) is not None:
             return None
+        if match["ext"]:  # "(0147) 989860 ext. 3": only phones have extensions ("x 3" could be a size)
+            return ("phone.extension", match["ext"].strip()) if match["ext"].strip()[:1] not in "xX" else None
         if _CURRENCY_BEFORE.search(text, max(0, match.start() - 6), match.start()):
             return None  # "€ 605 197", "USD 1 250 000"
         word = context_word_near(text, match.start(), match.end(), self._words, self.phone_context.window,
