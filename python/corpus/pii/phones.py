@@ -660,7 +660,7 @@ _NOTE_AFTER = re.compile(r"[ ]?\((?P<note>[^\W\d_][\w.'’]*(?:,?[ ][\w.'’]+){
 _QUANTITY_NOTE = re.compile(r"(?i)(?:approx\w*|est\w*|ca|circa|avg|average|mean|median|total|gross|net|min\w*|max\w*"
                             r"|incl\w*|excl\w*|in \w+|per \w+|[a-z]{1,3})\.?$")
 # after the number: an e-mail, a web address, or both ("| name@example.com", " • name@example.com • www.example.com")
-_TRAILING_EMAIL = re.compile(r"^\)?(?:(?:\s*[|,;/–—·•-]\s*|\s+)(?:[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?:https?://|www\.)\S+)){1,3}\s*$")
+_TRAILING_EMAIL = re.compile(r"^(?:(?:\s*[|,;/–—·•-]\s*|\s+)(?:[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?:https?://|www\.)\S+)){1,3}\s*$")
 # "name@example.net | ", "Thomas Group | smith@example.com | " before the number on its line
 _LEADING_EMAIL = re.compile(r"^\s*(?:[^\W\d_][\w'’.&,() -]{0,60}?\s[|·/–—]\s)?[\w.+-]+@[\w-]+(?:\.[\w-]+)+\s*[|,;/–—·•-]\s*$")
 # A name after the number and a dash: "65 675520 — Ann Ward", "0683-8025784 — Univ.Prof. Stefani Meister".
@@ -669,7 +669,7 @@ _NAME_PARTICLES = r"(?:van|von|de|du|da|das|dos|do|der|den|del|della|di|la|le|y|
 _NAME_LINE = re.compile(rf"^(?:(?:[A-ZÀ-Ý][\w'’.()&-]*|&|{_NAME_PARTICLES})(?:[ ]|$)){{1,7}}$")
 _NAME_AFTER = re.compile(rf"^[ ]?[–—|·-][ ]?(?:(?:[A-ZÀ-Ý][\w'’.()-]*|{_NAME_PARTICLES})(?:[ ]|$)){{1,7}}$")
 _SENTENCE_IN_LINE = re.compile(r"[!?;]|[a-z]{4,}\.(?:\s|$)")
-_NAME_BEFORE = re.compile(r"^[\w'’. ()&-]{0,60}?(?:[,:]|\s[-–—|:·]|\t|\s\()\s*$")  # "Name, ", "Name\t", "Name ("
+_NAME_BEFORE = re.compile(r"^[\w'’. ()&-]{0,60}?(?:[,:]|\s[-–—|:·]|\t)\s*$")  # "Name, ", "Name - ", "Company\t"
 
 
 def in_address_block(text: str, start: int, end: int) -> str | None:
@@ -690,8 +690,6 @@ def in_address_block(text: str, start: int, end: int) -> str | None:
     after = _TRAILING_EMAIL.sub("", after[note.end():] if note else after)  # "(a.m. only)", "| name@example.com"
     if not before.strip(_LABEL_PUNCTUATION) and _NAME_AFTER.match(after) and not any(c.isdigit() for c in after):
         after = ""  # "65 675520 — Ann Ward" opening the block
-    if before.rstrip().endswith("(") and after.startswith(")"):
-        after = after[1:]  # "Ashleigh Wallis (29 49 97)"
     if after.strip(_LABEL_PUNCTUATION + ",;"):
         return None
     if _LEADING_EMAIL.match(before):
