@@ -291,8 +291,6 @@ def load_model(path: str, sha256: str):
 class PredictorScorer:
     """Scores lines one at a time with fastText's predictor: for models the linear scorer does not cover."""
 
-    engine = "fasttext predictor"
-
     def __init__(self, path: str, sha256: str):
         self.model = load_model(path, sha256)
         self.labels = list(self.model.predict("", k=-1)[0])  # fasttext-predict has no get_labels: all, scored
