@@ -2,7 +2,7 @@
 addresses, and real sentences whose digit groups are not phones. Builds it, scores the scrub on it,
 writes bench/results/pii-hard-<date>.json.
 
-    python bench/pii_hard.py [--split tune|heldout|heldout2..heldout10|all] [--show-errors] [--json PATH] [--mirror DIR]
+    python bench/pii_hard.py [--split tune|heldout|heldout2..heldout11|all] [--show-errors] [--json PATH] [--mirror DIR]
     python bench/pii_hard.py --dump DIR       # write tune.jsonl and heldout.jsonl, print their sha256
 
 Documents (``{"id", "split", "locale", "category", "text", "spans": [[start, end, type], ...]}``), each
@@ -55,7 +55,9 @@ file, not the rules; digit sentences of BoolQ and LAMBADA) was scored once (hard
 nl_NL -- fr_CH for fr_BE, which Faker gives only names; templates K, written fresh after heldout9's score by a
 writer who had read only this file, not the rules; digit sentences of BoolQ and LAMBADA) was scored once
 (hard-part phone recall 0.750). After each score its errors were read and the rules changed: every split
-here is a tuning set now. The targets are judged on each held-out split's
+here is a tuning set now, except ``heldout11`` (seed 12; en_US en_GB en_IE de_DE de_CH fr_FR fr_CA es_ES es_AR
+it_IT pt_PT nl_BE; templates L, written fresh after heldout10's score by a writer who had read only this file,
+not the rules; digit sentences of BoolQ and LAMBADA), not scored yet. The targets are judged on each held-out split's
 hardest part: every phone category except same_line and prose_no_cue (a label right before the number: the
 old rules already worked; no cue at all: nothing can), plus the distractor and real-sentence documents for
 precision. Targets: phone recall and precision >= 0.95 there; e-mail recall (all forms) >= 0.99.
@@ -123,6 +125,12 @@ SPLITS = {
     "heldout10": {"seed": 11, "templates": "K", "parity": None,
                   "locales": ("en_US", "en_GB", "en_NZ", "de_DE", "de_AT", "fr_FR", "fr_CH", "es_ES", "es_CO", "it_IT",
                               "pt_BR", "nl_NL")},
+    # written after heldout10 was scored, without reading the rules; not scored yet. Faker 40.54.0 has no phone
+    # numbers of its own for en_IE and fr_CA (it gives North American ones, as in heldout7-9) nor for es_AR (all
+    # refused, so own_national's shapes); their names and addresses are their own
+    "heldout11": {"seed": 12, "templates": "L", "parity": None,
+                  "locales": ("en_US", "en_GB", "en_IE", "de_DE", "de_CH", "fr_FR", "fr_CA", "es_ES", "es_AR", "it_IT",
+                              "pt_PT", "nl_BE")},
 }
 PER_LOCALE = 140
 PHONE_CATEGORIES = ("same_line", "line_above", "after", "sentence", "form", "address", "prose_no_cue")
@@ -871,6 +879,246 @@ DISTRACTOR_T["K"] = [
 ]
 
 
+# Set L (heldout11): written after heldout10's score by a writer who read only this file, not the rules.
+_PHONE_L = {
+    "en": {"same_line": ["Salon: {x}", "Taxi bookings (24/7) {x}", "Dispensary direct line – {x}",
+                         "Out-of-hours IT support: {x}", "Hostel front desk {x}", "Tel/text {x}"],
+           "line_above": ["{c}\nCuts, colour & blow-dries – walk-ins welcome, or book ahead on\n{x}",
+                          "{c}\nFree home survey for your move\n{x}\nFully insured · Est. 1987",
+                          "Neighbourhood Watch – street coordinator\n{n}\n{x}\n{e}",
+                          "{c}\nNew claims and policy changes\n\n{x}",
+                          "Trip leader's mobile (emergencies only, please)\n{n}\n{x}",
+                          "Library renewals & enquiries\n{x}\nSelf-service kiosks are available whenever we're open."],
+           "after": ["{x} (salon landline – we can't take bookings by text)",
+                     "{x} – airport runs, station pick-ups, and we're licensed for 8-seaters",
+                     "{x} (ask for the pharmacist if it's about your medication)",
+                     "{x} is the farm shop, not the farmhouse, so please don't call after 5.",
+                     "{x} (warden's caravan)", "{x} option 2 for remote support, option 3 for billing"],
+           "sentence": ["If your flight is delayed, don't worry – our drivers track arrivals, but it helps if you ring the "
+                        "control room on {x} once you've got your bags.",
+                        "Parents who haven't yet returned the consent form for the Year 8 trip to the Peak District should "
+                        "phone the school office as soon as possible; the number is {x}.",
+                        "Housebound patients can have repeat prescriptions dropped off at home – just phone your order "
+                        "through before midday and our driver will bring it round that afternoon ({x}).",
+                        "Lessons carry on through half-term, so if your child would like to try the cello or the drums "
+                        "before committing, give {n} at the music school a ring on {x}.",
+                        "Our translators handle birth certificates, diplomas and court papers in over 30 languages, and "
+                        "for urgent jobs the quickest way to reach us is by phone, on {x}."],
+           "form": ["Pupil: {n}\nEmergency contact number: {x}\nParent/carer email: {e}\nMedical needs: none",
+                    "Your driver\t{n}\nVehicle\tSilver Skoda Octavia\nMobile\t{x}",
+                    "Policyholder: {n}   Preferred contact: phone   Number: {x}   Email: {e}",
+                    "Item: upright piano | Condition: needs tuning | Collection only | Contact: {n} on {x}"],
+           "prose_no_cue": ["Many thanks to {n} ({x}) for lending us the gazebo for Saturday's plant sale.",
+                            "Lifts to the away game: meet at the clubhouse at half twelve, or sort something out "
+                            "with {n}, {x}."]},
+    "de": {"same_line": ["Salon: {x}", "Taxi-Zentrale {x}", "Apotheke, Rezeptvorbestellung: {x}",
+                         "IT-Hotline für Vereinsmitglieder – {x}", "Hofladen (Bestellungen) {x}", "Mobil (auch SMS): {x}"],
+           "line_above": ["{c}\nFriseurtermine bitte nur telefonisch\n{x}",
+                          "Zügeln ohne Stress – kostenlose Offerte und Besichtigung\n{x}\n{c}",
+                          "Notariat {n}\nTerminvereinbarung\n{x}\n{e}",
+                          "Jugendherberge – Rezeption\n\n{x}\n\n(täglich 7–22 Uhr)",
+                          "Ansprechpartnerin Nachbarschaftshilfe\n{n}\n{x}"],
+           "after": ["{x} (Salon, Di–Sa)", "{x} – auch Großraumtaxi und Krankenfahrten",
+                     "{x} (Apotheke am Markt, Notdienst siehe Aushang)", "{x}, Büro des Platzwarts",
+                     "{x} (Hofladen, bitte aufs Band sprechen)", "{x} – Fernwartung: Taste 2"],
+           "sentence": ["Wer sich für den Gitarrenunterricht interessiert, kann bei {n} in der Musikschule eine "
+                        "unverbindliche Schnupperstunde vereinbaren, am besten telefonisch unter {x}.",
+                        "Für die Klassenfahrt nach Berlin fehlen uns noch einige Einverständniserklärungen; bitte geben "
+                        "Sie diese bis Freitag ab oder melden Sie sich im Sekretariat unter {x}.",
+                        "Schäden nehmen wir auch am Wochenende auf: einfach {x} wählen und die Versicherungsscheinnummer "
+                        "bereithalten.",
+                        "Beglaubigte Übersetzungen ins Englische und Französische erledigen wir meist innerhalb von drei "
+                        "Werktagen – für ein Angebot rufen Sie uns an oder schicken Sie uns die Unterlagen ({x}).",
+                        "Seit Anfang des Monats liefern wir Ihre Medikamente auch nach Hause; Bestellungen nimmt unser "
+                        "Team bis 11 Uhr unter {x} entgegen."],
+           "form": ["Name des Kindes: {n}\nNotfallnummer der Eltern: {x}\nE-Mail: {e}\nAllergien: keine",
+                    "Fahrer: {n} · Fahrzeug: schwarzer Passat Kombi · Mobil: {x}",
+                    "Versicherungsnehmer/in\t{n}\nRückrufnummer\t{x}\nE-Mail\t{e}",
+                    "| Stellplatz | Name | Telefon | Anreise |\n| 14 | {n} | {x} | Fr |"],
+           "prose_no_cue": ["Ein herzliches Dankeschön an {n} ({x}), die uns für das Gemeindefest ihre Bierbänke "
+                            "geliehen hat.",
+                            "Gleich neben den Fingersätzen hatte {n} {x} ins Notenheft eingetragen."]},
+    "fr": {"same_line": ["Salon de coiffure : {x}", "Réservation taxi {x}", "Pharmacie de garde ce week-end : {x}",
+                         "Soutien informatique – {x}", "Accueil de l'auberge {x}", "Info-biblio : {x}"],
+           "line_above": ["{c}\nPrenez rendez-vous en ligne ou par téléphone\n{x}",
+                          "Déménagements {c}\nDevis gratuit sous 48 h\n{x}",
+                          "Office notarial de Maître {n}\nStandard\n{x}\n{e}",
+                          "Camping municipal – bureau d'accueil\n\n{x}\n\nOuvert d'avril à octobre",
+                          "Référent « Voisins vigilants » du lotissement\n{n}\n{x}"],
+           "after": ["{x} (salon, du mardi au samedi)", "{x} – taxi conventionné, transport de malades assis",
+                     "{x} (officine)", "{x}, c'est la ligne de la ferme pour les commandes de paniers",
+                     "{x} (poste de l'animateur, laissez un message)", "{x} au besoin — c'est mon cellulaire"],
+           "sentence": ["Pour les cours de piano, de violon ou de guitare, {n} répond aux questions des familles le "
+                        "mercredi après-midi au {x}.",
+                        "En cas de sinistre, prévenez votre agent dans les plus brefs délais en composant le {x} et "
+                        "munissez-vous de votre numéro de contrat.",
+                        "La médiathèque propose le portage de livres à domicile aux personnes qui ne peuvent plus se "
+                        "déplacer ; pour s'inscrire, un simple coup de téléphone au {x} suffit.",
+                        "Les parents peuvent joindre l'accompagnateur du voyage à Québec en tout temps au {x}, mais on "
+                        "vous demande de laisser les jeunes profiter de leur séjour!",
+                        "Si vous remarquez un véhicule qui tourne dans le quartier à la tombée de la nuit, prévenez {n} "
+                        "au {x} ou la gendarmerie."],
+           "form": ["Nom de l'enfant : {n}\nPersonne à prévenir en cas d'urgence : {x}\nCourriel : {e}",
+                    "Client : {n} — Prise en charge : 7 h 15 — Tél. portable : {x}",
+                    "Emplacement\tNom\tTéléphone\tArrivée\n23\t{n}\t{x}\tvendredi",
+                    "Objet : traduction assermentée | Langues : FR > DE | Vos coordonnées : {n}, {x}, {e}"],
+           "prose_no_cue": ["Un grand merci à {n} ({x}) qui a prêté les barnums pour la fête des voisins.",
+                            "Sur le tableau de liège de la salle communale, quelqu'un avait épinglé une fiche au nom "
+                            "de {n}, et dessous {x}."]},
+    "es": {"same_line": ["Peluquería: {x}", "Radiotaxi {x}", "Farmacia (encargos): {x}", "Soporte técnico – {x}",
+                         "Albergue, recepción: {x}", "Cel. {x}"],
+           "line_above": ["{c}\nPedí tu turno\n{x}", "Mudanzas y guardamuebles {c}\nPresupuesto sin compromiso\n{x}",
+                          "Notaría de {n}\nCitas para firmas\n{x}\n{e}",
+                          "Camping – oficina de recepción\n\n{x}\n\nHorario de verano: de 8 a 22 h",
+                          "Coordinador de la vigilancia vecinal\n{n}\n{x}"],
+           "after": ["{x} (solo turnos, no damos precios por teléfono)", "{x} – servicio de taxi las 24 horas",
+                     "{x} (farmacia de guardia)", "{x} (tienda de la granja, abre los sábados)",
+                     "{x}, es mi celu, escribime a la tarde", "{x} – asistencia remota, opción 3"],
+           "sentence": ["Las clases de prueba en la escuela de música son gratuitas; para reservar la tuya llama a {n} "
+                        "al {x} de lunes a jueves por la tarde.",
+                        "Si durante el viaje de estudios necesitan comunicarse con el profesor responsable, pueden "
+                        "hacerlo a cualquier hora al {x}.",
+                        "¿Tuviste un choque? Tu productor de seguros te atiende en el {x} y te ayuda a completar la "
+                        "denuncia paso a paso.",
+                        "Realizamos traducciones juradas de inglés, francés y alemán; para un presupuesto, envíenos el "
+                        "documento escaneado o llámenos al {x}.",
+                        "La biblioteca renueva préstamos por teléfono: basta con tener a mano el carné de socio y "
+                        "marcar el {x} antes de la fecha de devolución."],
+           "form": ["Alumno/a: {n}\nTeléfono de contacto para emergencias: {x}\nCorreo electrónico: {e}",
+                    "Pasajero: {n} | Recogida: 06:40 | Móvil: {x} | Vuelo: IB3170",
+                    "Parcela\tTitular\tTeléfono\n31\t{n}\t{x}",
+                    "Asegurado: {n} · Tel. de contacto: {x} · Email: {e} · Siniestro: rotura de cristales"],
+           "prose_no_cue": ["Gracias a {n} ({x}) por prestarnos las mesas y las sillas para la fiesta del barrio.",
+                            "{n} guardaba {x} en un papelito doblado dentro de la funda de la guitarra."]},
+    "it": {"same_line": ["Salone: {x}", "Radiotaxi {x}", "Farmacia – prenotazione farmaci: {x}",
+                         "Assistenza informatica {x}", "Ostello, reception: {x}", "Numero fisso: {x}"],
+           "line_above": ["{c}\nPrenota il tuo appuntamento\n{x}", "Traslochi {c}\nSopralluogo e preventivo gratuiti\n{x}",
+                          "Studio notarile {n}\nSegreteria\n{x}\n{e}", "Campeggio – ufficio accoglienza\n\n{x}",
+                          "Referente del controllo di vicinato\n{n}\n{x}"],
+           "after": ["{x} (salone, chiuso il lunedì)", "{x} – servizio taxi anche per l'aeroporto",
+                     "{x} (farmacia di turno)", "{x}, spaccio aziendale", "{x} (biblioteca comunale, sala ragazzi)",
+                     "{x} – assistenza da remoto, tasto 1"],
+           "sentence": ["Per le lezioni di prova alla scuola di musica basta mettersi d'accordo con {n}, che risponde "
+                        "al {x} il martedì e il giovedì pomeriggio.",
+                        "Durante la gita a Firenze i genitori potranno contattare la docente accompagnatrice al {x} "
+                        "solo in caso di reale necessità.",
+                        "In caso di sinistro chiami subito il suo agente al {x}, tenendo a portata di mano il numero di "
+                        "polizza.",
+                        "Per un preventivo di traduzione giurata inviateci il documento oppure telefonate al {x}: vi "
+                        "rispondiamo in giornata.",
+                        "Gli abitanti del quartiere che notano movimenti sospetti possono segnalarli a {n} al {x}, "
+                        "oltre che alle forze dell'ordine."],
+           "form": ["Alunno/a: {n}\nRecapito telefonico di un genitore: {x}\nE-mail: {e}",
+                    "Cliente: {n} – Partenza: ore 5:30 – Cellulare: {x}",
+                    "Piazzola\tNominativo\tTelefono\n18\t{n}\t{x}",
+                    "Contraente: {n} | Tel.: {x} | Email: {e} | Tipo di polizza: RC auto"],
+           "prose_no_cue": ["Si ringrazia {n} ({x}) per aver messo a disposizione i gazebo per la sagra.",
+                            "Nella custodia del violino di {n} c'era un foglietto ingiallito con {x}."]},
+    "pt": {"same_line": ["Cabeleireiro: {x}", "Táxis {x}", "Farmácia – encomendas: {x}", "Apoio informático: {x}",
+                         "Pousada de juventude, receção: {x}", "Tel. da loja: {x}"],
+           "line_above": ["{c}\nMarque já o seu horário\n{x}", "Mudanças {c}\nOrçamento grátis\n{x}",
+                          "Cartório Notarial de {n}\nAtendimento ao público\n{x}\n{e}",
+                          "Parque de campismo – receção\n\n{x}",
+                          "Responsável pela vigilância do bairro\n{n}\n{x}"],
+           "after": ["{x} (salão, de terça a sábado)", "{x} – táxis 24 horas, serviço para o aeroporto",
+                     "{x} (farmácia de serviço)", "{x}, loja da quinta",
+                     "{x} (secretaria da escola de música)", "{x} – assistência remota, opção 2"],
+           "sentence": ["As aulas experimentais na escola de música são gratuitas; para marcar, fale com {n} pelo {x} "
+                        "às quartas à tarde.",
+                        "Durante a visita de estudo a Coimbra, os encarregados de educação podem contactar o professor "
+                        "responsável através do {x}.",
+                        "Em caso de sinistro, ligue ao seu mediador de seguros para o {x} e tenha consigo o número da "
+                        "apólice.",
+                        "Fazemos traduções certificadas em vários idiomas; peça o seu orçamento pelo {x} ou passe pelo "
+                        "nosso escritório.",
+                        "Se notar algo de estranho na rua, contacte {n} pelo {x} e, em caso de urgência, a PSP."],
+           "form": ["Nome do aluno: {n}\nContacto de emergência: {x}\nEmail: {e}",
+                    "Cliente: {n} · Recolha: 6h00 · Telemóvel: {x}",
+                    "Lote\tNome\tTelefone\n12\t{n}\t{x}",
+                    "Tomador do seguro: {n} | Telefone: {x} | Email: {e} | Ramo: automóvel"],
+           "prose_no_cue": ["Um agradecimento especial a {n} ({x}) pelo empréstimo das tendas para o arraial.",
+                            "Dentro do estojo da flauta de {n} estava um papelinho dobrado com {x}."]},
+    "nl": {"same_line": ["Kapsalon: {x}", "Taxicentrale {x}", "Apotheek – bestellingen: {x}",
+                         "Helpdesk informatica: {x}", "Jeugdherberg – balie {x}", "Gsm {x}"],
+           "line_above": ["{c}\nMaak je afspraak\n{x}", "Verhuizingen {c}\nGratis prijsofferte\n{x}",
+                          "Notariskantoor {n}\nSecretariaat\n{x}\n{e}",
+                          "Camping – receptie\n\n{x}\n\nIn het hoogseizoen dagelijks van 8 tot 22 u",
+                          "BIN-coördinator (buurtinformatienetwerk)\n{n}\n{x}"],
+           "after": ["{x} (kapsalon, maandag gesloten)", "{x} – taxi's dag en nacht, ook luchthavenvervoer",
+                     "{x} (apotheek van wacht)", "{x}, hoevewinkel", "{x} (bibliotheek, uitleenbalie)",
+                     "{x} – hulp op afstand, keuze 2"],
+           "sentence": ["Proeflessen in de muziekacademie zijn gratis; maak een afspraak met {n} via {x} op "
+                        "woensdagnamiddag.",
+                        "Tijdens de schoolreis naar de Ardennen kunnen ouders de begeleidende leerkracht in dringende "
+                        "gevallen bereiken op {x}.",
+                        "Schade aan uw wagen? Bel uw verzekeringsmakelaar op {x} en houd uw polisnummer bij de hand.",
+                        "Voor beëdigde vertalingen Frans-Nederlands vraagt u vrijblijvend een offerte aan op {x}.",
+                        "Zie je iets verdachts in de straat, verwittig dan {n} op {x} en in dringende gevallen de politie."],
+           "form": ["Naam leerling: {n}\nNoodnummer ouders: {x}\nE-mail: {e}",
+                    "Klant: {n} · Ophaling: 05u45 · Gsm: {x}",
+                    "Standplaats\tNaam\tTel.\n27\t{n}\t{x}",
+                    "Verzekeringnemer: {n} | Telefoon: {x} | E-mail: {e} | Polis: brand"],
+           "prose_no_cue": ["Met dank aan {n} ({x}) voor het uitlenen van de partytenten op de buurtbarbecue.",
+                            "In de vioolkoffer van {n} zat een verfrommeld briefje met {x}."]},
+}
+for _lang, _t in _PHONE_L.items():
+    PHONE_T[_lang]["L"] = _t
+ADDRESS_T["L"] = ["{n} · {c}\n{a}\n{x}", "--\n{n}\n{c}\n{a}\n{x}", "{c}\n{a}\n\n{e} · {x}", "{a}\n\n{n}\n{x}",
+                  "{c} / {n}\n{x}\n{e}\n{a}"]
+for _lang, _t in {"en": ["You are receiving this because you joined the allotment society's mailing list. To leave, send a "
+                         "blank message to {e} with 'unsubscribe' in the subject line.",
+                         "Renewals and reservations by email: {e}",
+                         "Please scan the signed reply slip and return it to {e}, or hand it to your child's form tutor.",
+                         "Cheers,\n{n}\nU12s manager\n{e}"],
+                  "de": ["Sie möchten den Rundbrief nicht mehr erhalten? Eine kurze Nachricht an {e} genügt.",
+                         "Verlängerungen und Vormerkungen per Mail: {e}",
+                         "Ihre Unterlagen für ein unverbindliches Übersetzungsangebot senden Sie bitte als PDF an {e}.",
+                         "Sportliche Grüße aus der Jugendabteilung\n{n}\n{e}"],
+                  "fr": ["Pour vous désabonner de cette liste, envoyez un message vide à {e}.",
+                         "Prolongations de prêt par courriel : {e}",
+                         "Le coupon-réponse peut être scanné et renvoyé à {e} avant le 12.",
+                         "À bientôt au club !\n{n} – {e}"],
+                  "es": ["Para darte de baja de esta lista, mandá un correo vacío a {e}.",
+                         "Renovaciones y reservas de libros por correo: {e}",
+                         "Devuelvan la autorización firmada, escaneada, a {e} antes del viernes.",
+                         "Un saludo desde la escuela de música,\n{n}\n{e}"],
+                  "it": ["Per cancellarti dalla mailing list dell'associazione invia un messaggio vuoto a {e}.",
+                         "Rinnovo dei prestiti via mail: {e}",
+                         "L'autorizzazione firmata può essere scansionata e rimandata a {e} entro venerdì.",
+                         "Un saluto dalla Pro Loco\n{n}\n{e}"],
+                  "pt": ["Para deixar de receber esta newsletter, envie uma mensagem em branco para {e}.",
+                         "Renovação de empréstimos por email: {e}",
+                         "A autorização assinada pode ser digitalizada e enviada para {e} até sexta-feira.",
+                         "Saudações desportivas,\n{n}\n{e}"],
+                  "nl": ["Uitschrijven voor deze nieuwsbrief? Stuur een lege mail naar {e}.",
+                         "Verlengen en reserveren via mail: {e}",
+                         "Het ondertekende strookje mag ingescand teruggestuurd worden naar {e}, ten laatste vrijdag.",
+                         "Sportieve groeten,\n{n}\n{e}"]}.items():
+    EMAIL_T[_lang]["L"] = _t
+DISTRACTOR_T["L"] = [
+    "Library card no. {cid} – you'll need it, and your PIN, to renew by phone.",
+    "Prescription ref. {ref} ready to collect from {date}. Please don't ring before then; our delivery arrives after lunch.",
+    "Removal quote {inv}, valid until {date}: {price} including packing materials. Call us to confirm your moving day.",
+    "Policy number {ref} – keep it handy when you phone the claims line.",
+    "Deed no. {inv}, executed {date} before the notary.",
+    "Grade 5 piano exam: {minutes} marks out of 150. Certificates were posted on {date}.",
+    "Support ticket #{ord2} opened {date}. An engineer will call you back – no need to log a new ticket for the same fault.",
+    "Last time out: {score} at home, {big} through the turnstiles. Next fixture {date}, kick-off 3pm.",
+    "Crime reference {ref}. If you saw anything that night, please contact the police quoting this reference.",
+    "Winning raffle ticket: {ord2}. If it's yours, ring the club to arrange collection.",
+    "Gift voucher {ord} · value {price} · expires {date} – book by phone and quote the voucher code.",
+    "Hostel membership card {cid}, valid until {date}.",
+    "Term fees {price} for ten lessons, by bank transfer to {iban}; please use your child's name as the reference.",
+    "Sworn translation no. {inv} · {minutes} pages · certified on {date}",
+    "Road closed {date}, {time}, for the village fun run; households in postcode {post} will get a letter.",
+    "IT asset tag {ref}, serial no. {ord} – read both out when you call the service desk.",
+    "{year} four-berth caravan, new awning fitted {year2}, {price} – viewing at the farm, text first.",
+    "Digest no. {ord2}, volume {year}: {minutes} messages today.",
+    "Pitch booking {ord}: arriving {date}, gates locked at 11pm – text the warden if you're running late.",
+    "Customer account {cid} · meter serial {ref} · your next bill is due on {date}",
+]
+
+
 # --------------------------------------------------------------------------- values
 
 
@@ -1233,7 +1481,7 @@ def main(argv: list[str] | None = None) -> int:
         fig["results"][s] = ev
     fig["target_failures"] = {}
     for s in ("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7",
-              "heldout8", "heldout9", "heldout10"):
+              "heldout8", "heldout9", "heldout10", "heldout11"):
         if s in fig["results"]:
             fig["target_failures"][s] = check_targets(fig["results"][s])
             print(f"\ntargets ({s}, hard part, now):", "NOT MET" if fig["target_failures"][s] else "PASS",
