@@ -55,9 +55,9 @@ file, not the rules; digit sentences of BoolQ and LAMBADA) was scored once (hard
 nl_NL -- fr_CH for fr_BE, which Faker gives only names; templates K, written fresh after heldout9's score by a
 writer who had read only this file, not the rules; digit sentences of BoolQ and LAMBADA) was scored once
 (hard-part phone recall 0.750). After each score its errors were read and the rules changed: every split
-here is a tuning set now, except ``heldout11`` (seed 12; en_US en_GB en_IE de_DE de_CH fr_FR fr_CA es_ES es_AR
+here is a tuning set now, ``heldout11`` too (seed 12; en_US en_GB en_IE de_DE de_CH fr_FR fr_CA es_ES es_AR
 it_IT pt_PT nl_BE; templates L, written fresh after heldout10's score by a writer who had read only this file,
-not the rules; digit sentences of BoolQ and LAMBADA), not scored yet. The targets are judged on each held-out split's
+not the rules; digit sentences of BoolQ and LAMBADA), scored once (hard-part phone recall 0.815). The targets are judged on each held-out split's
 hardest part: every phone category except same_line and prose_no_cue (a label right before the number: the
 old rules already worked; no cue at all: nothing can), plus the distractor and real-sentence documents for
 precision. Targets: phone recall and precision >= 0.95 there; e-mail recall (all forms) >= 0.99.
@@ -112,20 +112,20 @@ SPLITS = {
     "heldout7": {"seed": 8, "templates": "H", "parity": None,
                  "locales": ("en_US", "en_GB", "en_IE", "de_DE", "de_AT", "fr_FR", "fr_BE", "es_ES", "es_AR", "it_IT",
                              "pt_BR", "nl_NL")},
-    # written after heldout7 was scored, without reading the rules; not scored yet
+    # written after heldout7 was scored, without reading the rules; scored once since
     "heldout8": {"seed": 9, "templates": "I", "parity": None,
                  "locales": ("en_US", "en_GB", "en_IE", "de_DE", "de_AT", "fr_FR", "fr_BE", "es_ES", "es_AR", "it_IT",
                              "pt_BR", "nl_NL")},
-    # written after heldout8 was scored, without reading the rules; not scored yet
+    # written after heldout8 was scored, without reading the rules; scored once since
     "heldout9": {"seed": 10, "templates": "J", "parity": None,
                  "locales": ("en_US", "en_GB", "en_AU", "de_DE", "de_CH", "fr_FR", "fr_CA", "es_ES", "es_MX", "it_IT",
                              "pt_PT", "nl_BE")},
-    # written after heldout9 was scored, without reading the rules; not scored yet. fr_CH stands in for fr_BE,
+    # written after heldout9 was scored, without reading the rules; scored once since. fr_CH stands in for fr_BE,
     # which Faker 40.54.0 knows only names of (its numbers and addresses would be en_US ones)
     "heldout10": {"seed": 11, "templates": "K", "parity": None,
                   "locales": ("en_US", "en_GB", "en_NZ", "de_DE", "de_AT", "fr_FR", "fr_CH", "es_ES", "es_CO", "it_IT",
                               "pt_BR", "nl_NL")},
-    # written after heldout10 was scored, without reading the rules; not scored yet. Faker 40.54.0 has no phone
+    # written after heldout10 was scored, without reading the rules; scored once since. Faker 40.54.0 has no phone
     # numbers of its own for en_IE and fr_CA (it gives North American ones, as in heldout7-9) nor for es_AR (all
     # refused, so own_national's shapes); their names and addresses are their own
     "heldout11": {"seed": 12, "templates": "L", "parity": None,

@@ -127,6 +127,13 @@ def test_a_number_word_with_is_and_a_note_after_the_number() -> None:
     # an extension is a phone's; "x 2" may be a size
     assert "phone.extension:ext. 3" in rules_of("Questions? (0147) 989860 ext. 3 for admissions")["(0147) 989860 ext. 3"]
     assert rules_of("Panels 2400 1200 x 18 mm, sold in packs.") == {}
+    # a preposition right before a number laid out only as phones are
+    assert "phone.preposition:au" in rules_of("Le soir, prévenez Chantal Mahe au 0296069692 ou la mairie.")["0296069692"]
+    assert "phone.preposition:op" in rules_of("U kunt de leerkracht bereiken op 02/ 910 97 01.")["02/ 910 97 01"]
+    assert "phone.preposition:unter" in rules_of("Bestellungen nimmt das Team unter 0357-9831315 entgegen.")["0357-9831315"]
+    for text in ["Der Umsatz lag unter 1 250 000 Euro.", "We met at 10 15 20 and left at 11 45 00.",
+                 "Die Teilnehmerzahl stieg auf 1234567 und lag damit unter 2345678."]:
+        assert rules_of(text) == {}, text
     # "case" is a label of another number, "case." ending a sentence is not
     assert "phone.context:voicemail" in rules_of("In any case. 27 16 28 (voicemail checked daily)")["27 16 28"]
 

@@ -329,7 +329,7 @@ DEFAULT_CONTEXT_WORDS: dict[str, tuple[str, ...]] = {
     "es": ("teléfono*", "telefono*", "tel", "tel.", "tlf", "tfno", "móvil*", "movil*", "celular*", "fax*", "llam*",
            "contacto*", "whatsapp", "oficina", "centralita", "fijo", "casa", "trabajo", "atención al cliente",
            "sms", "mensaje*", "particular", "localizar*", "localizable", "marque", "marcar", "extensión", "cel", "cel.",
-           "mi número", "número personal", "contestador*", "wasap", "whats", "servicio al cliente",
+           "mi número", "número personal", "contestador*", "wasap", "whats", "celu", "servicio al cliente",
            "urgencias", "secretaría", "preguntar por", "comunicarse", "ext.", "marca el",
            "línea de atención"),
     "it": ("telefono*", "tel", "tel.", "cellulare*", "cell", "fax*", "chiam*", "contatt*", "ufficio", "centralino",
@@ -804,6 +804,24 @@ def table_column_word(text: str, start: int, end: int, words: "re.Pattern[str]")
     return None
 
 
+# "prévenez Alexandrie Guillou au 1805617826", "atiende en el 528 3213", "bereiken op 02/ 910 97 01", "unter
+# 0357-9831315 entgegen": a preposition right before a number that is laid out only as phones are (an area
+# code in brackets or a leading 0, 9-11 digits in one run, or three groups and more).
+_PREPOSITION = re.compile(r"(?:^|[\s(])(?P<p>au|al|en el|unter|op|via|pelo|no número|on|at)[ ]$", re.IGNORECASE)
+
+
+def _preposition_before(text: str, match: re.Match) -> str | None:
+    body = (match["cc"] or "") + match["body"]
+    groups = _DIGIT_GROUPS.findall(body)
+    digits = sum(map(len, groups))
+    phone_only = (body.startswith(("0", "(0")) or (len(groups) == 1 and 9 <= digits <= 11)
+                  or (len(groups) >= 3 and digits >= 7))
+    if not phone_only:
+        return None
+    m = _PREPOSITION.search(text, max(0, match.start() - 12), match.start())
+    return None if m is None else m["p"]
+
+
 class LocalPhoneRecognizer(_ShapeRecognizer):
     """National numbers without a country code, by a context word near them (phone.context) or by the
     address block they stand in (phone.address_block); see the comment above."""
@@ -828,6 +846,9 @@ class LocalPhoneRecognizer(_ShapeRecognizer):
             return "phone.context", word
         if shape == TIGHT:
             return None
+        preposition = _preposition_before(text, match)
+        if preposition is not None:
+            return "phone.preposition", preposition
         column = table_column_word(text, match.start(), match.end(), self._words)
         if column is not None:
             return "phone.table_column", column
