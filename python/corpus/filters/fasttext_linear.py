@@ -138,10 +138,9 @@ class LinearScorer:
                 raise Unsupported(f"{path}: character n-grams (maxn {head.maxn})")
             words, nwords, off = _read_dictionary(data, path)
             table = self._project(data, off, head, nwords, len(words) - nwords, path)
-        self.columns = [np.ascontiguousarray(table[:, c]) for c in range(table.shape[1])]  # 1-D: fast gathers
-        if len(self.columns) == 2:  # two labels need one value per row: the second's logit minus the first's
-            self.difference = self.columns[1] - self.columns[0]
-            self.columns = []
+        columns = [np.ascontiguousarray(table[:, c]) for c in range(table.shape[1])]  # 1-D: fast gathers
+        # what a row adds up: its logit per label, or for two labels one value, the second's minus the first's
+        self.values = [columns[1] - columns[0]] if len(columns) == 2 else columns
         self.labels = [w.decode("utf-8", "replace") for w in words[nwords:]]
         self.nwords, self.bucket, self.word_ngrams = nwords, head.bucket, head.word_ngrams
         self._index_vocabulary(words[:nwords])
@@ -262,7 +261,7 @@ class LinearScorer:
         known_line, known_ids = word_line[known], ids[known]
         per_line = np.bincount(word_line, minlength=len(lines))  # words per line
         count = np.bincount(known_line, minlength=len(lines))
-        columns = self.columns if len(self.labels) != 2 else [self.difference]
+        columns = self.values
         z = [np.bincount(known_line, weights=c[known_ids], minlength=len(lines)) for c in columns]
         if self.eos[0] >= 0:
             count += 1
