@@ -270,6 +270,12 @@ LOADED: dict[str, dict] = {}  # model path -> what engine.hugepages did when it 
 
 
 @functools.cache
+def _verified(path: str, sha256: str) -> None:
+    """verify_file once per process and model (streamed: the file is what its sha256 says before it is read)."""
+    verify_file(path, sha256)
+
+
+@functools.cache
 def load_model(path: str, sha256: str):
     """The fastText model, verified, loaded once per process, its matrix in 2 MiB pages where Linux allows
     (engine.hugepages: scoring reads one random row per word; the scores do not change). The filter scores
@@ -278,7 +284,7 @@ def load_model(path: str, sha256: str):
 
     from corpus.engine.hugepages import huge_pages_for
 
-    verify_file(path, sha256)  # streamed: the file is what its sha256 says before fastText reads it
+    _verified(path, sha256)
     fasttext.FastText.eprint = lambda *a, **k: None
     try:
         with huge_pages_for(path) as pages:  # filled in as the block ends
@@ -305,7 +311,7 @@ def load_scorer(path: str, sha256: str):
     character n-grams, as `corpus quality train` makes and DCLM's is), else fastText's predictor."""
     from corpus.filters.fasttext_linear import LinearScorer, Unsupported
 
-    verify_file(path, sha256)
+    _verified(path, sha256)
     try:
         return LinearScorer(path)
     except Unsupported as e:
