@@ -639,7 +639,8 @@ _POSTAL = re.compile(
 _STREET_LINE = re.compile(
     r"^(?:[A-ZÀ-Ý][\w'’.-]*,?\s+(?:[\w'’.-]+,?\s+){0,5}[0-9]{1,5}[A-Za-z]?(?:\s?[-/]\s?[0-9]{1,4})?"
     r"|[0-9]{1,5}[A-Za-z]?,?\s+[A-ZÀ-Ý][\w'’.-]*(?:\s+[\w'’.#-]+){0,6})$")
-_EMAIL_CUE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|[\w.+-]+\s?[(\[]at[)\]]\s?[\w-]+")
+_EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"  # an e-mail address, as the block rules read one
+_EMAIL_CUE = re.compile(_EMAIL + r"|[\w.+-]+\s?[(\[]at[)\]]\s?[\w-]+")
 
 
 def _address_cue(line: str) -> str | None:
@@ -660,9 +661,9 @@ _NOTE_AFTER = re.compile(r"[ ]?\((?P<note>[^\W\d_][\w.'’]*(?:,?[ ][\w.'’]+){
 _QUANTITY_NOTE = re.compile(r"(?i)(?:approx\w*|est\w*|ca|circa|avg|average|mean|median|total|gross|net|min\w*|max\w*"
                             r"|incl\w*|excl\w*|in \w+|per \w+|[a-z]{1,3})\.?$")
 # after the number: an e-mail, a web address, or both ("| name@example.com", " • name@example.com • www.example.com")
-_TRAILING_EMAIL = re.compile(r"^(?:(?:\s*[|,;/–—·•-]\s*|\s+)(?:[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?:https?://|www\.)\S+)){1,3}\s*$")
+_TRAILING_EMAIL = re.compile(r"^(?:(?:\s*[|,;/–—·•-]\s*|\s+)(?:" + _EMAIL + r"|(?:https?://|www\.)\S+)){1,3}\s*$")
 # "name@example.net | ", "Thomas Group | smith@example.com | " before the number on its line
-_LEADING_EMAIL = re.compile(r"^\s*(?:[^\W\d_][\w'’.&,() -]{0,60}?\s[|·/–—]\s)?[\w.+-]+@[\w-]+(?:\.[\w-]+)+\s*[|,;/–—·•-]\s*$")
+_LEADING_EMAIL = re.compile(r"^\s*(?:[^\W\d_][\w'’.&,() -]{0,60}?\s[|·/–—]\s)?" + _EMAIL + r"\s*[|,;/–—·•-]\s*$")
 # A name after the number and a dash: "65 675520 — Ann Ward", "0683-8025784 — Univ.Prof. Stefani Meister".
 _NAME_PARTICLES = r"(?:van|von|de|du|da|das|dos|do|der|den|del|della|di|la|le|y|e|ten|ter|zu|af|bin|al)"
 # A line that is a name or a company: "Dr Ashley Wallis", "Wähner Stiftung & Co. KGaA", "Rey S.A.S."
