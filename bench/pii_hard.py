@@ -2,7 +2,7 @@
 addresses, and real sentences whose digit groups are not phones. Builds it, scores the scrub on it,
 writes bench/results/pii-hard-<date>.json.
 
-    python bench/pii_hard.py [--split tune|heldout|heldout2..heldout11|all] [--show-errors] [--json PATH] [--mirror DIR]
+    python bench/pii_hard.py [--split tune|heldout|heldout2..heldout12|all] [--show-errors] [--json PATH] [--mirror DIR]
     python bench/pii_hard.py --dump DIR       # write tune.jsonl and heldout.jsonl, print their sha256
 
 Documents (``{"id", "split", "locale", "category", "text", "spans": [[start, end, type], ...]}``), each
@@ -57,7 +57,10 @@ writer who had read only this file, not the rules; digit sentences of BoolQ and 
 (hard-part phone recall 0.750). After each score its errors were read and the rules changed: every split
 here is a tuning set now, ``heldout11`` too (seed 12; en_US en_GB en_IE de_DE de_CH fr_FR fr_CA es_ES es_AR
 it_IT pt_PT nl_BE; templates L, written fresh after heldout10's score by a writer who had read only this file,
-not the rules; digit sentences of BoolQ and LAMBADA), scored once (hard-part phone recall 0.815). The targets are judged on each held-out split's
+not the rules; digit sentences of BoolQ and LAMBADA), scored once (hard-part phone recall 0.815). ``heldout12``
+(seed 13; en_US en_GB en_AU de_DE de_AT fr_FR fr_CH es_ES es_MX it_IT pt_BR nl_NL; templates M, written fresh
+after heldout11's score by a writer who had read only this file, not the rules; digit sentences of BoolQ and
+LAMBADA) is not scored yet. The targets are judged on each held-out split's
 hardest part: every phone category except same_line and prose_no_cue (a label right before the number: the
 old rules already worked; no cue at all: nothing can), plus the distractor and real-sentence documents for
 precision. Targets: phone recall and precision >= 0.95 there; e-mail recall (all forms) >= 0.99.
@@ -130,7 +133,10 @@ SPLITS = {
     # refused, so own_national's shapes); their names and addresses are their own
     "heldout11": {"seed": 12, "templates": "L", "parity": None,
                   "locales": ("en_US", "en_GB", "en_IE", "de_DE", "de_CH", "fr_FR", "fr_CA", "es_ES", "es_AR", "it_IT",
-                              "pt_PT", "nl_BE")},
+                              "pt_PT", "nl_BE")},    # written after heldout11 was scored, by a writer who had read only this file, not the rules; not scored yet
+    "heldout12": {"seed": 13, "templates": "M", "parity": None,
+                  "locales": ("en_US", "en_GB", "en_AU", "de_DE", "de_AT", "fr_FR", "fr_CH", "es_ES", "es_MX", "it_IT",
+                              "pt_BR", "nl_NL")},
 }
 PER_LOCALE = 140
 PHONE_CATEGORIES = ("same_line", "line_above", "after", "sentence", "form", "address", "prose_no_cue")
@@ -1119,6 +1125,300 @@ DISTRACTOR_T["L"] = [
 ]
 
 
+# Set M (heldout12): written after heldout11's score by a writer who read only this file, not the rules.
+_PHONE_M = {
+    "en": {"same_line": ["Surgery reception {x}", "Cell # {x}", "FREE QUOTES – CALL {x}", "Enquiries line: {x}",
+                         "Ph (BH): {x}", "SMS/text: {x}",
+                         "W www.example.com.au | E {e} | P {x}"],
+           "line_above": ["{c}\nPlumbing · Gas · Heating\nCall now for a no-obligation quote\n{x}",
+                          "{n}, MBBS\nSurgery hours by appointment – telephone\n{x}",
+                          "ENQUIRIES & BOOKINGS (phone or text)\n{x}\n{e}",
+                          "{n}, PTA chair\nPhone after 6pm\n{x}",
+                          "Cell (best way to reach me)\n{x}\n{n}",
+                          "Rooms to let – ring the landlady\n{x}\n(no agents, no cold calls)"],
+           "after": ["{x} – that's the surgery, not my mobile", "{x} (home phone, there's an answering machine)",
+                     "{x} – the workshop phone, {n} usually picks up", "{x} (text me, I'm on site all day)",
+                     "{x} is the B&B landline; mobile signal up here is patchy.", "{x} – {n}'s cell"],
+           "sentence": ["Our Christmas hampers sell out fast, so if you'd like one put aside just give the shop a call – "
+                        "we're on {x} until 5:30 most days.",
+                        "The landlord lives two doors down and is happy to show the flat on weekday evenings; you can "
+                        "get hold of him by phone on {x}.",
+                        "Anyone who can help with Friday's bake sale, please let {n} know by phone ({x}) or pop a note "
+                        "in your child's book bag.",
+                        "G'day all – the ute's still for sale and reckon it's worth a look, so flick me a text on {x} "
+                        "or come by the farm on the weekend.",
+                        "Out of hours, the practice phone is diverted to the on-call vet; the number to use for "
+                        "emergencies is {x}.",
+                        "We'd love to hear from anyone who played for the club in the seventies – {n} is collecting "
+                        "stories for the centenary and can be phoned on {x}."],
+           "form": ["Name | Unit | Phone | Move-in\n{n} | 4B | {x} | 1 March",
+                    "Bill to: {n}\nAccount phone: {x}\nEmail for receipts: {e}",
+                    "Emergency contact (name & cell): {n}, {x}",
+                    "Guest name: {n}; Check-in: Fri; Guests: 2; Contact phone: {x}",
+                    "Volunteer\tShift\tMobile\n{n}\tSat 9–12\t{x}",
+                    "Caller: {n} — Callback no.: {x} — Re: boiler service"],
+           "prose_no_cue": ["{n} – {x} – has the spare keys to the hall while the caretaker is away.",
+                            "Tickets for the quiz night from {n} ({x}) or behind the bar.",
+                            "Ride share to the regional final: {n}, {x}, still has two seats.",
+                            "Fresh eggs at the gate, honesty box – {n}, {x}.",
+                            "Scrawled on the whiteboard in the staff room: {x}, {n}, Tuesday.",
+                            "Two-seater sofa, free to a good home – {n}, {x}."]},
+    "de": {"same_line": ["Jetzt anrufen: {x}", "Tel. Ordination: {x}", "Ruf {x}", "Buchung & Info: {x}",
+                         "Telefonische Auskunft {x}", "Mobiltel. {x}", "WhatsApp/SMS an {x}",
+                         "Internet www.example.at | E-Mail {e} | Telefon {x}"],
+           "line_above": ["{c}\nMalerarbeiten · Fassaden · Bodenbeläge\nKostenloser Kostenvoranschlag unter\n{x}",
+                          "Ordination {n}\nTerminvereinbarung telefonisch:\n{x}",
+                          "Gästehaus {n}\nZimmer frei – Reservierung per Telefon\n{x}",
+                          "Elternvertretung Klasse 3b\n{n}, abends am Handy:\n{x}",
+                          "{n}\n{c}\nDirektwahl\n{x}\n{e}",
+                          "Mietanfragen bitte nur telefonisch\n{x}\n(keine Makleranfragen)"],
+           "after": ["{x} (Ordination, nur vormittags)", "{x} – ist mein Diensthandy", "{x} (Mailbox, Rückruf garantiert)",
+                     "{x}, Festnetz der Pension", "{x} = Handy vom Vermieter", "{x} (Bereitschaftshandy)"],
+           "sentence": ["Die Wohnung kann am Samstag besichtigt werden; bitte vorher kurz bei {n} anrufen, die Nummer "
+                        "lautet {x}.",
+                        "In der Urlaubswoche bleibt die Ordination geschlossen, in dringenden Fällen hebt die "
+                        "Vertretungsärztin unter {x} ab.",
+                        "Wer beim Vereinsheurigen mithelfen mag, bitte einfach bei {n} durchrufen ({x}) – jede Hand zählt!",
+                        "Ist Ihr Kind krank, rufen Sie bitte bis 7:45 Uhr im Sekretariat an ({x}) oder schreiben Sie "
+                        "eine Nachricht über die Schul-App.",
+                        "Der Malerbetrieb ist ab Montag wieder für Sie da, Aufträge nehmen wir am liebsten per Telefon "
+                        "entgegen: {x}.",
+                        "Den Schlüssel für den Vereinsraum hat diesmal {n}, zu erreichen unter {x}, auch spätabends "
+                        "noch am Telefon."],
+           "form": ["Rechnungsempfänger: {n}\nKundennr.: 40817\nTelefon: {x}\nE-Mail: {e}",
+                    "| Dienst | Name | Handy |\n| Samstag | {n} | {x} |",
+                    "Gast: {n} · Zimmer 12 · Anreise Do · Tel.: {x}",
+                    "Mieter/in: {n}; Tel. (tagsüber erreichbar): {x}; Einzug ab: 1.4.",
+                    "Patient/in\t{n}\nTelefon privat\t{x}\nVersicherung\tÖGK",
+                    "Bestellt von: {n} – Lieferung bis an die Haustür – Rückruf-Nr.: {x}"],
+           "prose_no_cue": ["Mitfahrgelegenheit zum Auswärtsspiel: {n}, {x}, hat noch zwei Plätze frei.",
+                            "Eier vom Hof gibt's bei {n} – {x} – solange der Vorrat reicht.",
+                            "Kuchenspenden für den Flohmarkt bitte mit {n} absprechen ({x}).",
+                            "Am Schwarzen Brett hing ein Zettel: „Nachhilfe Mathe, {n}, {x}“.",
+                            "{n} ({x}) hat die Schlüssel für die Turnhalle.",
+                            "Kinderwagen abzugeben, gut erhalten, {n}, {x}."]},
+    "fr": {"same_line": ["N° natel {x}", "Tél. boutique : {x}", "Appelez-nous au {x}", "Secrétariat médical : {x}",
+                         "Tél./SMS : {x}", "Renseignements au {x}", "Standard téléphonique {x}",
+                         "Site : www.example.ch — Courriel : {e} — Tél. {x}"],
+           "line_above": ["{c}\nPlomberie – chauffage – dépannage\nDevis gratuit, appelez le\n{x}",
+                          "Chambres d'hôtes chez {n}\nRéservations par téléphone\n{x}",
+                          "Cabinet de kinésithérapie\nPour un RDV, composez le\n{x}",
+                          "{n}\nAssociation des parents d'élèves\nLe soir, sur mon portable :\n{x}",
+                          "{n}\nService clientèle – {c}\nLigne fixe\n{x}\n{e}",
+                          "À louer, 3 pièces, libre de suite\nRenseignements par téléphone :\n{x}"],
+           "after": ["{x} (natel, pas de SMS)", "{x} – numéro du cabinet, répondeur hors horaires",
+                     "{x} (fixe de la maison d'hôtes)", "{x}, c'est le portable de {n}",
+                     "{x} aux heures des repas, appels uniquement", "{x} (ligne directe du gérant)"],
+           "sentence": ["Le club de pétanque recrute ! Pour essayer, passez au boulodrome le jeudi ou téléphonez à {n} "
+                        "au {x}.",
+                        "Pour les réservations de groupe (plus de 8 personnes), merci de nous appeler directement : "
+                        "le {x} répond dès 10 h.",
+                        "{n}, qui enseigne en CE2, se tient à la disposition des parents ; on peut lui laisser un "
+                        "message à l'école au {x}.",
+                        "Appartement lumineux de 3,5 pièces à Lausanne, loyer 1850 CHF charges comprises ; visites sur "
+                        "rendez-vous en téléphonant au {x}.",
+                        "En dehors des heures d'ouverture, votre appel au {x} est transféré au médecin de garde.",
+                        "Le livreur n'a trouvé personne ; il repassera demain, mais vous pouvez aussi le rappeler au "
+                        "{x} pour convenir d'un créneau."],
+           "form": ["Facturé à : {n}\nTél. : {x}\nCourriel : {e}\nConditions : 30 jours net",
+                    "| Poste | Nom | Natel |\n| Caissier | {n} | {x} |",
+                    "Locataire : {n} · Appartement : 2e étage gauche · Téléphone : {x}",
+                    "Nom du patient : {n} ; Tél. fixe ou portable : {x} ; Mutuelle : oui",
+                    "Bénévole\tCréneau\tPortable\n{n}\tsamedi matin\t{x}",
+                    "Expéditeur : {n} – Tél. destinataire : {x} – Poids : 2 kg"],
+           "prose_no_cue": ["Covoiturage pour le match de dimanche : {n}, {x}, a encore deux places.",
+                            "Œufs frais de la ferme : {n} ({x}).",
+                            "Pour les gâteaux de la kermesse, voyez avec {n} – {x} – avant mercredi.",
+                            "Cours de maths tous niveaux, {n}, {x}, tarif étudiant.",
+                            "{n} ({x}) garde les chats du quartier pendant les vacances.",
+                            "Vends canapé trois places, très bon état, 150 €, {n}, {x}."]},
+    "es": {"same_line": ["Llama ya: {x}", "Tel. particular: {x}", "Cel. y WhatsApp: {x}",
+                         "Comida para llevar, tfno. {x}", "Reservaciones al {x}", "Teléfono y fax {x}",
+                         "Web: www.example.com.mx · Email: {e} · Tel. {x}"],
+           "line_above": ["{c}\nElectricista autorizado · Boletines · Averías\nPresupuestos sin compromiso, llame al\n{x}",
+                          "Casa rural {n}\nReservas por teléfono o WhatsApp\n{x}",
+                          "Consultorio pediátrico\nCitas por teléfono:\n{x}",
+                          "{n}\nDepartamento de ventas · {c}\nTel. directo\n{x}\n{e}",
+                          "SE RENTA DEPARTAMENTO AMUEBLADO\nInformes al tel.\n{x}",
+                          "Peña flamenca del barrio\nTesorería: {n}\nMóvil\n{x}"],
+           "after": ["{x} (cel., mándame mensaje primero)", "{x} – teléfono de la tienda, no de la casa",
+                     "{x} (fijo del consultorio)", "{x}, es el móvil de {n}", "{x} (llamar de 9 a 14 h, por favor)",
+                     "{x} (teléfono de guardias, solo urgencias)"],
+           "sentence": ["Si quieres apuntarte al torneo de pádel del sábado, avísale a {n} por teléfono al {x} antes "
+                        "del jueves.",
+                        "Estimadas familias: cuando un alumno vaya a faltar, les pedimos que lo comuniquen llamando a "
+                        "conserjería al {x} a primera hora.",
+                        "Se traspasa bar en pleno centro por jubilación, con clientela fija; interesados, llamar a {n} "
+                        "al {x} por las mañanas.",
+                        "¿Se te descompuso el boiler? Márcanos al {x} y te mandamos un técnico el mismo día.",
+                        "Para el menú del día no hace falta reservar, pero los grupos de más de diez personas deben "
+                        "avisar por teléfono (el {x}) con un día de antelación.",
+                        "Fuera de horario, el teléfono de la clínica desvía la llamada al veterinario de guardia: {x}."],
+           "form": ["Factura a nombre de: {n}\nNIF: —\nTeléfono: {x}\nCorreo: {e}",
+                    "| Voluntario | Turno | Celular |\n| {n} | Sábado mañana | {x} |",
+                    "Huésped: {n} · Habitación doble · Noches: 3 · Tel. de contacto: {x}",
+                    "Nombre completo del alumno: {n}\nTeléfono de casa: {x}\nCURP: en trámite",
+                    "Paciente\t{n}\nTeléfono\t{x}\nAseguradora\tparticular",
+                    "Destinatario: {n} – Tel.: {x} – Colonia: Del Valle – C.P.: 03100"],
+           "prose_no_cue": ["Para compartir coche al partido del domingo: {n}, {x}, tiene dos plazas.",
+                            "Vendo huevos de corral – {n}, {x}.",
+                            "Las tortas para la kermés se coordinan con {n} – {x} – antes del miércoles.",
+                            "Se ofrece señora para limpieza por horas, con referencias: {n}, {x}.",
+                            "Las llaves del local social las tiene {n}, {x}.",
+                            "{n}, {x}, saca a pasear perros del barrio los fines de semana."]},
+    "it": {"same_line": ["Telefonare al {x}", "Tel. ambulatorio {x}", "Cell. (anche SMS) {x}", "Prenotazioni camere: {x}",
+                         "N. tel. {x}", "Tel./fax bottega: {x}", "www.example.it – {e} – tel. {x}"],
+           "line_above": ["{c}\nImpianti elettrici e idraulici · Caldaie\nPreventivi gratuiti, chiamate il\n{x}",
+                          "B&B {n}\nPrenotazioni telefoniche\n{x}",
+                          "Studio medico associato\nPer appuntamenti telefonare al\n{x}",
+                          "{n}\nResponsabile commerciale – {c}\nTel. diretto\n{x}\n{e}",
+                          "AFFITTASI trilocale arredato, no agenzie\nPer informazioni chiamare ore serali\n{x}",
+                          "Comitato genitori – scuola primaria\n{n}, rappresentante di classe, risponde al\n{x}"],
+           "after": ["{x} (cellulare del titolare)", "{x} – è il fisso del B&B", "{x} (ambulatorio, solo mattina)",
+                     "{x}, telefono di {n}", "{x} (segreteria, vi richiamiamo noi)", "{x} (reperibile h24)"],
+           "sentence": ["Chi desidera iscriversi al torneo di burraco può telefonare a {n} al {x} entro giovedì sera.",
+                        "Gentili genitori, in caso di assenza dell'alunno vi preghiamo di avvisare la segreteria con "
+                        "una telefonata al {x} entro le 8:30.",
+                        "Vendesi Fiat Panda del 2012, unico proprietario, tagliandi regolari; per vederla fate uno "
+                        "squillo a {n} al {x} dopo le 19.",
+                        "Vi si è rotta la caldaia? Chiamateci al {x} e un tecnico arriva in giornata.",
+                        "La pizzeria fa anche asporto: ordinate per telefono al {x} e passate a ritirare dopo venti "
+                        "minuti.",
+                        "Fuori dall'orario di studio le chiamate al {x} vengono deviate alla guardia medica."],
+           "form": ["Intestatario fattura: {n}\nCodice destinatario: —\nTel.: {x}\nEmail: {e}",
+                    "Cognome e nome\tCell.\tTurno\n{n}\t{x}\tdomenica pomeriggio",
+                    "Ospite: {n} – Camera matrimoniale – Notti: 2 – Telefono: {x}",
+                    "Conduttore: {n}, tel. {x}, decorrenza del contratto 1° marzo",
+                    "Paziente\t{n}\nTel. abitazione\t{x}\nMedico curante\tdott. Rossi",
+                    "Mittente: {n} – Tel. destinatario: {x} – Colli: 1"],
+           "prose_no_cue": ["Passaggio per la partita di domenica: {n}, {x}, ha due posti liberi.",
+                            "Uova fresche di giornata da {n} ({x}).",
+                            "Per i dolci della festa parrocchiale mettetevi d'accordo con {n}, {x}.",
+                            "Ripetizioni di latino e greco, {n}, {x}, prezzi modici.",
+                            "Le chiavi della sala le ha {n} ({x}).",
+                            "Cercasi babysitter per due bimbi il martedì pomeriggio: {n}, {x}."]},
+    "pt": {"same_line": ["Orçamentos pelo {x}", "Tel. da clínica: {x}", "WhatsApp (só mensagens): {x}",
+                         "Celular e WhatsApp: {x}", "Reservas da pousada: {x}", "Tel. residencial {x}",
+                         "Disk entrega: {x}", "Site: www.example.com.br | E-mail: {e} | Fone {x}"],
+           "line_above": ["{c}\nElétrica · Hidráulica · Pintura\nOrçamento sem compromisso, ligue\n{x}",
+                          "Pousada {n}\nReservas por telefone\n{x}",
+                          "Consultório odontológico\nAgendamentos por telefone:\n{x}",
+                          "{n}\nGerente comercial | {c}\nTel. direto\n{x}\n{e}",
+                          "Aluga-se apartamento 2 quartos\nTratar pelo telefone\n{x}",
+                          "Associação de Pais e Mestres\nFalar com {n} pelo celular\n{x}"],
+           "after": ["{x} (celular do dono)", "{x} – fixo da loja, não do depósito", "{x} (consultório, só pela manhã)",
+                     "{x}, telefone de {n}", "{x} (caixa postal, retornamos a ligação)", "{x} (plantão, só emergências)"],
+           "sentence": ["Quem quiser participar do campeonato de truco no sábado é só ligar para {n} no {x} até "
+                        "quinta-feira.",
+                        "Senhores pais, em caso de falta do aluno pedimos que avisem a secretaria da escola por "
+                        "telefone, no {x}, até as 8h.",
+                        "Vendo Gol 2014 completo, único dono, revisões em dia; quem tiver interesse pode me ligar no "
+                        "{x} depois das 18h.",
+                        "Chuveiro queimou? Liga pro {x} que a gente manda um eletricista hoje mesmo.",
+                        "A pizzaria também faz entrega: peça pelo telefone, o número é {x}, e em 40 minutos está na "
+                        "sua casa.",
+                        "Fora do horário de atendimento, as chamadas para o {x} são desviadas para o veterinário de "
+                        "plantão."],
+           "form": ["Cliente: {n}\nCPF: ***.***.***-**\nTelefone: {x}\nE-mail: {e}",
+                    "Nome\tCelular\tFunção\n{n}\t{x}\ttesoureiro(a)",
+                    "Pedido nº 3471 · Cliente: {n} · Fone p/ entrega: {x} · Troco para R$ 50",
+                    "Locatário: {n}; telefone fixo ou celular: {x}; início do contrato: 1º de março",
+                    "Aluno(a): {n} | Série: 5º ano | Celular da mãe ou do pai: {x}",
+                    "Destinatário: {n} – Fone: {x} – Bairro: Vila Mariana – CEP: 04101-000"],
+           "prose_no_cue": ["Carona para o jogo de domingo: {n}, {x}, ainda tem duas vagas.",
+                            "Ovos caipiras à venda: {n} ({x}).",
+                            "Os doces da quermesse são combinados com {n} – {x} – até quarta.",
+                            "Aulas particulares de matemática, {n}, {x}, preço camarada.",
+                            "A chave do salão fica com {n}, {x}.",
+                            "Procuro diarista para as sextas-feiras: {n}, {x}."]},
+    "nl": {"same_line": ["Bel nu {x}", "Doktersassistente: {x}", "06-nummer: {x}", "Boekingen: {x}", "Tel. winkel {x}",
+                         "Telefonisch spreekuur: {x}", "App of bel: {x}", "W www.example.nl | E {e} | T {x}"],
+           "line_above": ["{c}\nSchilderwerk · Glaszetten · Onderhoud\nVrijblijvende offerte? Bel\n{x}",
+                          "B&B {n}\nReserveren via de telefoon\n{x}",
+                          "Fysiotherapie {c}\nAfspraken telefonisch:\n{x}",
+                          "{n}\nAccountmanager | {c}\nDoorkiesnummer\n{x}\n{e}",
+                          "Te huur: appartement 2 kamers\nInfo en bezichtiging, bellen naar\n{x}",
+                          "Oudercommissie groep 5\n{n}, na 18 uur te bellen op\n{x}"],
+           "after": ["{x} (mobiel van de eigenaar)", "{x} – vaste lijn van de winkel", "{x} (praktijk, alleen 's ochtends)",
+                     "{x}, dat is het 06'je van {n}", "{x} (voicemail, wij bellen terug)", "{x} (spoedlijn, alleen bij nood)"],
+           "sentence": ["Wie mee wil doen aan het klaverjastoernooi op zaterdag, geeft zich op door {n} vóór donderdag "
+                        "even te bellen ({x}).",
+                        "Beste ouders, is uw kind ziek, meld dit dan vóór 8.15 uur telefonisch bij de administratie: {x}.",
+                        "Te koop: Gazelle damesfiets, 7 versnellingen, net nieuwe banden; kijken kan na een belletje "
+                        "naar {x}.",
+                        "Cv-ketel kapot? Bel {x} en onze monteur komt nog dezelfde dag.",
+                        "De snackbar bezorgt ook: bestellen kan telefonisch tot 21.00 uur, het nummer is {x}.",
+                        "Buiten openingstijden wordt u als u {x} belt doorgeschakeld naar de dierenarts van dienst."],
+           "form": ["Debiteur: {n}\nTelefoon: {x}\nE-mail: {e}\nBetaling: iDEAL",
+                    "Naam\tMobiel\tTaak\n{n}\t{x}\tkantinedienst",
+                    "Gast: {n} · Tweepersoonskamer · Nachten: 3 · Tel.: {x}",
+                    "Huurder: {n}; vast of mobiel nummer: {x}; ingangsdatum: 1 maart",
+                    "Lid: {n} | Team: JO13-2 | Tel. ouders: {x} | Contributie: betaald",
+                    "Ophaaladres bij {n} · tel. {x} · grofvuil: 2 m³"],
+           "prose_no_cue": ["Meerijden naar de uitwedstrijd: {n}, {x}, heeft nog twee plekken.",
+                            "Scharreleieren te koop bij {n}, {x}.",
+                            "De taarten voor de rommelmarkt regelt {n} – {x}.",
+                            "Bijles wiskunde, {n}, {x}, studententarief.",
+                            "De sleutel van het buurthuis ligt bij {n} ({x}).",
+                            "Oppas gezocht voor woensdagmiddag, twee kinderen: {n}, {x}."]},
+}
+for _lang, _t in _PHONE_M.items():
+    PHONE_T[_lang]["M"] = _t
+ADDRESS_T["M"] = ["{c} · {a} · {x}", "{n}\n{c}\n{a}\n{e}  |  {x}", "{x}\n{e}\n—\n{n}\n{a}", "{c}\n{a}\n\n{n} · {x}",
+                  "{n} <{e}>\n{a}\n{x}"]
+for _lang, _t in {"en": ["Photos for the club newsletter to {e}, please – full size if you can.",
+                         "Invoices and remittance advice: {e}",
+                         "Cottage bookings are best made by writing to {e}; we usually reply the same day.",
+                         "Thanks,\n{n}\nOffice manager, {c}\nE {e}"],
+                  "de": ["Fotos für die Vereinszeitung schickt ihr bitte an {e}.", "Rechnungen bitte ausschließlich an {e}",
+                         "Anfragen zur Ferienwohnung beantworten wir am schnellsten, wenn Sie an {e} schreiben.",
+                         "Liebe Grüße\n{n}\n{c} · {e}"],
+                  "fr": ["Envoyez vos photos pour le bulletin du club à {e}, en pleine résolution si possible.",
+                         "Factures et avis de paiement : {e}",
+                         "Pour réserver le gîte, le plus simple est d'écrire à {e} ; réponse sous 24 h.",
+                         "Bien à vous,\n{n}\n{c}\nMail : {e}"],
+                  "es": ["Manden sus fotos para el boletín del club a {e}, en buena resolución.",
+                         "Facturación: {e}",
+                         "Para reservar la casa rural, lo más cómodo es escribir a {e}; contestamos en el día.",
+                         "Saludos cordiales,\n{n}\n{c} | {e}"],
+                  "it": ["Mandate le foto per il notiziario del circolo a {e}, possibilmente ad alta risoluzione.",
+                         "Amministrazione e fatture: {e}",
+                         "Per prenotare l'appartamento vacanze il modo più rapido è scrivere a {e}.",
+                         "Buona giornata,\n{n}\n{c} – {e}"],
+                  "pt": ["Mandem as fotos para o informativo do clube para {e}, em boa resolução.",
+                         "Financeiro: {e}",
+                         "Para reservar a casa de praia, o mais fácil é escrever para {e}; respondemos no mesmo dia.",
+                         "Abraços,\n{n}\n{c} | {e}"],
+                  "nl": ["Foto's voor het clubblad graag naar {e}, liefst in hoge resolutie.",
+                         "Facturen uitsluitend naar {e}",
+                         "Voor boekingen van het vakantiehuis kunt u het beste mailen naar {e}; we reageren dezelfde dag.",
+                         "Groetjes,\n{n}\n{c} · {e}"]}.items():
+    EMAIL_T[_lang]["M"] = _t
+DISTRACTOR_T["M"] = [
+    "Parcel {ref} is out for delivery today; the driver may phone if nobody is home to sign for it.",
+    "Meter reading taken on {date}: {ord2} kWh. Call the freephone line or submit it online before your bill is issued.",
+    "Please pay {price} to {iban}, reference {cid}, and give the treasurer a ring once it has gone through.",
+    "Booking ref. {ord} – show this at check-in; there is no need to phone ahead.",
+    "Full time: Rovers {score} City, attendance {big}. Contact the ticket office about the replay.",
+    "Cream {minutes} g of butter with the sugar and bake at 180°C; this recipe, from the {year} parish cookbook, serves six.",
+    "Model no. {ref}, serial {ord2}: quote both when you contact customer care about your phone.",
+    "Mileage {big}, MOT until {date}, one owner since {year} – call after 6, no time-wasters.",
+    "Account holder no. {cid} — the automated phone line will ask you to key this in.",
+    "Invoice {inv} dated {date}: {price}. For billing questions contact accounts, quoting the invoice number.",
+    "Club lotto: ticket {ord2} won {price} in the draw on {date}; the winner has been phoned.",
+    "Flat {minutes}, postcode {post} – the caretaker will text residents when the water is back on.",
+    "ISBN {isbn}. To order a copy, phone the shop or ask at the till.",
+    "Gas safety certificate no. {ref}, issued {date}; the engineer will ring to book the next check.",
+    "Opening hours {time}; phone orders placed before noon are delivered the same day within postcode {post}.",
+    "Your planning fee for application {inv} ({price}) has been received; contact the office with any questions.",
+    "Warranty registration {ref} for model {ord2}, bought {date}; keep this card in case you need to call the service centre.",
+    "Pitch fees {year}: {price} per season, payable to {iban} by {date}; text the treasurer when paid.",
+    "Hospital number {cid}, clinic appointment {date} at 10:40 – ring the clinic if you cannot attend.",
+    "Route {minutes} runs {time} on weekdays; call the travel line for holiday changes.",
+    "Hall hire {year2}: {price} per evening, capacity {minutes}, deposit reference {ord} – bookings by phone only.",
+]
+
+
 # --------------------------------------------------------------------------- values
 
 
@@ -1481,7 +1781,7 @@ def main(argv: list[str] | None = None) -> int:
         fig["results"][s] = ev
     fig["target_failures"] = {}
     for s in ("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7",
-              "heldout8", "heldout9", "heldout10", "heldout11"):
+              "heldout8", "heldout9", "heldout10", "heldout11", "heldout12"):
         if s in fig["results"]:
             fig["target_failures"][s] = check_targets(fig["results"][s])
             print(f"\ntargets ({s}, hard part, now):", "NOT MET" if fig["target_failures"][s] else "PASS",
