@@ -108,7 +108,7 @@ def test_address_block_confirms_a_number_without_a_word(text: str, number: str, 
 
 def test_address_block_is_conservative() -> None:
     # the same digits in prose, in a block without an address line, or after a blank paragraph
-    for text in ["She paid 604 115 244 crowns for it.", "Jana Nováková\n604 115 244\nsee you soon",
+    for text in ["She paid 604 115 244 crowns for it.", "Jana Nováková\n604 115 244 crowns\nsee you soon",
                  "Hauptstraße 12\n10115 Berlin\n\nThe tower is 604 115 244 mm tall."]:
         assert local(text) == [], text
     params = replace(PARAMS, phone_context=PhoneContext(address_blocks=False))
@@ -144,9 +144,19 @@ def test_a_label_line_above_a_lone_number_needs_no_known_word() -> None:
     # a label with opening hours in brackets, above a number with a name below it (the block goes on)
     text = "\nNotdienst (Sa–So 8–20 Uhr)\n25 20 96\nBauer GmbH"
     assert rules_of(text)["25 20 96"] & {"phone.label_line:Notdienst (Sa–So 8–20 Uhr)", "phone.context:Notdienst"}
-    assert local("Jana Nováková\n604 115 244\nsee you soon") == []  # a sentence below is no block
+    # any short label line: no block around it is needed, one blank line may stand between, a name's dots
+    # are no sentence end
+    assert "phone.label_line:Night desk" in rules_of("Night desk\n449 4898")["449 4898"]
+    assert "phone.label_line:Jana Nováková" in rules_of("Jana Nováková\n604 115 244\nsee you soon")["604 115 244"]
+    assert "phone.label_line:Camping municipal – accueil" in rules_of(
+        "Camping municipal – accueil\n\n0449303595\n\nOuvert d'avril à octobre")["0449303595"]
+    assert "phone.label_line:Prof. Knut Hövel B.A." in rules_of("Ansprechpartner\nProf. Knut Hövel B.A.\n(02379) 89224")[
+        "(02379) 89224"]
+    assert "phone.label_line:Devis gratuit sous 48 h" in rules_of("Déménagements Lombard\nDevis gratuit sous 48 h\n0237393232")[
+        "0237393232"]
     for other in ["Acme Ltd\nOrder number\n449 4898",     # a label of another kind of number
-                  "Night desk\n449 4898",                   # no block around the label
+                  "Library card no.\n\n449 4898",          # also across a blank line
+                  "Night desk\n449 4898 crowns",            # a unit after the number
                   "It was late.\nWe waited.\n449 4898"]:    # sentences, not labels
         assert local(other) == [], other
 
@@ -265,13 +275,13 @@ def test_obfuscated_email_gate_is_necessary() -> None:
 
 
 def test_context_words_come_from_the_config() -> None:
-    text = "Ruf mich an: Portabel\n079 555 12 34"
+    text = "Wenn du ankommst, schreib mir aufs Portabel 079 555 12 34 und warte."
     assert local(text) == []  # "Portabel" (Luxembourgish for mobile) is not a default word
     swiss = PhoneContext.from_config({**DEFAULT_CONTEXT_WORDS, "de": [*DEFAULT_CONTEXT_WORDS["de"], "portabel"]})
     assert local(text, swiss) == ["079 555 12 34"]
     no_english = PhoneContext.from_config({**DEFAULT_CONTEXT_WORDS, "en": []})
-    assert local("You can call me on 449 4898.", no_english) == []
-    assert local("You can call me on 449 4898.") == ["449 4898"]
+    assert local("Just call 449 4898 tonight.", no_english) == []
+    assert local("Just call 449 4898 tonight.") == ["449 4898"]
     assert local("Our office is on Main Street, 449 4898 is the number", PhoneContext(window=10)) == []
     with pytest.raises(ValueError):
         PhoneContext.from_config({"en": ["te*l"]})
@@ -304,3 +314,67 @@ def test_why_names_the_rule_and_the_word_without_showing_the_number() -> None:
     assert "redacted PHONE 29-40" in text and "0521" not in text
     stale = _pii_redactions(cfg, before, after, 3)
     assert stale[-1].startswith("note:")
+
+
+# --------------------------------------------------------------------------- layout rules (phone.label, phone.entry,
+# phone.person) and context in the sentence (phone.email_beside, phone.sentence, phone signs)
+
+LAYOUT = [
+    ("It is open late. Salon: 643 7258", "643 7258", "phone.label:Salon"),
+    ("Apotheke, Rezeptvorbestellung: 08-25595068", "08-25595068", "phone.label:Apotheke, Rezeptvorbestellung"),
+    ("Het is gratis. Jeugdherberg – balie 05/ 914 92 76", "05/ 914 92 76", "phone.label:Jeugdherberg – balie"),
+    ("Va bene così. Radiotaxi 0349 8393", "0349 8393", "phone.label:Radiotaxi"),
+    ("Hofladen (Bestellungen) 11 38 46", "11 38 46", "phone.label:Hofladen (Bestellungen)"),
+    ("Il est tard. 0249375433 – taxi conventionné, transport de malades", "0249375433", "phone.entry:– t"),
+    ("Sein Ruhm ist groß. (04607) 779750 (Salon, Di–Sa)", "(04607) 779750", "phone.entry:(Salon, Di–Sa)"),
+    ("Many thanks to Tina Fox (333 313 4251) for the gazebo.", "333 313 4251", "phone.person:Tina Fox"),
+    ("Or sort it out with Mr John Thomas, 01-65130133.", "01-65130133", "phone.person:Mr John Thomas"),
+    ("Vos coordonnées : Noémi Roy, 0495411839, michelle@sfr.fr", "0495411839", "phone.email_beside:michelle@sfr.fr"),
+    ("Phone your order through and our driver brings it round that afternoon (58 79 39).", "58 79 39",
+     "phone.sentence:Phone"),
+    ("Seit 1990 geöffnet. 📞 30 02 91", "30 02 91", "phone.context:📞"),
+    ("Prenotazioni ☎️ 0344030905", "0344030905", "phone.context:☎️"),
+    ("Tuviste un choque? Te atendemos en el 68 78 97 y te ayudamos.", "68 78 97", "phone.preposition:en el"),
+]
+
+
+@pytest.mark.parametrize("text,number,rule", LAYOUT)
+def test_layout_and_sentence_rules(text: str, number: str, rule: str) -> None:
+    assert rule in rules_of(text)[number]
+
+
+NOT_PHONES_BY_LAYOUT = [
+    "Library card no. 375 5031 – you'll need it to renew.",   # an abbreviation's dot, and a card's number
+    "IT asset tag 6547 1980 4403, serial no. 66-99272.",      # a tag's
+    "Sales rose. 449 4898 (approx.) Costs fell.",              # a quantity's note
+    "Call me. 449 4898 is the code.",                          # "is" says nothing
+    "Preprocessor visited node count: 2544/1000000",           # a count
+    "Erik Satie (1866-1925) wrote it. Carl Heinrich Graun (1704-1759) too.",  # lifespans
+    "Environmental Effects Research Laboratory (1999 05)",     # a year and a month
+    "Decca Records (4783589) issued the box set.",             # a bare run of digits: a catalogue number
+    "They moved to Main Street, 449 4898 is what they paid",   # a street, and the clause goes on
+    "BN 445 24 52 Hawes, Annie.",                              # a code, not a label word
+    "We met at 10 15 20 and left at 11 45 00.",                # clock times
+    "Population: 1 234 567",                                   # thousands
+    "Repair ticket 0059 4031 0687, hotline support",           # a 00 prefix under another number's label
+]
+
+
+@pytest.mark.parametrize("text", NOT_PHONES_BY_LAYOUT)
+def test_layout_rules_leave_other_numbers(text: str) -> None:
+    assert [text[s:e] for s, e, t in find_spans(text, PARAMS) if t == "PHONE"] == []
+
+
+def test_layout_rules_can_be_switched_off() -> None:
+    no_layout = replace(PARAMS, phone_context=PhoneContext(layout=False))
+    for text, number, rule in LAYOUT:
+        if rule.split(":")[0] in ("phone.label", "phone.entry", "phone.person"):
+            assert number not in rules_of(text, no_layout), text
+        else:
+            assert rule in rules_of(text, no_layout)[number], text
+
+
+def test_a_number_in_brackets_is_a_candidate() -> None:
+    # "(" before a number is no longer a reason to skip it, unless it opens a call: "f(1234567)"
+    assert "333 313 4251" in rules_of("Many thanks to Tina Fox (333 313 4251) for the gazebo.")
+    assert rules_of("The value f(0612345678) is large, phone home.") == {}

@@ -45,7 +45,7 @@ _AREA = r"(?:\([0-9]{1,5}\)[ .\-]?)"
 _EXT = r"(?:[ ]?(?:x|ext\.?|extension|poste|доб\.?)[ ]?[0-9]{1,6})"
 PHONE_SHAPE = (
     # ASCII boundaries, not \w: in CJK text a number is glued to letters ("電話番号は070-1152-4493です")
-    r"(?<![A-Za-z0-9_+.,/(:=#$€£¥*×÷<>])(?<![A-Za-z0-9_]-)(?<![0-9][ .\-])(?<![=*×÷+<>][ ])"
+    r"(?<![A-Za-z0-9_+.,/:=#$€£¥*×÷<>])(?<![A-Za-z0-9_]-)(?<![A-Za-z0-9_)\]]\()(?<![0-9][ .\-])(?<![=*×÷+<>][ ])"
     rf"(?P<cc>{_CC}{_TRUNK}?{_SEP}?)?"
     rf"(?P<body>{_AREA}?[0-9]{{1,15}}(?:{_SEP}[0-9]{{1,15}}){{0,6}})"
     rf"(?P<ext>{_EXT})?"
@@ -176,6 +176,11 @@ def _looks_like_other_number(body: str, groups: list[str]) -> bool:
         return True
     if all(len(g) == 4 and g[:2] in ("19", "20") for g in groups) and len(groups) > 1:
         return True  # 2019 2020 2021
+    if (len(groups) == 2 and len(groups[0]) == 4 == len(groups[1]) and "1000" <= groups[0] < groups[1] <= "2099"
+            and not body.startswith("0")):
+        return True  # 1704-1759, 1866-1925: a lifespan or a period
+    if len(groups) == 2 and len(groups[0]) == 4 and groups[0][:2] in ("19", "20") and len(groups[1]) <= 2:
+        return True  # 1999 05: a year and a month
     if _TIME_RANGE.fullmatch(body):
         return True  # 9.00 - 18.30
     return False
@@ -233,6 +238,8 @@ class InternationalPhoneRecognizer(_ShapeRecognizer):
         if text[:match.start()].rstrip().endswith(tuple("0123456789=")):
             return False  # 3 +12 345 678 or = 0044 ...: arithmetic
         digits = "".join(c for c in cc + match["body"] if c.isdigit())
+        if cc.startswith("00") and other_number_label(text, match.start()) is not None:
+            return False  # "Repair ticket 0059 4031 0687", "Order 007-9603250-1610482": not a "+"
         if cc.startswith("00"):
             digits = digits[2:]
             grouped = not match["body"].isdigit() or not cc[-1].isdigit()
@@ -353,18 +360,20 @@ DEFAULT_CONTEXT_WINDOW = 40
 @dataclass(frozen=True)
 class PhoneContext:
     """What LocalPhoneRecognizer looks for (the [pii] table's phone_context_words, phone_context_window
-    and phone_address_blocks). ``words`` is a sorted tuple of (language, words) pairs: hashable, so it
+    phone_address_blocks and phone_layout). ``words`` is a sorted tuple of (language, words) pairs: hashable, so it
     can key the per-process engine caches."""
 
     words: tuple[tuple[str, tuple[str, ...]], ...] = tuple(sorted(DEFAULT_CONTEXT_WORDS.items()))
     window: int = DEFAULT_CONTEXT_WINDOW
     address_blocks: bool = True
+    layout: bool = True
 
     @classmethod
     def from_config(cls, words: dict[str, list[str]] | None = None, window: int = DEFAULT_CONTEXT_WINDOW,
-                    address_blocks: bool = True) -> "PhoneContext":
+                    address_blocks: bool = True, layout: bool = True) -> "PhoneContext":
         words = DEFAULT_CONTEXT_WORDS if words is None else words
-        return cls(tuple(sorted((lang, tuple(ws)) for lang, ws in words.items())), int(window), bool(address_blocks))
+        return cls(tuple(sorted((lang, tuple(ws)) for lang, ws in words.items())), int(window), bool(address_blocks),
+                   bool(layout))
 
     def __post_init__(self) -> None:
         if not 1 <= self.window <= 200:
@@ -378,21 +387,23 @@ class PhoneContext:
 DEFAULT_PHONE_CONTEXT = PhoneContext()
 
 
+# Telephone, mobile and fax signs: "📞 30 02 91", "☎️ 0344030905", "✆ 449 4898".
+PHONE_SYMBOLS = ("☎", "☏", "✆", "📞", "📱", "📲", "📠")
+
+
 def context_word_regex(context: PhoneContext) -> "re.Pattern[str]":
     """One regex for every configured word: ``(?<!\\w)word(?!\\w)``, or ``(?<!\\w)stem\\w*`` for ``stem*``."""
     whole, stems = set(), set()
     for _, ws in context.words:
         for w in ws:
             (stems if w.endswith("*") else whole).add(w.rstrip("*").lower())
-    parts = []
+    parts = ["(?:" + "|".join(PHONE_SYMBOLS) + ")\ufe0f?"]  # in every language
     if stems:
         parts.append("(?:" + "|".join(map(re.escape, sorted(stems, key=len, reverse=True))) + r")\w*")
     if whole:
         # "tel." ends in a non-word character: no (?!\w) needed after it
         parts.append("(?:" + "|".join(re.escape(w) + ("" if not w[-1].isalnum() else r"(?!\w)")
                                       for w in sorted(whole, key=len, reverse=True)) + ")")
-    if not parts:
-        return re.compile(r"(?!x)x")
     return re.compile(r"(?<!\w)(?:" + "|".join(parts) + ")", re.IGNORECASE)
 
 
@@ -472,6 +483,7 @@ _LABEL_PUNCTUATION = " \t:.-–—|*/#>()[]"
 
 _BRACKETED = re.compile(r"\([^()\n]{0,40}\)")
 _ROUND_THE_CLOCK = re.compile(r"(?i)\b24[ ]?(?:h|hrs?|hours|horas|ore|stunden|heures|uur|/7)\b|\b24/7")
+_SHORT_COUNT = re.compile(r"(?<![\w.,:/-])[0-9]{1,2}(?=[ ]?[^\W\d_])(?![ ]?(?:no|nr|n°|nº)\b)")  # "sous 48 h", "7 days"
 _QUESTION_LEAD = re.compile(r"^[^\W\d_][\w ’']{0,24}\?\s+(?=[^\W\d_])")
 
 
@@ -482,8 +494,8 @@ def _label_line(line: str) -> bool:
     line = line.strip()
     if not 0 < len(line) <= 2 * LABEL_LINE_MAX:
         return False
-    bare = _ROUND_THE_CLOCK.sub(" ", _QUESTION_LEAD.sub("", _BRACKETED.sub(" ", line))).strip()
-    return 0 < len(bare) <= LABEL_LINE_MAX + 10 and not any(c.isdigit() for c in bare) and _gap_ok(bare.rstrip(". "))
+    bare = _SHORT_COUNT.sub(" ", _ROUND_THE_CLOCK.sub(" ", _QUESTION_LEAD.sub("", _BRACKETED.sub(" ", line)))).strip()
+    return 0 < len(bare) <= 2 * LABEL_LINE_MAX and not any(c.isdigit() for c in bare) and _gap_ok(bare.rstrip(". "))
 
 
 LABEL_LINE_MAX = 40
@@ -531,6 +543,10 @@ OTHER_NUMBER_LABELS = (
     "warranty", "garantie", "garantía", "garanzia", "garantia", "locker", "schließfach", "casier", "taquilla",
     "armadietto", "cacifo", "kluis", "permit", "genehmigung", "permis", "permiso", "permesso", "licença", "vergunning",
     "frame", "chassis", "vin", "rma", "vacancy", "reg", "prescription", "rahmennummer", "ordonnance", "receta",
+    "card", "karte", "carte", "tarjeta", "cartão", "kaart", "pass", "ausweis", "tag", "asset", "inventar", "inventaire",
+    "inventario",
+    "count", "size", "length", "height", "weight", "area", "volume", "capacity", "distance", "duration", "population",
+    "attendance", "usage", "anzahl", "größe", "nombre", "taille", "cantidad", "tamaño", "numero di", "quantità", "aantal",
 )
 _OTHER_LABEL = re.compile(
     r"(?<!\w)(?:" + "|".join(map(re.escape, sorted(set(OTHER_NUMBER_LABELS), key=len, reverse=True))) + r")"
@@ -722,8 +738,9 @@ def in_address_block(text: str, start: int, end: int) -> str | None:
                 pos_end = text.find("\n", pos_start)
                 pos_end = len(text) if pos_end < 0 else pos_end
             line = text[pos_start:pos_end].strip()
-            if not line and distance == 1 and not skipped and own_paragraph:
-                skipped = True  # "...\n10115 Berlin\n\n030 1234567": one blank line, a number alone after it
+            if not line and not skipped and (distance > 1 or own_paragraph):
+                # one blank line inside the block: "...\n10115 Berlin\n\n030 1234567", "{address}\n\nName\n030 1234567"
+                skipped = True
                 continue
             if not line or len(line) > ADDRESS_LINE_MAX:
                 break
@@ -735,9 +752,11 @@ def in_address_block(text: str, start: int, end: int) -> str | None:
 
 def label_line_above(text: str, start: int, end: int) -> str | None:
     """The label when text[start:end] stands alone on its line (a bracketed note, punctuation or an e-mail
-    after it at most) right under a label line -- short, no digit, no sentence, not a label of another
-    kind of number -- that is itself part of a block (a line above it, or it ends with ':'):
-    "Acme Ltd\nOut of hours\n0161 496 0000". Any label, not only a context word: the layout says it."""
+    after it at most) right under a label line, or one blank line under it -- short, no digit, no sentence
+    (a name's dots are none: "Prof. Knut Hövel B.A."), not a label of another kind of number:
+    "Acme Ltd\nOut of hours\n0161 496 0000", "Camping – accueil\n\n0449303595". Any label, not only a
+    context word: a national-shaped number on a line of its own under a heading is a phone number (years,
+    counts, dates and labelled IDs are not national-shaped or have their label)."""
     line_start = text.rfind("\n", 0, start) + 1
     if line_start == 0 or text[line_start:start].strip(_LABEL_PUNCTUATION):
         return None
@@ -748,16 +767,14 @@ def label_line_above(text: str, start: int, end: int) -> str | None:
         return None
     above_start = text.rfind("\n", 0, line_start - 1) + 1
     label = text[above_start:line_start - 1].strip()
+    if not label and above_start > 0:  # "Camping – accueil\n\n0449303595": one blank line between
+        above_start = text.rfind("\n", 0, above_start - 1) + 1
+        label = text[above_start:line_start - 2].strip()
     if not label or not any(c.isalpha() for c in label) or not _label_line(label):
         return None
-    if _OTHER_LABEL.search(label + " ") or label.endswith((".", "!", "?")):
-        return None  # "Order number\n..." , a sentence
-    below_start = len(text) if line_end < 0 else line_end + 1
-    below_end = text.find("\n", below_start)
-    below = text[below_start:len(text) if below_end < 0 else below_end].strip()
-    in_block = (label.endswith(":") or (above_start > 0 and text[max(0, above_start - 2):above_start - 1].strip() != "")
-                or (len(below) <= ADDRESS_LINE_MAX and _NAME_LINE.match(below) is not None))
-    return label.rstrip(":").strip() if in_block else None
+    if _OTHER_LABEL.search(label + " ") or (label.endswith((".", "!", "?")) and not _NAME_LINE.match(label)):
+        return None  # "Order number\n..." , a sentence (not a name: "Prof. Knut Hövel B.A.")
+    return label.rstrip(":").strip()
 
 
 def _note_alone(text: str, start: int) -> bool:
@@ -806,21 +823,129 @@ def table_column_word(text: str, start: int, end: int, words: "re.Pattern[str]")
 
 
 # "prévenez Alexandrie Guillou au 1805617826", "atiende en el 528 3213", "bereiken op 02/ 910 97 01", "unter
-# 0357-9831315 entgegen": a preposition right before a number that is laid out only as phones are (an area
-# code in brackets or a leading 0, 9-11 digits in one run, or three groups and more).
+# 0357-9831315 entgegen": a preposition right before a number laid out as phones are (an area code in
+# brackets or a leading 0, 9-11 digits in one run, or groups that are not thousands -- national_shape -- nor a
+# clock time).
 _PREPOSITION = re.compile(r"(?:^|[\s(])(?P<p>au|al|en el|unter|op|via|pelo|no número|on|at)[ ]$", re.IGNORECASE)
+
+
+_CLOCK_TIME = re.compile(r"(?:[01][0-9]|2[0-3])[ .:](?:[0-5][0-9])(?:[ .:][0-5][0-9])?")
 
 
 def _preposition_before(text: str, match: re.Match) -> str | None:
     body = (match["cc"] or "") + match["body"]
     groups = _DIGIT_GROUPS.findall(body)
     digits = sum(map(len, groups))
-    phone_only = (body.startswith(("0", "(0")) or (len(groups) == 1 and 9 <= digits <= 11)
-                  or (len(groups) >= 3 and digits >= 7))
-    if not phone_only:
-        return None
+    phone_like = (body.startswith(("0", "(0")) or (len(groups) == 1 and 9 <= digits <= 11) or len(groups) >= 2)
+    if not phone_like or _CLOCK_TIME.fullmatch(body):
+        return None  # "met at 10 15 20": a time
     m = _PREPOSITION.search(text, max(0, match.start() - 12), match.start())
     return None if m is None else m["p"]
+
+
+# A number that opens its line or sentence and is followed by what it is: "0249375433 – taxi conventionné",
+# "(03935) 90500 (Salon, Di–Sa)", "70 241864, c'est la ligne de la ferme": a directory entry. Prose does not open a sentence with a national-shaped number.
+_SENTENCE_START = re.compile(r"(?:^|\n|[.!?;][ ]+|[.!?][\"'”»)][ ]+)\Z")
+_BRACKET_AFTER = re.compile(r"[ ]\((?P<note>[^\W\d_][^()\n]{0,60})\)")
+_ENTRY_AFTER = re.compile(r"[ ]?(?:[–—:]|(?<=[ ])-(?=[ ])|,)[ ]?[^\W\d_]")
+
+
+def _directory_entry(text: str, match: re.Match) -> str | None:
+    """What follows a number that opens its line or sentence: a dash, colon or comma and a word, or a note in
+    brackets that is no quantity's ("(approx.)")."""
+    lead = _SENTENCE_START.search(text, max(0, match.start() - 4), match.start())
+    if lead is None:
+        return None
+    if lead.group().startswith(".") and _ABBREVIATION.search(text, max(0, lead.start() - 6), lead.start()):
+        return None  # "Library card no. 375 5031 – ...": an abbreviation's dot, no sentence end
+    after = _ENTRY_AFTER.match(text, match.end())
+    if after is not None:
+        return after.group().strip()
+    note = _BRACKET_AFTER.match(text, match.end())
+    return None if note is None or _QUANTITY_NOTE.match(note["note"].strip()) else f"({note['note']})"
+
+
+# An e-mail address right after the number, or right before it, on its line: "Vos coordonnées : Noémi Roy,
+# 0495411839, michellegillet@sfr.fr", "jan@example.nl · 06 12345678": the line gives contact details.
+_EMAIL_NEXT = re.compile(r"[ ]?[,;|·/–—-][ ]?" + _EMAIL)
+_EMAIL_PREVIOUS = re.compile(_EMAIL + r"[ ]?[,;|·/–—-][ ]?\Z")
+
+
+def _email_beside(text: str, match: re.Match) -> str | None:
+    after = _EMAIL_NEXT.match(text, match.end())
+    if after is not None:
+        return after.group().strip(" ,;|·/–—-")
+    before = _EMAIL_PREVIOUS.search(text, max(0, match.start() - 80), match.start())
+    return None if before is None else before.group().strip(" ,;|·/–—-")
+
+
+# A person's name right before the number, the number in brackets or after a comma: "Many thanks to Tina Fox
+# (3333134251)", "sort something out with John Thomas, 01-65130133", "Peter Whyte (7268498)\n42 Harris Line".
+# Two to five capitalised words (titles and particles allowed), the last not an abbreviation.
+_PERSON_BEFORE = re.compile(
+    rf"(?<![\w.])(?:(?:Mr|Mrs|Ms|Dr|Prof|Sr|Sra|Hr|Fr|Mme|M|Dott|Ing|Dipl\.-Ing)\.?[ ])?"
+    rf"[A-ZÀ-Ý][a-zà-ÿ'’]+(?:-[A-ZÀ-Ý][a-zà-ÿ'’]+)?(?:[ ](?:{_NAME_PARTICLES}[ ])?[A-ZÀ-Ý][a-zà-ÿ'’]+(?:-[A-ZÀ-Ý][a-zà-ÿ'’]+)?){{1,4}}"
+    r"(?P<sep>[ ]\(|,[ ])\Z")
+
+
+def _person_before(text: str, match: re.Match) -> str | None:
+    """(TIGHT numbers never get here: "Decca Records (4783589)", a bare run of digits after a name, is as often
+    a catalogue number.)"""
+    m = _PERSON_BEFORE.search(text, max(0, match.start() - 80), match.start())
+    if m is None:
+        return None
+    if m["sep"] == " (":
+        if not text.startswith(")", match.end()):
+            return None
+    elif text[match.end():match.end() + 1] not in ("", "\n", ".", ",", ";", ")"):
+        return None  # "Main Street, 449 4898 is ...": the comma form closes a clause
+    return m.group()[:-len(m["sep"])]
+
+
+_SENTENCE_STOP = re.compile(r"[.!?](?=\s)|\n")
+
+
+def _bracketed_in_sentence(text: str, match: re.Match, words: "re.Pattern[str]") -> str | None:
+    """The context word of the number's sentence when the number is all a bracket holds: "phone your order
+    through before midday and our driver will bring it round that afternoon (58 79 39)", "rufen Sie uns an
+    oder schicken Sie uns die Unterlagen ((0277) 096385)"."""
+    if text[match.start() - 1:match.start()] != "(" or not text.startswith(")", match.end()):
+        return None
+    lo = max(0, match.start() - 240)
+    stops = [m.end() for m in _SENTENCE_STOP.finditer(text, lo, match.start())]
+    found = None
+    for found in words.finditer(text, stops[-1] if stops else lo, match.start()):
+        pass
+    return None if found is None else found.group()
+
+
+# A short label opening its line or sentence right before the number: "Salon: 643 7258", "Apotheke,
+# Rezeptvorbestellung: 08-25595068", "Jeugdherberg – balie 05/ 914 92 76", "Radiotaxi 349 8393", "Hofladen
+# (Bestellungen) 11 38 46". What the label names (a shop, a service, a desk) is open-ended; that a number
+# laid out nationally follows a label of its own is what says "phone" (labels of other numbers are refused
+# first: "Order no.", "Policy", "Card"). Without a colon or a dash the label is at most three words and the
+# number laid out only as phones are.
+_OWN_LABEL = re.compile(r"(?:^|\n|[.!?;|·•][ ]+)(?P<label>[A-ZÀ-Ý][^\n.!?;|·•:0-9]{0,48}?)[ ]?(?P<sep>[:–—]|[ ]-|)[ ]?\Z")
+_AFTER_LABELLED = re.compile(r"[ ]?(?:$|\n|[.,;)|·•](?:\s|$)|[ ]+[A-ZÀ-Ý(])")
+
+
+def _own_label(text: str, match: re.Match) -> str | None:
+    m = _OWN_LABEL.search(text, max(0, match.start() - 60), match.start())
+    if m is None or not _AFTER_LABELLED.match(text, match.end()):
+        return None
+    label = m["label"].strip(" ,-–—")
+    words = _BRACKETED.sub(" ", label).split()
+    if not words or len(words) > 5 or not _label_line(label):
+        return None
+    if not m["sep"].strip():
+        if not any(c.islower() for c in label):
+            return None  # "BN 445 24 52": a code, not a word
+        body = (match["cc"] or "") + match["body"]
+        groups = _DIGIT_GROUPS.findall(body)
+        if len(words) > 3 or not (body.startswith(("0", "(0")) or (len(groups) == 1 and 9 <= len(groups[0]) <= 11)
+                                  or len(groups) >= 3):
+            return None
+    return label
 
 
 class LocalPhoneRecognizer(_ShapeRecognizer):
@@ -864,4 +989,16 @@ class LocalPhoneRecognizer(_ShapeRecognizer):
             cue = in_address_block(text, match.start(), match.end())
             if cue is not None:
                 return "phone.address_block", cue
+        email = _email_beside(text, match)
+        if email is not None:
+            return "phone.email_beside", email
+        bracketed = _bracketed_in_sentence(text, match, self._words)
+        if bracketed is not None:
+            return "phone.sentence", bracketed
+        if self.phone_context.layout:
+            for rule, find in (("phone.label", _own_label), ("phone.entry", _directory_entry),
+                               ("phone.person", _person_before)):
+                trigger = find(text, match)
+                if trigger is not None:
+                    return rule, trigger
         return None

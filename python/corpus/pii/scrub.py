@@ -139,7 +139,7 @@ def params_from_config(cfg: dict) -> PiiParams:
     """The scrub's parameters from a [pii] table (defaults filled in); keys an older manifest's table lacks
     take their defaults."""
     context = PhoneContext.from_config(cfg.get("phone_context_words"), cfg.get("phone_context_window", 40),
-                                       cfg.get("phone_address_blocks", True))
+                                       cfg.get("phone_address_blocks", True), cfg.get("phone_layout", True))
     return PiiParams(entities=tuple(cfg["entities"]), phone_regions=tuple(cfg["phone_regions"]),
                      score_threshold=float(cfg["score_threshold"]), precheck=bool(cfg["precheck"]),
                      phone_context=context, obfuscated_email=bool(cfg.get("obfuscated_email", True)))
