@@ -236,6 +236,9 @@ EMAILS = [
     ("reach me: maria at gmail dot com", "maria at gmail dot com", "email.spelled:mail provider gmail"),
     ("Jane Roe\nJROE AT EXAMPLE DOT ORG", "JROE AT EXAMPLE DOT ORG", "email.spelled:a line of its own"),
     ("Jane Roe <jroe at example dot org>", "jroe at example dot org", "email.spelled:in brackets after a name"),
+    ("Thanks,\nJulie Berry\nOffice manager\nE xherrera at example dot net", "xherrera at example dot net",
+     "email.spelled:a line of its own"),  # a signature's one-letter field name
+    ("Thanks, andrews at yahoo dot com dot au", "andrews at yahoo dot com dot au", "email.spelled:mail provider yahoo"),
 ]
 
 
@@ -357,7 +360,19 @@ NOT_PHONES_BY_LAYOUT = [
     "We met at 10 15 20 and left at 11 45 00.",                # clock times
     "Population: 1 234 567",                                   # thousands
     "Repair ticket 0059 4031 0687, hotline support",           # a 00 prefix under another number's label
+    "Hospital number 315 5761, clinic appointment at 10:40",   # a noun before "number" says whose it is
+    "Account holder no. 341 1932 — the automated phone line will ask for it.",
+    "Gas safety certificate no. 1019 5254 7826, issued 02/28/2002; the engineer will ring.",
+    "Flat 122, postcode 99582-2182 – the caretaker will text residents.",
 ]
+
+
+def test_a_word_for_number_after_a_phone_word_or_determiner_stays_a_phone_word() -> None:
+    for text, number in [("Phone no. 449 4898", "449 4898"), ("Mobile number 0612345678", "0612345678"),
+                         ("Home number: 449 4898", "449 4898"), ("Her number is 94 22 17.", "94 22 17"),
+                         ("Ligue para Ana Sousa no 16 682361 para marcar.", "16 682361"),
+                         ("Adesioni al numero 132 1391 entro fine mese.", "132 1391")]:
+        assert number in rules_of(text), text
 
 
 @pytest.mark.parametrize("text", NOT_PHONES_BY_LAYOUT)

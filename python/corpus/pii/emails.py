@@ -79,6 +79,8 @@ MAIL_WORD_WINDOW = 40
 _ADDRESS_PREPOSITION = re.compile(r"(?<!\w)(?:to|at|à|a|an|naar|para|per|pelo|al|au)\s$", re.IGNORECASE)
 
 
+# A signature's one-letter field name: "E jroe at example dot com", "e. ...", "M: ..."
+_FIELD_LETTER = re.compile(r"[A-Za-z]\.?")
 # [aA][tT]\s?[)\]}>], written closing bracket first (re then scans for one character, ~1.5x faster)
 _GATE_AT = re.compile(r"[)\]}>](?:(?<=[aA][tT].)|(?<=[aA][tT]\s.))")
 
@@ -125,8 +127,9 @@ class ObfuscatedEmailRecognizer(LocalRecognizer):
             return None
         if any(c in local for c in "0123456789._-"):
             return "email.spelled", "mailbox-like local part"
-        if labels[-2].lower() in MAIL_PROVIDERS:
-            return "email.spelled", f"mail provider {labels[-2].lower()}"
+        provider = next((label.lower() for label in labels[:-1] if label.lower() in MAIL_PROVIDERS), None)
+        if provider is not None:  # "jdoe at yahoo dot com dot au"
+            return "email.spelled", f"mail provider {provider}"
         if _ADDRESS_PREPOSITION.search(text, max(0, match.start() - 8), match.start()):
             return "email.spelled", "after a preposition"  # "Feedback welcome at jdoe at example dot org"
         words = list(_MAIL_WORDS.finditer(text, max(0, match.start() - MAIL_WORD_WINDOW), match.start()))
@@ -141,8 +144,9 @@ class ObfuscatedEmailRecognizer(LocalRecognizer):
         line_start = text.rfind("\n", 0, match.start()) + 1
         line_end = text.find("\n", match.end())
         line_end = len(text) if line_end < 0 else line_end
-        if not text[line_start:match.start()].strip(" \t:-|>*") and not text[match.end():line_end].strip(" \t.;,|"):
-            return "email.spelled", "a line of its own"  # a contact block's line, not prose
+        head = text[line_start:match.start()].strip(" \t:-|>*")
+        if (not head or _FIELD_LETTER.fullmatch(head)) and not text[match.end():line_end].strip(" \t.;,|"):
+            return "email.spelled", "a line of its own"  # a contact block's line ("E jroe at ..."), not prose
         return None
 
     def analyze(self, text, entities, nlp_artifacts=None) -> list[RecognizerResult]:

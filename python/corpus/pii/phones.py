@@ -161,8 +161,42 @@ def _number_word_right_before(text: str, start: int) -> str | None:
             word = match.group()[:-1].rstrip(": ")
             if " " in word and not _COPULA_NUMBER.match(text, start):
                 return None  # "the number is 1234567": a count, not a phone
+            if _noun_before(text, match.start()) is not None:
+                return None  # "Hospital number 315 5761": the hospital's number
             return word
     return None
+
+
+# "Hospital number 315 5761", "Account holder no. 341 1932", "Gas safety certificate no. 1019 5254 7826": a noun
+# before the word for "number" says whose number it is. A phone or context word ("Mobile no.", "Contact number",
+# "Home number") or a determiner ("my number", "the number") leaves it a phone's.
+_WORD_BEFORE = re.compile(r"(?<![\w.])(?P<noun>[^\W\d_]{2,})[ ]\Z")
+# determiners, possessives and prepositions of the default languages ("al numero", "unter der Nummer", "au numéro")
+_DETERMINERS = frozenset("a an the my your his her our their its this that these new same direct best main other "
+                         "alternative old only whose which what and or of to at on in via per by from "
+                         "der die das den dem des ein eine einer einem meine mein meiner ihre ihr unsere unser "
+                         "unter über am im zum zur an auf mit "
+                         "le la les un une du de des au aux mon ma mes ton ta son sa notre votre leur par "
+                         "el los las una al del mi tu su nuestro nuestra por para con en "
+                         "il lo gli uno della dello dei al allo alla col nel sul mio mia tuo tua suo sua nostro "
+                         "o os um uma do da dos das ao à no na nos pelo pela meu minha seu teu nosso através "
+                         "het een mijn uw zijn haar ons onze op naar bij met".split())
+_DEFAULT_WORDS = None
+
+
+def _noun_before(text: str, start: int) -> str | None:
+    """The noun right before text[start:] (a word for "number"), if it is no phone word, context word or
+    determiner."""
+    global _DEFAULT_WORDS
+    m = _WORD_BEFORE.search(text, max(0, start - 40), start)
+    if m is None:
+        return None
+    noun = m["noun"]
+    if noun.lower() in _DETERMINERS or _PHONE_WORD.fullmatch(noun) or _PHONE_WORD.match(noun):
+        return None
+    if _DEFAULT_WORDS is None:
+        _DEFAULT_WORDS = context_word_regex(DEFAULT_PHONE_CONTEXT)
+    return None if _DEFAULT_WORDS.match(noun) else noun
 
 
 def _phone_word_after(text: str, end: int) -> str | None:
@@ -546,7 +580,8 @@ OTHER_NUMBER_LABELS = (
     "card", "karte", "carte", "tarjeta", "cartão", "kaart", "pass", "ausweis", "tag", "asset", "inventar", "inventaire",
     "inventario",
     "count", "size", "length", "height", "weight", "area", "volume", "capacity", "distance", "duration", "population",
-    "attendance", "usage", "anzahl", "größe", "nombre", "taille", "cantidad", "tamaño", "numero di", "quantità", "aantal",
+    "postcode", "postal code", "zip", "zip code", "plz", "postleitzahl", "code postal", "código postal", "cep", "cap",
+    "postcode", "application", "attendance", "usage", "anzahl", "größe", "nombre", "taille", "cantidad", "tamaño", "numero di", "quantità", "aantal",
 )
 _OTHER_LABEL = re.compile(
     r"(?<!\w)(?:" + "|".join(map(re.escape, sorted(set(OTHER_NUMBER_LABELS), key=len, reverse=True))) + r")"
@@ -564,7 +599,16 @@ def other_number_label(text: str, start: int) -> str | None:
     head = text[max(0, start - 40):start]
     head = head[head.rfind("\n") + 1:]
     m = _OTHER_LABEL.search(head)
-    return None if m is None else m.group().strip(" :#=")
+    if m is not None:
+        return m.group().strip(" :#=")
+    m = _ABBREVIATED_NUMBER.search(head)
+    if m is not None and _noun_before(head, m.start()) is not None:
+        return head[head.rfind(" ", 0, m.start() - 1) + 1:].strip(" :#=")  # "certificate no."
+    return None
+
+
+# "no." with its dot ("no" alone is a word: "Ligue para ... no 02-90566828"), "nº", "n°", "#"
+_ABBREVIATED_NUMBER = re.compile(r"(?<![\w.])(?:(?:no|nr|num)\.|nº|n°)[ ]?[:#]?[ ]?\Z|(?<=[ ])#[ ]?\Z", re.IGNORECASE)
 
 
 _CAPITALISED_LABEL = re.compile(r"(?:^|[.!?;]\s+|\n)(?P<label>[A-ZÀ-Ý][a-zà-ÿ]+(?:\s[a-zà-ÿ]+){0,2})\s?[#:]?\s?$")
