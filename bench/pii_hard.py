@@ -2,7 +2,7 @@
 addresses, and real sentences whose digit groups are not phones. Builds it, scores the scrub on it,
 writes bench/results/pii-hard-<date>.json.
 
-    python bench/pii_hard.py [--split tune|heldout|heldout2..heldout12|all] [--show-errors] [--json PATH] [--mirror DIR]
+    python bench/pii_hard.py [--split tune|heldout|heldout2..heldout13|all] [--show-errors] [--json PATH] [--mirror DIR]
     python bench/pii_hard.py --dump DIR       # write tune.jsonl and heldout.jsonl, print their sha256
 
 Documents (``{"id", "split", "locale", "category", "text", "spans": [[start, end, type], ...]}``), each
@@ -60,7 +60,10 @@ it_IT pt_PT nl_BE; templates L, written fresh after heldout10's score by a write
 not the rules; digit sentences of BoolQ and LAMBADA), scored once (hard-part phone recall 0.815). ``heldout12``
 (seed 13; en_US en_GB en_AU de_DE de_AT fr_FR fr_CH es_ES es_MX it_IT pt_BR nl_NL; templates M, written fresh
 after heldout11's score by a writer who had read only this file, not the rules; digit sentences of BoolQ and
-LAMBADA) is not scored yet. The targets are judged on each held-out split's
+LAMBADA) is not scored yet. ``heldout13`` (seed 14; heldout11's locales: en_US en_GB en_IE de_DE de_CH fr_FR
+fr_CA es_ES es_AR it_IT pt_PT nl_BE; templates N, written fresh after heldout12's score by a writer who had read
+only this file, not the rules; digit sentences of BoolQ and LAMBADA) is not scored yet. The targets are
+judged on each held-out split's
 hardest part: every phone category except same_line and prose_no_cue (a label right before the number: the
 old rules already worked; no cue at all: nothing can), plus the distractor and real-sentence documents for
 precision. Targets: phone recall and precision >= 0.95 there; e-mail recall (all forms) >= 0.99.
@@ -133,10 +136,16 @@ SPLITS = {
     # refused, so own_national's shapes); their names and addresses are their own
     "heldout11": {"seed": 12, "templates": "L", "parity": None,
                   "locales": ("en_US", "en_GB", "en_IE", "de_DE", "de_CH", "fr_FR", "fr_CA", "es_ES", "es_AR", "it_IT",
-                              "pt_PT", "nl_BE")},    # written after heldout11 was scored, by a writer who had read only this file, not the rules; not scored yet
+                              "pt_PT", "nl_BE")},
+    # written after heldout11 was scored, by a writer who had read only this file, not the rules; not scored yet
     "heldout12": {"seed": 13, "templates": "M", "parity": None,
                   "locales": ("en_US", "en_GB", "en_AU", "de_DE", "de_AT", "fr_FR", "fr_CH", "es_ES", "es_MX", "it_IT",
                               "pt_BR", "nl_NL")},
+    # written after heldout12 was scored, by a writer who had read only this file, not the rules; not scored yet.
+    # heldout11's locales again (Faker's own numbers for none of en_IE, fr_CA, es_AR), with templates N
+    "heldout13": {"seed": 14, "templates": "N", "parity": None,
+                  "locales": ("en_US", "en_GB", "en_IE", "de_DE", "de_CH", "fr_FR", "fr_CA", "es_ES", "es_AR", "it_IT",
+                              "pt_PT", "nl_BE")},
 }
 PER_LOCALE = 140
 PHONE_CATEGORIES = ("same_line", "line_above", "after", "sentence", "form", "address", "prose_no_cue")
@@ -1419,6 +1428,328 @@ DISTRACTOR_T["M"] = [
 ]
 
 
+# Set N (heldout13): written after heldout12's score by a writer who read only this file, not the rules.
+_PHONE_N = {
+    "en": {"same_line": ["Match-day contact (c): {x}", "Lost property office – ph. {x}", "Sitter's cell #: {x}",
+                         "RSVP by phone — {x}", "Grinds in Maths & Irish, {n}, mob. {x}",
+                         "Reservations dept. direct: {x}", "Parts & labour queries ☏ {x}"],
+           "line_above": ["{c}\nEst. 1994 · Fully insured · No call-out charge\nMobile\n{x}",
+                          "Pet sitting & dog walking\nTo book a meet-and-greet, ring {n}:\n{x}",
+                          "Alarm keyholder (first to be called)\n{x}\n{n}",
+                          "Community garden – watering rota\nSwaps? Text {n} on\n{x}",
+                          "Repair Café, every second Saturday\nNot sure we can fix it? Give us a buzz first\n{x}",
+                          "{n}\nChoir secretary\nHome phone (evenings)\n{x}\n{e}"],
+           "after": ["{x} (c) – {n}, head coach", "{x} (h), after 7 on weeknights", "{x} – front desk, staffed overnight",
+                     "{x} ← text this number with your plot letter and the week you can't water",
+                     "{x} is the vestry phone; Father Tom's own number is on the noticeboard.",
+                     "{x} (garage landline – quotes over the phone are rough figures only)",
+                     "{x}, that's my daughter's cell, she handles the bookings"],
+           "sentence": ["If you left a jacket, goggles or a lunchbox at the leisure centre, the lost property team holds "
+                        "everything for a month – give them a call at {x} with a description.",
+                        "We can only hold your room past 6 pm with a card guarantee, so please let reception know on {x} "
+                        "if your flight gets in late.",
+                        "Kindly let us know by the first of June whether you can join us; {n} is taking replies on {x}, "
+                        "or you can post back the little card.",
+                        "The heating in Block C will be off on Tuesday while the pump is replaced, so any tenant with a "
+                        "baby or a health condition should ring the property manager, {n}, on {x} and we'll bring a heater.",
+                        "Your car is ready to collect and came in under the quote; if you'd like someone to talk you "
+                        "through the work, the service desk will pick up at {x}.",
+                        "Fancy a table at the Christmas craft fair? They go quickly, so get your name down by calling "
+                        "{n} at {x} this week.",
+                        "Our sitter is CPR-certified and free most weekends – her mom {n} arranges interviews and can be "
+                        "reached at {x}."],
+           "form": ["Stallholder: {n} · Stall no. 17 · Pitch fee paid: yes · Mob.: {x}",
+                    "Guest name ........... {n}\nArrival .............. Friday\nTelephone on file ..... {x}\n"
+                    "Email on file ........ {e}",
+                    "Plot | Gardener | Phone\nB4 | {n} | {x}",
+                    "Child's name: Ava   Allergies: peanuts   Parent: {n}   Cell: {x}   Pediatrician: Dr Lee",
+                    "Pet: Biscuit (cat) — Owner: {n} — Owner's mobile while away: {x} — Vet: {c}",
+                    "Choir member\tVoice\tHome phone\n{n}\tAlto\t{x}"],
+           "prose_no_cue": ["Hand-knitted baby blankets from {n} – {x} – at the stall just inside the door.",
+                            "Found by the swings: a child's blue raincoat. {n}, {x}.",
+                            "Flowers for the Advent Sundays: first week {n}, {x}; second week the Walshes.",
+                            "Homework club needs helpers on Thursdays – see {n}, {x}.",
+                            "{n} ({x}) will be running the café till while Maureen is on holiday.",
+                            "Lunch orders for Friday's away match to {n} at {x} by Wednesday."]},
+    "de": {"same_line": ["Tel. G: {x}", "Jugendleiter Fußball, Handy {x}", "Fundbüro im Bürgerbüro – Durchwahl {x}",
+                         "Zahnarztpraxis {n} · Telefon {x}", "Tischreservierung Café am Markt: {x}",
+                         "Babysitterin gesucht – Rückmeldung an {x}"],
+           "line_above": ["Kleingartenverein „Sonnenblick“ e. V.\nGießdienst-Koordination, Handy:\n{x}",
+                          "Ihre professionelle Zahnreinigung ist vorgemerkt.\nVerhindert? Bitte rechtzeitig absagen unter\n{x}",
+                          "Hausverwaltung {c}\nHausmeister / Störungsmeldungen\n{x}\n{e}",
+                          "Fundsachen bitte bei\n{n}\nabgeben oder vorher anrufen:\n{x}",
+                          "Kinderbetreuung auf Abruf\nAnfragen per SMS oder Anruf\n{x}",
+                          "{c} – Karosserie & Lack\nRückfragen zu Ihrem Kostenvoranschlag\n{x}"],
+           "after": ["{x} (Tel. G, tagsüber)", "{x} – unser Mesmer, falls die Kirche abgeschlossen ist",
+                     "{x} (Hauswart, nur bei Notfällen ausserhalb der Bürozeiten)", "{x} (Natel der Trainerin)",
+                     "{x} – Rezeption, auch nachts besetzt", "{x} anrufen und Stand reservieren"],
+           "sentence": ["Das Heimspiel gegen den FC Oberdorf wird wegen des unbespielbaren Platzes verlegt; ob am "
+                        "Donnerstag trainiert wird, erfahrt ihr bei Trainer {n} unter {x}.",
+                        "Wer am Sonntag einen Kuchen für das Kirchencafé backen möchte, trägt sich in die Liste am "
+                        "Schriftenstand ein oder ruft {n} an ({x}).",
+                        "Ab Montag werden im Treppenhaus die Fenster erneuert; bei Fragen erreichen Sie die Verwaltung "
+                        "werktags zwischen 9 und 12 Uhr unter {x}.",
+                        "Ihr Fahrzeug ist fertig und kann ab 16 Uhr abgeholt werden – passt Ihnen das nicht, melden "
+                        "Sie sich bitte kurz unter {x}.",
+                        "Wir freuen uns auf eure Zu- oder Absage bis Ende April, am liebsten per Anruf bei {n}, {x}.",
+                        "Für ein unverbindliches Kennenlernen mit unserer Tagesmutter genügt ein Telefon auf {x}."],
+           "form": ["Helferliste Weihnachtsmarkt – Name: {n} · Schicht: Sa 14–18 Uhr · Tel.: {x}",
+                    "Anmeldung Nachhilfe\nSchüler/in: {n}\nKlasse: 8\nTelefon der Eltern: {x}\nE-Mail: {e}",
+                    "Beet\tPächter/in\tTelefon\n7a\t{n}\t{x}",
+                    "Auftraggeber: {n} | Fahrzeug: VW Golf | Kennz.: M-AB 123 | Rückrufnummer: {x}",
+                    "Name: {n}\nTel. P: {x}\nTel. G: –\nE-Mail: {e}",
+                    "Tierhalter/in: {n}; Tier: Kater Moritz; Notfallkontakt (Handy): {x}"],
+           "prose_no_cue": ["Zugelaufen: grau getigerte Katze, sehr zutraulich – {n}, {x}.",
+                            "Altarschmuck im Mai: {n}, {x}; im Juni übernimmt Familie Weber.",
+                            "Selbstgemachte Marmeladen und Honig gibt es am Stand von {n}, {x}, gleich neben dem Eingang.",
+                            "Neu im Team der Nachmittagsbetreuung: {n}, {x}.",
+                            "Die Tombolapreise hat dieses Jahr {n} gesammelt ({x}), herzlichen Dank!",
+                            "Auf dem Einkaufszettel stand unter „Milch, Eier, Brot“ noch {x} und der Name {n}."]},
+    "fr": {"same_line": ["Tél. rés. : {x}", "Service des objets trouvés : {x}", "Résa : {x}", "Nounou dispo, tél. {x}",
+                         "Presbytère : {x}", "Dépannage auto 24/24 — {x}", "Rappel de vos rendez-vous – cabinet : {x}"],
+           "line_above": ["Club de soccer Les Aigles – entraîneur U9\n{n}\nCell.\n{x}",
+                          "Jardin partagé des Lilas\nPour l'arrosage pendant les vacances, un texto à\n{x}",
+                          "{c}\nRappel : votre détartrage est prévu mardi à 9 h 30\nEmpêchement ? Merci d'appeler le "
+                          "cabinet au\n{x}",
+                          "Gestion immobilière {c}\nLigne d'urgence (dégât d'eau, panne de chauffage)\n{x}",
+                          "Chez {n} – pension pour chats\nPour réserver la garde de votre minou, téléphonez au\n{x}",
+                          "Marché de Noël des artisans\nInscriptions des exposants par téléphone\n{x}\n{e}"],
+           "after": ["{x} (rés.) – pas d'appels après 21 h", "{x} : c'est la réception de l'hôtel, ouverte jour et nuit",
+                     "{x} (secrétariat du cabinet, fermé le mercredi)", "{x} – laissez un texto, je rappelle entre deux cours",
+                     "{x} poste 221 – bureau du gestionnaire de l'immeuble", "{x} à appeler si la chaudière fait des siennes"],
+           "sentence": ["Les objets oubliés dans les vestiaires sont gardés jusqu'à la fin du mois ; pour récupérer les "
+                        "vôtres, adressez-vous à l'accueil de la piscine au {x}.",
+                        "Nous serions heureux de vous compter parmi nous le 21 juin ; merci de nous dire si vous serez "
+                        "des nôtres en appelant {n} au {x} avant le 15 mai.",
+                        "Le devis pour les plaquettes et les disques s'élève à 340 € ; si vous voulez que l'on commande "
+                        "les pièces, rappelez l'atelier au {x}.",
+                        "Votre chambre est confirmée pour deux nuits ; si vous arrivez après 22 h, prévenez la réception "
+                        "au {x}, faute de quoi la réservation pourrait être annulée.",
+                        "Si vous désirez donner un coup de main pour la guignolée, vous pouvez rejoindre {n} au {x} en "
+                        "soirée.",
+                        "Étudiante en médecine, je donne des cours de maths et de physique au secondaire ; laissez-moi un "
+                        "message vocal au {x} et je vous rappelle."],
+           "form": ["Feuille de présence – chorale\nNom : {n} | Pupitre : soprano | Tél. dom. : {x}",
+                    "Parcelle n° 14 | Jardinier : {n} | Portable : {x} | Semaine d'arrosage : juillet",
+                    "Client : {n}\nVéhicule : Clio IV\nKilométrage : 84 000\nTél. pour l'accord du devis : {x}",
+                    "Nom du parent : {n}\nTél. (rés.) : {x}\nTél. (bur.) : —\nCourriel : {e}",
+                    "Exposant\tStand\tTéléphone\n{n}\tallée B\t{x}",
+                    "Propriétaire de l'animal : {n} – Joignable pendant l'absence au : {x} – Vétérinaire : Dr Martin"],
+           "prose_no_cue": ["Trouvé un trousseau de clés devant la boulangerie : {n}, {x}.",
+                            "Fleurs de l'église pour Pâques : {n} ({x}) coordonne, merci de la prévenir.",
+                            "Confitures maison, miel de lavande et tricots : {n}, {x}, stand près de la fontaine.",
+                            "Garde de chiens à domicile dans Rosemont et la Petite-Patrie – {n}, {x}.",
+                            "{n} – {x} – s'occupe de la clé du local à vélos cette année.",
+                            "Au dos du faire-part, d'une écriture ronde : {n}, {x}."]},
+    "es": {"same_line": ["Canguro con experiencia – móvil {x}", "Turnos odontológicos: {x}",
+                         "Objetos perdidos, conserjería: {x}", "Consultas al {x}", "Administración de fincas {c} · tel. {x}",
+                         "Cel. del profe: {x}", "Encargos de tartas al {x}"],
+           "line_above": ["Club Atlético Villa Real – Infantiles\nDelegado: {n}\nCel.:\n{x}",
+                          "Huerto comunitario La Acequia\nPara los turnos de riego, apúntate llamando al\n{x}",
+                          "{c}\nLe recordamos su cita del jueves a las 10:15\nSi no puede venir, avísenos al\n{x}",
+                          "Consorcio Av. Rivadavia – encargado\nUrgencias de plomería y ascensor\n{x}",
+                          "Paseador y cuidador de perros\nConsultá disponibilidad por WhatsApp\n{x}",
+                          "Feria de artesanos de la plaza\nInformación para puesteros\n{x}\n{e}"],
+           "after": ["{x} (cel. del encargado del edificio)", "{x} – recepción del hotel, atendemos toda la noche",
+                     "{x} (fijo, de 17 a 20 h)", "{x}, mandame un mensajito y te llamo",
+                     "{x} – pregunta por {n} en el taller", "{x} para confirmar asistencia a la boda"],
+           "sentence": ["Si perdiste algo en el polideportivo, pasá por conserjería o llamá al {x} y contanos qué era y "
+                        "dónde lo dejaste.",
+                        "El presupuesto del cambio de embrague asciende a 480 euros con mano de obra; si le da el visto "
+                        "bueno, llámenos al {x} y pedimos la pieza.",
+                        "La reunión de vecinos es el martes a las 19:30; quien no pueda asistir puede delegar su voto "
+                        "avisando al administrador, {n}, en el {x}.",
+                        "Nos haría mucha ilusión que nos acompañarais el día de la boda; confirmad asistencia antes del "
+                        "1 de mayo llamando a {n} al {x}.",
+                        "Doy clases particulares de inglés a alumnos de primaria y ESO; si os interesa, dadme un toque "
+                        "al {x} y quedamos para una primera clase.",
+                        "Los fines de semana conviene reservar, sobre todo los grupos: el teléfono del café es el {x} y "
+                        "lo atendemos desde las ocho."],
+           "form": ["Voluntario/a: {n} – Puesto: guardarropa – Móvil: {x}",
+                    "Parcela\tHortelano/a\tTeléfono\nA-3\t{n}\t{x}",
+                    "Cliente: {n}\nVehículo: Seat León\nMatrícula: 1234 KLM\nTeléfono para autorizar la reparación: {x}",
+                    "Apellido y nombre: {n} | DNI: en trámite | Cel.: {x} | Mail: {e}",
+                    "Mascota: Lola (perra) · Dueño/a: {n} · Tel. de contacto durante el viaje: {x}",
+                    "Invitado: {n}\nAcompañantes: 1\nMenú: vegetariano\nTeléfono: {x}"],
+           "prose_no_cue": ["Se encontró una bufanda de lana roja en el salón parroquial: {n}, {x}.",
+                            "Alfajores caseros y mermeladas por encargo – {n}, {x}.",
+                            "Cuido gatos a domicilio en Palermo y Belgrano: {n}, {x}.",
+                            "Las flores del altar en mayo las pone {n} ({x}).",
+                            "El turno de limpieza del local le toca esta semana a {n}, {x}.",
+                            "En la etiqueta de la maleta perdida solo ponía {n} y {x}."]},
+    "it": {"same_line": ["Studio dentistico {n} – tel. {x}", "Ufficio oggetti smarriti della stazione: {x}",
+                         "Tata referenziata, cell. {x}", "Amministratore di condominio: {x}",
+                         "Ordinazioni colombe e panettoni: {x}",
+                         "WhatsApp del mister: {x}", "Tel. bar-tabacchi {x}"],
+           "line_above": ["ASD Polisportiva San Rocco – Pulcini\nDirigente accompagnatore {n}\ncell.\n{x}",
+                          "Orti urbani di via dei Mille\nPer i turni di irrigazione mandate un messaggio a\n{x}",
+                          "{c}\nLe ricordiamo l'appuntamento di giovedì alle 15:00\nIn caso di disdetta telefonare "
+                          "almeno un giorno prima al\n{x}",
+                          "Condominio Le Magnolie\nGuasti all'ascensore o al cancello: chiamare\n{x}",
+                          "Lezioni private di chitarra\nPer orari e prezzi chiamare {n} al\n{x}\n{e}",
+                          "Mercatino dell'artigianato – iscrizioni espositori\nrecapito telefonico\n{x}"],
+           "after": ["{x} (cell. del mister, dopo le 18)", "{x}: portineria dell'hotel, sempre presidiata",
+                     "{x} – numero dell'amministratore, solo per guasti urgenti", "{x} (officina, chiedete di {n})",
+                     "{x} per la conferma della presenza entro aprile", "{x}, scrivetemi su WhatsApp e vi richiamo"],
+           "sentence": ["Chi avesse perso un ombrello o una sciarpa durante il concerto può rivolgersi alla biglietteria "
+                        "del teatro, che risponde al {x} nel pomeriggio.",
+                        "Il preventivo per la sostituzione della frizione è di 620 euro, manodopera compresa; se siete "
+                        "d'accordo dateci conferma al {x} e ordiniamo il pezzo.",
+                        "Si comunica ai signori condomini che martedì mancherà l'acqua dalle 8 alle 13; per esigenze "
+                        "particolari è possibile sentire l'amministratore {n} al {x}.",
+                        "Saremmo felici di avervi con noi il giorno del nostro matrimonio: fateci sapere se ci sarete "
+                        "chiamando {n} al {x} entro il 30 aprile.",
+                        "Studentessa universitaria offre aiuto compiti per elementari e medie; per un primo incontro "
+                        "conoscitivo potete telefonarmi al {x}.",
+                        "La sagra del tortello si terrà domenica in piazza; per il pranzo le prenotazioni le raccoglie {n}, "
+                        "che risponde al {x} dopo cena."],
+           "form": ["Volontario: {n} · Turno: sabato 9–12 · Cell.: {x}",
+                    "Lotto\tAssegnatario\tTelefono\n5B\t{n}\t{x}",
+                    "Cliente: {n}\nVeicolo: Fiat Punto\nTarga: AB 123 CD\nTel. per autorizzazione lavori: {x}",
+                    "Nome dell'animale: Briciola | Proprietario: {n} | Numero da chiamare in caso di necessità: {x}",
+                    "Invitato: {n} – Accompagnatori: 2 – Intolleranze: nessuna – Tel.: {x}",
+                    "Nominativo espositore: {n}\nMerce esposta: ceramiche\nTelefono: {x}\nE-mail: {e}"],
+           "prose_no_cue": ["Ritrovato un guanto da bambino vicino all'altalena: {n}, {x}.",
+                            "I fiori per l'altare a maggio li porta {n} ({x}).",
+                            "Marmellate fatte in casa e miele di castagno: {n}, {x}, banco accanto alla fontana.",
+                            "Dog sitter in zona Porta Romana: {n}, {x}.",
+                            "Questa settimana le pulizie della sede toccano a {n}, {x}.",
+                            "Sul retro della partecipazione di nozze, a penna: {n}, {x}."]},
+    "pt": {"same_line": ["Tlm. do treinador: {x}", "Perdidos e achados – portaria: {x}", "Babysitter com experiência, tlm. {x}",
+                         "Administração do condomínio: {x}", "Encomendas de bolos: {x}", "Consultório dentário, tel. {x}"],
+           "line_above": ["Grupo Desportivo da Ribeira – Infantis\nSeccionista: {n}\nTelemóvel\n{x}",
+                          "Hortas comunitárias do Vale\nPara a escala de rega, mande SMS para\n{x}",
+                          "{c}\nLembrete: a sua consulta de higiene oral é na quinta às 11h\nSe não puder comparecer, "
+                          "ligue para\n{x}",
+                          "Condomínio do Edifício Atlântico\nAvarias no elevador – contactar a administração\n{x}",
+                          "Pet sitting ao domicílio\nInformações e reservas\n{x}\n{e}",
+                          "Noite de fados na coletividade\nReservas para o jantar com o Sr. {n}\n{x}"],
+           "after": ["{x} (telemóvel do treinador, depois das 18h)", "{x} – receção do hotel, aberta toda a noite",
+                     "{x}: número da administração do condomínio, só para avarias", "{x} (perguntar pelo {n} na oficina)",
+                     "{x} para confirmar a presença no copo-d'água", "{x}, mande-me mensagem que eu ligo de volta"],
+           "sentence": ["Quem tiver perdido objetos no pavilhão durante o torneio pode reclamá-los na portaria ou ligar "
+                        "para o {x} até ao fim do mês.",
+                        "O orçamento para a substituição da embraiagem fica em 540 euros com mão de obra; se concordar, "
+                        "dê-nos uma resposta pelo {x} para encomendarmos a peça.",
+                        "Informamos os senhores condóminos de que na terça-feira haverá corte de água de manhã; para "
+                        "situações especiais, contactem a administradora, {n}, através do {x}.",
+                        "Teremos muito gosto em contar convosco no nosso casamento; pedimos que confirmem a presença até "
+                        "30 de abril junto de {n}, pelo {x}.",
+                        "Explicadora com experiência dá apoio a Matemática e Português até ao 9.º ano; para combinar uma "
+                        "primeira aula, pode ligar-me para o {x}.",
+                        "Para o arraial dos Santos Populares ainda há mesas livres; as marcações ficam com {n}, que atende "
+                        "o {x} ao fim da tarde."],
+           "form": ["Voluntário: {n} · Turno: sábado de manhã · Tlm.: {x}",
+                    "Talhão\tHorticultor\tContacto\n7\t{n}\t{x}",
+                    "Cliente: {n}\nViatura: Renault Clio\nMatrícula: 12-AB-34\nContacto para aprovação do orçamento: {x}",
+                    "Animal: Tareco (gato) | Dono: {n} | Telemóvel durante a ausência: {x}",
+                    "Convidado: {n} – Acompanhantes: 1 – Restrições alimentares: nenhuma – Telef.: {x}",
+                    "Nome do artesão: {n}\nProdutos: cerâmica e bordados\nTelefone: {x}\nEmail: {e}"],
+           "prose_no_cue": ["Encontrado um casaco de criança junto ao escorrega: {n}, {x}.",
+                            "As flores do altar em maio ficam a cargo de {n}, {x}.",
+                            "Compotas caseiras e mel de rosmaninho: {n}, {x}, banca junto ao coreto.",
+                            "Passeio cães na zona de Campo de Ourique: {n}, {x}.",
+                            "Esta semana a limpeza da sede calha a {n} – {x}.",
+                            "No verso do convite de casamento, escrito à mão: {n}, {x}."]},
+    "nl": {"same_line": ["Gsm trainer U11: {x}", "Gevonden voorwerpen, balie zwembad: {x}", "Oppasdienst – gsm {x}",
+                         "Syndicus: {x}", "Taarten bestellen: {x}", "Tandartspraktijk {n} · tel. {x}"],
+           "line_above": ["KSK Ruisbroek – U9\nAfgevaardigde: {n}\nGsm\n{x}",
+                          "Samentuin De Kouter\nVoor de gietbeurten tijdens de vakantie, sms naar\n{x}",
+                          "{c}\nHerinnering: uw controle is donderdag om 14.30 uur\nVerhinderd? Verwittig ons "
+                          "telefonisch op\n{x}",
+                          "Residentie Parkzicht – syndicus\nDefecte lift of poort? Bel het noodnummer\n{x}",
+                          "Hondenoppas aan huis\nInfo en beschikbaarheid\n{x}\n{e}",
+                          "Kerstmarkt van de ambachten\nInschrijving standhouders, telefonisch\n{x}"],
+           "after": ["{x} (gsm van de trainer, na 18 u)", "{x} – receptie van het hotel, dag en nacht bemand",
+                     "{x}: nummer van de syndicus, enkel voor dringende herstellingen", "{x} (vraag naar {n} in de garage)",
+                     "{x} om je aanwezigheid op het trouwfeest te bevestigen", "{x}, stuur gerust een berichtje, ik bel terug"],
+           "sentence": ["Wie tijdens het tornooi iets verloren heeft in de sporthal, kan dat ophalen aan het onthaal of "
+                        "bellen naar {x} tot eind deze maand.",
+                        "De offerte voor het vervangen van de koppeling bedraagt 560 euro, werkuren inbegrepen; gaat u "
+                        "akkoord, laat het ons dan weten op {x} zodat we het onderdeel kunnen bestellen.",
+                        "Wij melden de bewoners dat er dinsdagvoormiddag geen water is; voor bijzondere situaties kan u "
+                        "de syndicus, {n}, contacteren op {x}.",
+                        "We zouden het fijn vinden als jullie erbij zijn op onze trouwdag; laat vóór 30 april even weten "
+                        "of jullie komen door {n} te bellen op {x}.",
+                        "Studente geeft bijles wiskunde en Frans aan leerlingen van het lager; voor een eerste "
+                        "kennismaking mag je me altijd telefoneren op {x}.",
+                        "Voor het mosselfeest van de voetbalclub kan je nog inschrijven tot vrijdag, telefonisch bij {n} "
+                        "op {x} of aan de toog."],
+           "form": ["Vrijwilliger: {n} · Post: vestiaire · Shift: za 9–12 u · Gsm: {x}",
+                    "Perceel\tTuinier\tTelefoon\n12\t{n}\t{x}",
+                    "Klant: {n}\nWagen: Opel Corsa\nNummerplaat: 1-ABC-123\nTel. voor akkoord offerte: {x}",
+                    "Huisdier: Bobby (hond) | Baasje: {n} | Gsm tijdens de vakantie: {x}",
+                    "Genodigde: {n} – Aantal personen: 2 – Allergieën: geen – Tel.: {x}",
+                    "Naam standhouder: {n}\nAanbod: keramiek en juwelen\nTelefoon: {x}\nE-mail: {e}"],
+           "prose_no_cue": ["Gevonden: kinderjas aan de glijbaan, {n}, {x}.",
+                            "De bloemen voor het altaar in mei verzorgt {n} ({x}).",
+                            "Zelfgemaakte confituur en honing: {n}, {x}, kraam naast de kiosk.",
+                            "Hondenuitlaatdienst in Berchem en Borgerhout: {n}, {x}.",
+                            "Deze week is de poetsbeurt van het clublokaal voor {n}, {x}.",
+                            "Op de achterkant van de trouwkaart, met de hand: {n}, {x}."]},
+}
+for _lang, _t in _PHONE_N.items():
+    PHONE_T[_lang]["N"] = _t
+ADDRESS_T["N"] = ["{a}\n{n} — {x}\n{c}", "{n}\n{x}\n\n{a}\n{e}", "{c} – {n}\n{a} – {x}", "{e}\n{n}\n{a}\n({x})",
+                  "{n} · {e} · {x}\n{c}\n{a}"]
+for _lang, _t in {"en": ["Stallholder applications, with two or three photos of your work, go to {e}.",
+                         "Left something behind in your room? Describe it to {e} and housekeeping will have a look.",
+                         "Swapping a watering week? Sort it out between yourselves, then let {e} know.",
+                         "Warm wishes,\n{n}\nHead gardener, {c}\n{e}"],
+                  "de": ["Standanmeldungen für den Kunsthandwerkermarkt bitte mit ein paar Fotos an {e}.",
+                         "Anfragen zu Fundsachen richten Sie bitte an {e}.",
+                         "Tauscht ihr eure Gießwoche, gebt bitte kurz an {e} Bescheid.",
+                         "Herzliche Grüsse\n{n}\n{c}\nMail {e}"],
+                  "fr": ["Les artisans intéressés peuvent envoyer photos et descriptif de leurs créations à {e}.",
+                         "Vous avez oublié un objet dans votre chambre ? Décrivez-le-nous à {e}.",
+                         "Adresse courriel de la fabrique : {e}",
+                         "Au plaisir,\n{n}\n{c}\n{e}"],
+                  "es": ["Los artesanos interesados en un puesto pueden mandar fotos de su trabajo a {e}.",
+                         "¿Te olvidaste algo en la habitación? Escribinos a {e} y lo buscamos.",
+                         "Los cambios de turno de riego, avisadlos con tiempo a {e}.",
+                         "Un abrazo,\n{n}\n{c}\n{e}"],
+                  "it": ["Gli artigiani interessati possono inviare foto e descrizione dei lavori a {e}.",
+                         "Avete dimenticato qualcosa in camera? Scriveteci a {e} descrivendo l'oggetto.",
+                         "Cambi di turno per l'irrigazione degli orti: comunicateli a {e}.",
+                         "Un caro saluto,\n{n}\n{c}\n{e}"],
+                  "pt": ["Os artesãos interessados podem enviar fotografias dos trabalhos para {e}.",
+                         "Esqueceu-se de alguma coisa no quarto? Descreva-a num email para {e}.",
+                         "Trocas na escala de rega: avisem com antecedência para {e}.",
+                         "Um abraço,\n{n}\n{c}\n{e}"],
+                  "nl": ["Ambachtslui die een standje willen, sturen foto's van hun werk naar {e}.",
+                         "Iets laten liggen op je kamer? Beschrijf het even in een mailtje aan {e}.",
+                         "Wissels in de gietbeurten graag doorgeven aan {e}.",
+                         "Hartelijke groeten,\n{n}\n{c}\n{e}"]}.items():
+    EMAIL_T[_lang]["N"] = _t
+DISTRACTOR_T["N"] = [
+    "Fixture change: the U14s now kick off at {time} on {date}; last time we met them it finished {score}. "
+    "Ring the club secretary if your child needs a lift.",
+    "Your reservation {ord} is guaranteed to the card on file; to cancel free of charge, phone the hotel before {date}.",
+    "Dental recall for patient no. {cid}: last check-up {date}. Text YES to confirm or call the practice to rebook.",
+    "Craft fair pitch {ord2}: table fee {price}, set-up from {time}; phone the organiser if you need a power point.",
+    "Allotment plot {minutes}, rent for {year}: {price}, payable to {iban} by {date}.",
+    "Babysitting at {price} an hour; paediatric first-aid certificate {ref} – text to ask which evenings are free.",
+    "Repair estimate {inv}: brake pads and discs, {price} parts and labour, valid until {date}. Call the workshop to approve.",
+    "The wedding is on {date}; please reply by ringing the number on the card. Gift list ref. {ref}.",
+    "Volunteer badge no. {cid}: shifts run {time}, and the coordinator will text out the rota by {date}.",
+    "Full Irish breakfast {price}, served {time}; phone orders for collection welcome.",
+    "Tutoring invoice {inv}: {minutes} minutes of maths on {date}, {price}. Call me if you'd like a block of ten.",
+    "Pet-sitting booking {ord} from {date}; microchip no. {ref} is on file in case the vet needs to call.",
+    "Plumber's quote {inv}: new combi boiler {price}, {year} model, ten-year warranty – phone to book the fitting.",
+    "The Christmas appeal raised {price}, and {big} meals have been served since {year}. Call the parish office to help out.",
+    "Lost property ticket {ord2}, handed in on {date}; items not claimed by phone or in person within {minutes} days go "
+    "to charity.",
+    "Service charge for {year2}: {price} per apartment, to {iban}, quoting unit ref. {cid}. Contact the managing agent "
+    "by phone with any queries.",
+    "Average home gate in the {year}/{year2} season: {big}. Season tickets are on sale now – call the ticket office.",
+    "Water meter at the community garden read {ord2} litres on {date}; text the rota coordinator if the tap is leaking.",
+    "Receipt {inv} for your gift of {price} on {date}. Please call the church office if any of your details are wrong.",
+    "Passed its inspection on {date} with {big} km on the clock; next service at {ord2} km – the garage will phone "
+    "to remind you.",
+    "Dog licence tag {ref}, registered to postcode {post}; the warden will call the owner if the dog is picked up.",
+]
+
+
 # --------------------------------------------------------------------------- values
 
 
@@ -1781,7 +2112,7 @@ def main(argv: list[str] | None = None) -> int:
         fig["results"][s] = ev
     fig["target_failures"] = {}
     for s in ("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7",
-              "heldout8", "heldout9", "heldout10", "heldout11", "heldout12"):
+              "heldout8", "heldout9", "heldout10", "heldout11", "heldout12", "heldout13"):
         if s in fig["results"]:
             fig["target_failures"][s] = check_targets(fig["results"][s])
             print(f"\ntargets ({s}, hard part, now):", "NOT MET" if fig["target_failures"][s] else "PASS",
