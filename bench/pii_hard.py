@@ -60,11 +60,12 @@ it_IT pt_PT nl_BE; templates L, written fresh after heldout10's score by a write
 not the rules; digit sentences of BoolQ and LAMBADA), scored once (hard-part phone recall 0.815). ``heldout12``
 (seed 13; en_US en_GB en_AU de_DE de_AT fr_FR fr_CH es_ES es_MX it_IT pt_BR nl_NL; templates M, written fresh
 after heldout11's score by a writer who had read only this file, not the rules; digit sentences of BoolQ and
-LAMBADA) is not scored yet. ``heldout13`` (seed 14; heldout11's locales: en_US en_GB en_IE de_DE de_CH fr_FR
-fr_CA es_ES es_AR it_IT pt_PT nl_BE; templates N, written fresh after heldout12's score by a writer who had read
-only this file, not the rules; digit sentences of BoolQ and LAMBADA) is not scored yet. The targets are
-judged on each held-out split's
-hardest part: every phone category except same_line and prose_no_cue (a label right before the number: the
+LAMBADA) was scored once with the layout rules of 8350e72 (hard-part phone recall 0.973, precision 0.934, e-mail
+recall 0.986); its errors were read and the rules changed (749eaf5), so it is a tuning set too. ``heldout13``
+(seed 14; heldout11's locales: en_US en_GB en_IE de_DE de_CH fr_FR fr_CA es_ES es_AR it_IT pt_PT nl_BE;
+templates N, written fresh after heldout12's score by a writer who had read only this file, not the rules;
+digit sentences of BoolQ and LAMBADA) was scored once with the rules of 749eaf5: phone recall 0.983, precision
+0.965, e-mail recall 0.991, every target met. The targets are judged on each held-out split's hardest part: every phone category except same_line and prose_no_cue (a label right before the number: the
 old rules already worked; no cue at all: nothing can), plus the distractor and real-sentence documents for
 precision. Targets: phone recall and precision >= 0.95 there; e-mail recall (all forms) >= 0.99.
 
@@ -137,11 +138,11 @@ SPLITS = {
     "heldout11": {"seed": 12, "templates": "L", "parity": None,
                   "locales": ("en_US", "en_GB", "en_IE", "de_DE", "de_CH", "fr_FR", "fr_CA", "es_ES", "es_AR", "it_IT",
                               "pt_PT", "nl_BE")},
-    # written after heldout11 was scored, by a writer who had read only this file, not the rules; not scored yet
+    # written after heldout11 was scored, by a writer who had read only this file, not the rules; scored once
     "heldout12": {"seed": 13, "templates": "M", "parity": None,
                   "locales": ("en_US", "en_GB", "en_AU", "de_DE", "de_AT", "fr_FR", "fr_CH", "es_ES", "es_MX", "it_IT",
                               "pt_BR", "nl_NL")},
-    # written after heldout12 was scored, by a writer who had read only this file, not the rules; not scored yet.
+    # written after heldout12 was scored, by a writer who had read only this file, not the rules; scored once.
     # heldout11's locales again (Faker's own numbers for none of en_IE, fr_CA, es_AR), with templates N
     "heldout13": {"seed": 14, "templates": "N", "parity": None,
                   "locales": ("en_US", "en_GB", "en_IE", "de_DE", "de_CH", "fr_FR", "fr_CA", "es_ES", "es_AR", "it_IT",
@@ -173,7 +174,20 @@ FIRST_SHOTS = {
     "heldout5": {"rules_commit": "504d756", "phone_recall": 0.715, "phone_found": "558/780", "phone_precision": 0.919,
                  "phone_true": "558/607", "email_recall": 0.831},
     "heldout6": {"rules_commit": "831be62", "phone_recall": 0.910, "phone_found": "710/780", "phone_precision": 0.974,
-                 "phone_true": "710/729", "email_recall": 1.000},
+                 "phone_true": "710/729", "email_recall": 1.000},    "heldout7": {"rules_commit": "247fcd3", "phone_recall": 0.853, "phone_found": "665/780", "phone_precision": 0.946,
+                 "phone_true": "665/703", "email_recall": 1.000},
+    "heldout8": {"rules_commit": "b45d428", "phone_recall": 0.863, "phone_found": "673/780", "phone_precision": 0.999,
+                 "phone_true": "673/674", "email_recall": 0.995},
+    "heldout9": {"rules_commit": "1b73449", "phone_recall": 0.846, "phone_found": "660/780", "phone_precision": 0.924,
+                 "phone_true": "660/714", "email_recall": 0.998},
+    "heldout10": {"rules_commit": "588f19b", "phone_recall": 0.750, "phone_found": "585/780", "phone_precision": 0.995,
+                  "phone_true": "585/588", "email_recall": 0.984},
+    "heldout11": {"rules_commit": "380f262", "phone_recall": 0.815, "phone_found": "636/780", "phone_precision": 0.986,
+                  "phone_true": "636/645", "email_recall": 1.000},
+    "heldout12": {"rules_commit": "8350e72", "phone_recall": 0.973, "phone_found": "759/780", "phone_precision": 0.934,
+                  "phone_true": "759/813", "email_recall": 0.986},
+    "heldout13": {"rules_commit": "749eaf5", "phone_recall": 0.983, "phone_found": "767/780", "phone_precision": 0.965,
+                  "phone_true": "767/795", "email_recall": 0.991},
 }
 
 # --------------------------------------------------------------------------- templates
