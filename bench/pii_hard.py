@@ -2,7 +2,7 @@
 addresses, and real sentences whose digit groups are not phones. Builds it, scores the scrub on it,
 writes bench/results/pii-hard-<date>.json.
 
-    python bench/pii_hard.py [--split tune|heldout|heldout2..heldout13|all] [--show-errors] [--json PATH] [--mirror DIR]
+    python bench/pii_hard.py [--split tune|heldout|heldout2..heldout14|all] [--show-errors] [--json PATH] [--mirror DIR]
     python bench/pii_hard.py --dump DIR       # write tune.jsonl and heldout.jsonl, print their sha256
 
 Documents (``{"id", "split", "locale", "category", "text", "spans": [[start, end, type], ...]}``), each
@@ -65,7 +65,10 @@ recall 0.986); its errors were read and the rules changed (749eaf5), so it is a 
 (seed 14; heldout11's locales: en_US en_GB en_IE de_DE de_CH fr_FR fr_CA es_ES es_AR it_IT pt_PT nl_BE;
 templates N, written fresh after heldout12's score by a writer who had read only this file, not the rules;
 digit sentences of BoolQ and LAMBADA) was scored once with the rules of 749eaf5: phone recall 0.983, precision
-0.965, e-mail recall 0.991, every target met. The targets are judged on each held-out split's hardest part: every phone category except same_line and prose_no_cue (a label right before the number: the
+0.965, e-mail recall 0.991, every target met. ``heldout14`` (seed 15; en_CA en_NZ en_GB de_AT de_DE fr_CH
+fr_FR es_CO es_ES it_IT pt_BR nl_NL -- fr_CH for fr_BE and it_IT for it_CH, whose addresses Faker does not know;
+templates O, written fresh after heldout13's score by a writer who had read only this file, not the rules; digit
+sentences of BoolQ and LAMBADA) is not scored yet. The targets are judged on each held-out split's hardest part: every phone category except same_line and prose_no_cue (a label right before the number: the
 old rules already worked; no cue at all: nothing can), plus the distractor and real-sentence documents for
 precision. Targets: phone recall and precision >= 0.95 there; e-mail recall (all forms) >= 0.99.
 
@@ -147,6 +150,13 @@ SPLITS = {
     "heldout13": {"seed": 14, "templates": "N", "parity": None,
                   "locales": ("en_US", "en_GB", "en_IE", "de_DE", "de_CH", "fr_FR", "fr_CA", "es_ES", "es_AR", "it_IT",
                               "pt_PT", "nl_BE")},
+    # written after heldout13 was scored, by a writer who had read only this file, not the rules; not scored yet.
+    # Asked for en_CA en_NZ en_GB de_AT de_DE fr_BE fr_FR es_CO es_ES it_CH pt_BR nl_NL; Faker 40.54.0 knows only
+    # names of fr_BE (its numbers and addresses would be en_US ones) and has no names or addresses of it_CH (en_US
+    # ones), so fr_CH stands in for fr_BE and it_IT for it_CH
+    "heldout14": {"seed": 15, "templates": "O", "parity": None,
+                  "locales": ("en_CA", "en_NZ", "en_GB", "de_AT", "de_DE", "fr_CH", "fr_FR", "es_CO", "es_ES", "it_IT",
+                              "pt_BR", "nl_NL")},
 }
 PER_LOCALE = 140
 PHONE_CATEGORIES = ("same_line", "line_above", "after", "sentence", "form", "address", "prose_no_cue")
@@ -1764,6 +1774,399 @@ DISTRACTOR_T["N"] = [
 ]
 
 
+# Set O (heldout14): written after heldout13's score by a writer who read only this file, not the rules.
+_PHONE_O = {
+    "en": {"same_line": ["Workshop bookings (bike servicing & repairs): {x}", "Swarm collection line, April to July – {x}",
+                         "New landline from 1 March: {x}", "txt me on {x} 👍", "Chimney sweep {n} — cell {x}",
+                         "School of Earth Sciences – general office ph. {x}",
+                         "{n} | Freelance IT & web support | m. {x} | {e}",
+                         "Email {e}\nWeb www.example.co.nz\nMob/txt {x}"],
+           "line_above": ["{c}\nBike fitting by appointment – book by phone\n{x}",
+                          "WE'VE MOVED!\nSame shop, new street – and a new number:\n{x}",
+                          "Department of Linguistics\nGeneral office (Mon–Thu, 9.30–3.30)\nPhone\n{x}\n{e}",
+                          "Firewood – split, dry, delivered\nOrders & prices, phone {n}\n{x}",
+                          "Riding lessons for all ages\nTo book, give the yard a ring\n{x}\n{c}",
+                          "Home swap wanted: our 3-bed in Wellington for a flat in London, July\nPhone/txt us\n{x}\n{e}",
+                          "Locked out? Emergency call-out, day or night\n{x}"],
+           "after": ["{x} (shop phone – for bike repairs ask for {n})", "{x} – my new mobile, the old one is disconnected",
+                     "{x} (studio – leave a voicemail if we're in class)", "{x} ← swarm line, only picked up in season",
+                     "{x} is the general office; academic staff can be reached through their own extensions.",
+                     "{x} (cell, I'm on the tractor most of the day so text first)",
+                     "{n} {x} (mob.) – at the farm gate most Saturdays"],
+           "sentence": ["We've been at the old shop on Queen Street for twelve years, but from Monday you'll find us round "
+                        "the corner – the phone number has changed too, it's now {x}.",
+                        "If your class pass runs out mid-term, just let the front desk know on {x} and we'll top it up "
+                        "over the phone.",
+                        "Bees swarming in your garden? Don't spray them – call {n}, our swarm coordinator, on {x} and a "
+                        "beekeeper will come and collect them.",
+                        "Sofas, fridges and mattresses are collected on the second Tuesday of the month; to book a slot, "
+                        "residents need to phone the council's bulky waste team on {x} at least a week before.",
+                        "hey all, {n} here from the Saturday market group 🙂 if anyone wants to go halves on a stall this "
+                        "season my number's {x}, just msg me",
+                        "Applications close on the 30th; for an informal chat about the role before applying, the "
+                        "workshop manager can be reached on {x} during business hours.",
+                        "Snow plowing contracts for the season are filling up — if you want your driveway cleared before "
+                        "7 a.m., give {n} a call at {x} by the end of October."],
+           "form": ["Frame no.: WTU-2231  |  Owner: {n}  |  Phone: {x}  |  Service: full tune",
+                    "Class | Teacher | Teacher's mobile\nSunrise flow, Tue 6:30 | {n} | {x}",
+                    "Swap offered: 2-bed flat, Leith\nSwap wanted: anywhere in Otago\nName: {n}\nPh: {x}\nEmail: {e}",
+                    "Applicant name: {n}\nDaytime phone: {x}\nEmail: {e}\nPosition applied for: Bike mechanic (part-time)",
+                    "Items: 1 sofa, 1 fridge · Resident: {n} · Contact ph: {x} · Collection day: Tuesday",
+                    "| Stall | Produce | Holder | Cell |\n|:-:|---|---|---|\n| 14 | honey, beeswax | {n} | {x} |",
+                    "Student: {n} · Supervisor: Dr Okafor · Best number: {x}"],
+           "prose_no_cue": ["Second-hand kids' bikes at the market this Saturday, all checked over by {n} ({x}).",
+                            "[14/03/24, 19:02] {n}: {x} 👍",
+                            "Yoga mats left behind after Sunday's class – {n}, {x}.",
+                            "Free to a good home: spider plants, rhubarb crowns and a rusty wheelbarrow. {n}, {x}, Ponsonby.",
+                            "Firewood split by {n} – {x} – $120 a cord, stacked.",
+                            "We've moved! {n}, 14 Harbour View Rd, {x}."]},
+    "de": {"same_line": ["Radwerkstatt – Terminvereinbarung: {x}", "Neue Festnetznummer ab 1. März: {x}",
+                         "Kursanmeldung telefonisch unter {x}", "Schwarmbörse – Imker-Bereitschaft: {x}",
+                         "Rauchfangkehrer {n}, Handy {x}", "{n} · Freiberufliche IT-Beratung · Mob. {x} · {e}",
+                         "Lehrstuhlsekretariat, Raum 3.14, Tel. {x}",
+                         "E-Mail {e}\nWeb www.example.at\nTel./WhatsApp {x}"],
+           "line_above": ["WIR SIND UMGEZOGEN!\nNeue Adresse, neue Telefonnummer:\n{x}",
+                          "Institut für Geographie – Sekretariat\nSprechzeiten Mo–Do 9–12 Uhr, telefonisch unter\n{x}\n{e}",
+                          "Sperrmüllabholung auf Abruf\nTermin vereinbaren beim Abfallwirtschaftsverband:\n{x}",
+                          "Brennholz ofenfertig, frei Haus\nBestellung bei {n} unter\n{x}",
+                          "Reitstall {c}\nReitstunden & Ferienkurse – Anfragen telefonisch\n{x}",
+                          "Wohnungstausch: biete 3 Zi. in Wien-Ottakring, suche 2 Zi. in Graz\nbitte nur Anrufe\n{x}",
+                          "Ausgesperrt? Schlüsseldienst, Tag und Nacht\nNotrufnummer\n{x}"],
+           "after": ["{x} (Werkstatt – fürs Rad bitte nach {n} fragen)", "{x} – neue Handynummer, die alte gibt's nicht mehr",
+                     "{x} (Studio, während der Stunden läuft der AB)", "{x} ← Schwarmtelefon, nur April bis Juli besetzt",
+                     "{x} ist das Institutssekretariat, die Lehrenden haben eigene Durchwahlen.",
+                     "{x}, Stallhandy – am besten abends",
+                     "{n} {x} (Handy) – samstags meist am Hofladen"],
+           "sentence": ["Nach zwölf Jahren in der Hauptstraße findet ihr uns ab Montag gleich ums Eck in der Mühlgasse – "
+                        "auch telefonisch hat sich was geändert, die neue Nummer lautet {x}.",
+                        "Läuft Ihre Zehnerkarte während des Semesters ab, sagen Sie einfach an der Rezeption Bescheid oder "
+                        "rufen Sie uns unter {x} an, dann verlängern wir sie.",
+                        "Hängt bei Ihnen ein Bienenschwarm im Garten, bitte nicht besprühen, sondern {n} vom Imkerverein "
+                        "anrufen, die Nummer ist {x}.",
+                        "Sperrige Gegenstände wie Sofas, Matratzen oder Kühlschränke werden nur nach vorheriger "
+                        "telefonischer Anmeldung unter {x} abgeholt, spätestens eine Woche vor dem Termin.",
+                        "hallo zusammen 🙂 wer beim Bauernmarkt am Samstag einen Stand mitnutzen will schreibt mir einfach "
+                        "auf {x}, bin {n} aus der Gruppe",
+                        "Vorab Fragen zur Stelle? Werkstattleiterin {n} nimmt sich gern Zeit für ein kurzes Telefonat, Sie "
+                        "erreichen sie werktags von 8 bis 16 Uhr auf {x}.",
+                        "Der Klavierstimmer ist in der Woche ab dem 14. in der Gegend – wer sein Instrument stimmen "
+                        "lassen möchte, ruft am besten {n} an: {x}."],
+           "form": ["Rahmennr.: WTU 2231 | Besitzer/in: {n} | Tel.: {x} | Leistung: Inspektion",
+                    "Kurs | Lehrerin | Handy der Lehrerin\nHatha, Di 18:30 | {n} | {x}",
+                    "Biete: 2-Zi.-Whg., 58 m², Altbau\nSuche: 3 Zi. mit Balkon\nName: {n}\nTel.: {x}\nMail: {e}",
+                    "Bewerber/in: {n}\nTelefon tagsüber: {x}\nE-Mail: {e}\nStelle: Zweiradmechaniker/in (Teilzeit)",
+                    "Gegenstände: 1 Sofa, 1 Kühlschrank · Auftraggeber/in: {n} · Rückruf unter: {x} · Abholtag: Di",
+                    "| Stand | Angebot | Standler/in | Handy |\n|:-:|---|---|---|\n| 14 | Honig, Kerzen | {n} | {x} |",
+                    "Student/in: {n} · Betreuer: Prof. Huber · Kontakt-Handy: {x}"],
+           "prose_no_cue": ["Gebrauchte Kinderräder am Samstag am Markt, alle von {n} durchgeschaut ({x}).",
+                            "[14.03.24, 19:02] {n}: {x} 👍",
+                            "Liegengebliebene Yogamatten nach dem Sonntagskurs – {n}, {x}.",
+                            "Zu verschenken: Ableger von Grünlilien, Rhabarber und eine rostige Scheibtruhe. {n}, {x}, "
+                            "Ottakring.",
+                            "Brennholz, gespalten, von {n} – {x} – 95 € der Raummeter.",
+                            "Wir sind umgezogen! {n}, Lindengasse 14, {x}."]},
+    "fr": {"same_line": ["Atelier vélo (réparations et révisions) : {x}", "Nouveau numéro fixe à partir du 1er mars : {x}",
+                         "Inscriptions aux cours de yoga par téléphone au {x}", "Essaims d'abeilles – permanence apicole : {x}",
+                         "Ramoneur {n}, port. {x}", "{n} · Développeur web indépendant · Tél. {x} · {e}",
+                         "Secrétariat de la section d'histoire, bureau 2.14, tél. {x}",
+                         "Courriel {e}\nSite www.example.be\nGSM/SMS {x}"],
+           "line_above": ["NOUS AVONS DÉMÉNAGÉ !\nNouvelle adresse, nouveau numéro :\n{x}",
+                          "Département de sociologie – secrétariat\nPermanence téléphonique du lundi au jeudi, 9 h–12 h\n"
+                          "{x}\n{e}",
+                          "Encombrants : enlèvement sur rendez-vous\nPrenez rendez-vous auprès du service de la propreté au\n{x}",
+                          "Bois de chauffage sec, livré\nCommandes par téléphone chez {n}\n{x}",
+                          "Manège {c}\nCours d'équitation et stages – renseignements par téléphone\n{x}",
+                          "Échange d'appartement : 3 pièces à Lausanne contre 2 pièces à Bruxelles\nappels uniquement\n{x}",
+                          "Porte claquée ? Serrurier – dépannage jour et nuit au\n{x}"],
+           "after": ["{x} (atelier – pour les vélos, demandez {n})", "{x} – mon nouveau portable, l'ancien numéro ne marche plus",
+                     "{x} (studio, répondeur pendant les cours)", "{x} ← ligne essaims, seulement d'avril à juillet",
+                     "{x} est le numéro du secrétariat ; les enseignants ont leur propre ligne.",
+                     "{x}, GSM du manège – de préférence le soir",
+                     "{n} {x} (portable) – à la ferme presque tous les samedis"],
+           "sentence": ["Après douze ans rue Haute, on vous accueille dès lundi juste au coin, rue du Moulin – et le numéro "
+                        "a changé lui aussi : c'est désormais le {x}.",
+                        "Si votre carte de dix cours expire en cours de trimestre, prévenez l'accueil ou appelez le studio "
+                        "au {x} et on la prolonge.",
+                        "Un essaim dans votre jardin ? Surtout ne le traitez pas : téléphonez à {n}, de la société "
+                        "d'apiculture, au {x}.",
+                        "Les objets volumineux (canapés, matelas, frigos) ne sont enlevés que sur inscription préalable "
+                        "auprès de la commune, par téléphone au {x}, au moins une semaine à l'avance.",
+                        "coucou tout le monde 🙂 si qqn veut partager un stand au marché fermier samedi envoyez-moi un sms "
+                        "au {x}, c'est {n} du groupe",
+                        "Pour toute question sur le poste avant de postuler, le chef d'atelier, {n}, répond volontiers au "
+                        "{x} en semaine entre 8 h et 16 h.",
+                        "L'accordeur de pianos passe dans la région la semaine du 14 ; il suffit de joindre {n} au {x} "
+                        "pour fixer l'heure."],
+           "form": ["N° de cadre : WTU 2231 | Propriétaire : {n} | Tél. : {x} | Prestation : révision complète",
+                    "Cours | Professeure | Portable de la prof\nHatha, mardi 18 h 30 | {n} | {x}",
+                    "Offre : 2 pièces, 55 m², 3e étage\nRecherche : 3 pièces avec balcon\nNom : {n}\nTél. : {x}\n"
+                    "Courriel : {e}",
+                    "Candidat(e) : {n}\nTéléphone (journée) : {x}\nE-mail : {e}\nPoste : mécanicien(ne) vélo à temps "
+                    "partiel",
+                    "Objets : 1 canapé, 1 frigo · Demandeur : {n} · Numéro de rappel : {x} · Passage : mardi",
+                    "| Stand | Produits | Exposant | GSM |\n|:-:|---|---|---|\n| 14 | miel, bougies | {n} | {x} |",
+                    "Étudiant(e) : {n} · Directeur de mémoire : Prof. Dubois · Natel : {x}"],
+           "prose_no_cue": ["Vélos d'enfants d'occasion au marché ce samedi, tous révisés par {n} ({x}).",
+                            "[14/03/2024 19:02] {n} : {x} 👍",
+                            "Tapis de yoga oubliés après le cours de dimanche – {n}, {x}.",
+                            "À donner : boutures de plantes, rhubarbe et une vieille brouette. {n}, {x}, Ixelles.",
+                            "Bois fendu par {n} – {x} – 90 € le stère.",
+                            "Nous avons déménagé ! {n}, 14 rue des Tilleuls, {x}."]},
+    "es": {"same_line": ["Taller de bicis (arreglos y revisiones): {x}", "Nuevo fijo a partir del 1 de marzo: {x}",
+                         "Inscripciones a yoga por teléfono: {x}", "Retirada de enjambres – apicultor de guardia: {x}",
+                         "Limpieza de chimeneas – {n} – tel. móvil {x}",
+                         "{n} · Soporte informático freelance · Cel/WhatsApp {x} · {e}",
+                         "Secretaría del Departamento de Historia (despacho 2.14) – tel. {x}",
+                         "Correo {e}\nWeb www.example.com.co\nCelular {x}"],
+           "line_above": ["¡NOS MUDAMOS!\nNueva dirección y nuevo número de teléfono:\n{x}",
+                          "Departamento de Sociología – Secretaría\nAtención telefónica de lunes a jueves, de 9 a 12 h\n"
+                          "{x}\n{e}",
+                          "Recogida de muebles y enseres\nPida cita en el teléfono municipal\n{x}",
+                          "Leña seca, puesta en casa\nPedidos por teléfono a {n}\n{x}",
+                          "Escuela de equitación {c}\nClases y campamentos – información telefónica al\n{x}",
+                          "Intercambio de apartamento: ofrezco 2 habitaciones en Chapinero, busco algo en Medellín\n"
+                          "solo llamadas\n{x}",
+                          "¿Te quedaste afuera? Cerrajero 24 horas, llama al\n{x}"],
+           "after": ["{x} (taller – para las bicis pregunten por {n})", "{x} – mi celular nuevo, el viejo ya no funciona",
+                     "{x} (estudio, durante las clases salta el contestador)", "{x} ← teléfono de enjambres, solo de marzo a junio",
+                     "{x} es la secretaría del departamento; los profesores tienen su propia extensión.",
+                     "{x}, el móvil de la hípica – mejor por la tarde",
+                     "{n} {x} (cel.) – casi todos los sábados en la finca"],
+           "sentence": ["Después de doce años en la calle Mayor, desde el lunes nos encontráis a la vuelta de la esquina, en "
+                        "la calle del Molino; el teléfono también ha cambiado, ahora es el {x}.",
+                        "Si tu bono de diez clases vence a mitad de trimestre, avisa en recepción o llámanos al {x} y te "
+                        "lo ampliamos.",
+                        "¿Un enjambre de abejas en su jardín? No lo fumigue: llame a {n}, de la asociación de apicultores, "
+                        "al {x}.",
+                        "Los muebles viejos, colchones y electrodomésticos solo se recogen con cita previa, que se pide por "
+                        "teléfono en el {x} con una semana de antelación.",
+                        "hola a todos 😊 si alguien quiere compartir puesto en el mercado campesino del sábado escríbanme al "
+                        "whatsapp {x}, soy {n} del grupo",
+                        "Para resolver dudas sobre la vacante antes de enviar la hoja de vida, el jefe de taller, {n}, "
+                        "atiende llamadas en el {x} de lunes a viernes de 8 a 16 h.",
+                        "El afinador de pianos estará por la zona la semana del 14; quien quiera que le afine el suyo "
+                        "puede hablar con {n} al {x}."],
+           "form": ["Nº de cuadro: WTU 2231 | Propietario/a: {n} | Tel.: {x} | Servicio: revisión completa",
+                    "Clase | Profesora | Móvil de la profesora\nHatha, martes 18:30 | {n} | {x}",
+                    "Ofrezco: piso de 2 hab., 60 m²\nBusco: 3 hab. con terraza\nNombre: {n}\nTlf.: {x}\nCorreo: {e}",
+                    "Candidato/a: {n}\nTeléfono de contacto: {x}\nCorreo: {e}\nCargo: mecánico/a de bicicletas (medio "
+                    "tiempo)",
+                    "Enseres: 1 sofá, 1 nevera · Solicitante: {n} · Teléfono para confirmar: {x} · Día: martes",
+                    "| Puesto | Productos | Titular | Cel. |\n|:-:|---|---|---|\n| 14 | miel, velas | {n} | {x} |",
+                    "Estudiante: {n} · Director de tesis: Dr. Restrepo · Celular: {x}"],
+           "prose_no_cue": ["Bicis de niño de segunda mano en el mercadillo del sábado, todas revisadas por {n} ({x}).",
+                            "[14/3/24 19:02] {n}: {x} 👍",
+                            "Esterillas olvidadas después de la clase del domingo – {n}, {x}.",
+                            "Regalo esquejes, ruibarbo y una carretilla vieja. {n}, {x}, Usaquén.",
+                            "Leña partida por {n} – {x} – 80 € el metro.",
+                            "¡Nos mudamos! {n}, calle de los Tilos 14, {x}."]},
+    "it": {"same_line": ["Ciclofficina (riparazioni e tagliandi): {x}", "Nuovo numero fisso dal 1° marzo: {x}",
+                         "Iscrizioni ai corsi di yoga al numero {x}", "Recupero sciami – apicoltore reperibile: {x}",
+                         "Spazzacamino {n} – telefonino {x}", "{n} · Consulente IT freelance · Mob. {x} · {e}",
+                         "Segreteria del Dipartimento di Storia, stanza 2.14, tel. {x}",
+                         "Email {e}\nSito www.example.it\nCell./WA {x}"],
+           "line_above": ["CI SIAMO TRASFERITI!\nNuovo indirizzo e nuovo numero:\n{x}",
+                          "Dipartimento di Sociologia – Segreteria studenti\nRicevimento telefonico dal lunedì al giovedì, "
+                          "9–12\n{x}\n{e}",
+                          "Ritiro ingombranti a domicilio\nPrenotazione obbligatoria al numero verde\n{x}",
+                          "Legna da ardere stagionata, consegna a domicilio\nOrdini telefonici a {n}\n{x}",
+                          "Maneggio {c}\nLezioni di equitazione e campi estivi – info al\n{x}",
+                          "Scambio casa: trilocale a Bologna in cambio di bilocale a Torino\nsolo telefonate\n{x}",
+                          "Chiusi fuori casa? Fabbro pronto intervento, giorno e notte\n{x}"],
+           "after": ["{x} (ciclofficina – per le bici chiedete di {n})",
+                     "{x} – è il mio nuovo cellulare, quello vecchio non è più attivo",
+                     "{x} (studio, durante le lezioni risponde la segreteria)",
+                     "{x} ← numero sciami, attivo solo da aprile a luglio",
+                     "{x} è la segreteria del dipartimento; i docenti hanno un interno proprio.",
+                     "{x}, cellulare del maneggio – meglio la sera",
+                     "{n} {x} (cell.) – quasi tutti i sabati in cascina"],
+           "sentence": ["Dopo dodici anni in via Roma, da lunedì ci trovate girato l'angolo, in via del Mulino; è cambiato "
+                        "anche il telefono, ora il numero è {x}.",
+                        "Se il tuo carnet da dieci lezioni scade a metà trimestre, avvisa la reception o chiamaci al {x} e "
+                        "lo prolunghiamo.",
+                        "Uno sciame d'api in giardino? Non spruzzate nulla: telefonate a {n}, dell'associazione "
+                        "apicoltori, al {x}.",
+                        "Mobili, materassi ed elettrodomestici vengono ritirati solo su prenotazione telefonica al {x}, da "
+                        "fare almeno una settimana prima.",
+                        "ciao a tutti 😊 se qualcuno vuole dividere un banco al mercato contadino di sabato scrivetemi in "
+                        "privato al {x}, sono {n} del gruppo",
+                        "Per informazioni sulla posizione prima di candidarsi, il capo officina {n} risponde volentieri al "
+                        "{x} nei giorni feriali dalle 8 alle 16.",
+                        "L'accordatore di pianoforti passa in zona la settimana del 14: chi vuole un appuntamento può fare "
+                        "un colpo di telefono a {n} al {x}."],
+           "form": ["N. telaio: WTU 2231 | Proprietario: {n} | Tel.: {x} | Intervento: revisione completa",
+                    "Corso | Insegnante | Cellulare dell'insegnante\nHatha, martedì 18:30 | {n} | {x}",
+                    "Offro: bilocale, 55 mq, 3° piano\nCerco: trilocale con balcone\nNome: {n}\nTel.: {x}\nEmail: {e}",
+                    "Candidato/a: {n}\nTelefono (orario d'ufficio): {x}\nEmail: {e}\nPosizione: meccanico di biciclette "
+                    "part-time",
+                    "Oggetti: 1 divano, 1 frigorifero · Richiedente: {n} · Numero per la conferma: {x} · Giorno: martedì",
+                    "| Banco | Prodotti | Titolare | Cell. |\n|:-:|---|---|---|\n| 14 | miele, candele | {n} | {x} |",
+                    "Laureando/a: {n} · Relatore: prof. Bianchi · Cellulare: {x}"],
+           "prose_no_cue": ["Bici per bambini usate al mercatino di sabato, tutte controllate da {n} ({x}).",
+                            "[14/03/24, 19:02] {n}: {x} 👍",
+                            "Tappetini da yoga dimenticati dopo la lezione di domenica – {n}, {x}.",
+                            "Regalo talee, rabarbaro e una vecchia carriola. {n}, {x}, zona Navile.",
+                            "Legna spaccata da {n} – {x} – 14 € al quintale.",
+                            "Ci siamo trasferiti! {n}, via dei Tigli 14, {x}."]},
+    "pt": {"same_line": ["Oficina de bike (consertos e revisões): {x}", "Novo telefone fixo a partir de 1º de março: {x}",
+                         "Inscrições para as aulas de ioga pelo telefone {x}", "Retirada de enxames – apicultor de plantão: {x}",
+                         "Limpeza de chaminé e lareira – {n} – cel. {x}", "{n} · TI freelancer · Cel./Zap {x} · {e}",
+                         "Secretaria do Departamento de História, sala 214, tel. {x}",
+                         "E-mail {e}\nSite www.example.com.br\nCelular {x}"],
+           "line_above": ["MUDAMOS DE ENDEREÇO!\nEndereço novo e telefone novo:\n{x}",
+                          "Departamento de Sociologia – Secretaria da pós-graduação\nAtendimento por telefone de segunda a "
+                          "quinta, das 9h às 12h\n{x}\n{e}",
+                          "Cata-treco: retirada de móveis velhos\nAgende pelo telefone da prefeitura\n{x}",
+                          "Lenha seca, entregamos em casa\nPedidos com {n} pelo WhatsApp\n{x}",
+                          "Hípica {c}\nAulas de equitação e colônia de férias – informações pelo telefone\n{x}",
+                          "Troco apartamento: 2 quartos em Pinheiros por 1 quarto no Rio\nsó ligação\n{x}",
+                          "Ficou trancado do lado de fora? Chaveiro 24 horas, ligue\n{x}"],
+           "after": ["{x} (oficina – pra bike, fala com {n})", "{x} – meu celular novo, o antigo foi desativado",
+                     "{x} (estúdio, durante as aulas cai na caixa postal)",
+                     "{x} ← número dos enxames, só de agosto a novembro",
+                     "{x} é a secretaria do departamento; os professores têm ramal próprio.",
+                     "{x}, celular da hípica – melhor à noite",
+                     "{n} {x} (cel.) – quase todo sábado no sítio"],
+           "sentence": ["Depois de doze anos na Rua Augusta, a partir de segunda a gente está logo ali na esquina, na Rua do "
+                        "Moinho; o telefone também mudou, agora é {x}.",
+                        "Se o seu pacote de dez aulas vencer no meio do mês, avise na recepção ou ligue pro estúdio no {x} "
+                        "que a gente prorroga.",
+                        "Enxame de abelhas no quintal? Não jogue veneno: ligue para {n}, da associação de apicultores, no "
+                        "{x}.",
+                        "Móveis velhos, colchões e eletrodomésticos só são recolhidos com agendamento prévio pelo telefone "
+                        "{x}, com pelo menos uma semana de antecedência.",
+                        "oi gente 😊 se alguém quiser dividir banca na feira orgânica de sábado me manda mensagem no {x}, "
+                        "aqui é {n} do grupo",
+                        "Dúvidas sobre a vaga antes de mandar o currículo? O chefe da oficina, {n}, atende no {x} de "
+                        "segunda a sexta, das 8h às 16h.",
+                        "O afinador de pianos vai estar na região na semana do dia 14; quem quiser afinar o seu é só dar "
+                        "um toque no {x} e combinar com {n}."],
+           "form": ["Nº do quadro: WTU 2231 | Dono(a): {n} | Tel.: {x} | Serviço: revisão completa",
+                    "Aula | Professora | Celular da professora\nHatha, terça 18h30 | {n} | {x}",
+                    "Ofereço: apto 2 quartos, 60 m²\nProcuro: 3 quartos com varanda\nNome: {n}\nCel.: {x}\nE-mail: {e}",
+                    "Candidato(a): {n}\nTelefone para contato: {x}\nE-mail: {e}\nVaga: mecânico(a) de bicicletas, meio "
+                    "período",
+                    "Itens: 1 sofá, 1 geladeira · Solicitante: {n} · Telefone p/ confirmação: {x} · Dia: terça",
+                    "| Banca | Produtos | Feirante | Cel. |\n|:-:|---|---|---|\n| 14 | mel, velas | {n} | {x} |",
+                    "Mestrando(a): {n} · Orientador: Prof. Dr. Moreira · WhatsApp: {x}"],
+           "prose_no_cue": ["Bicicletas infantis usadas na feirinha de sábado, todas revisadas por {n} ({x}).",
+                            "[14/03/2024 19:02] {n}: {x} 👍",
+                            "Tapetes de ioga esquecidos depois da aula de domingo – {n}, {x}.",
+                            "Doo mudas de plantas, pés de babosa e um carrinho de mão velho. {n}, {x}, Vila Madalena.",
+                            "Lenha rachada por {n} – {x} – R$ 180 o metro.",
+                            "Mudamos! {n}, Rua das Tílias 14, {x}."]},
+    "nl": {"same_line": ["Fietsenmaker (reparaties & onderhoud): {x}", "Nieuw vast nummer per 1 maart: {x}",
+                         "Inschrijven voor yogalessen telefonisch via {x}", "Zwermenlijn imkervereniging (april t/m juli): {x}",
+                         "Schoorsteenveger {n}, telefonisch bereikbaar op {x}",
+                         "{n} · Freelance IT-ondersteuning · mob. {x} · {e}",
+                         "Secretariaat vakgroep Geschiedenis, kamer 2.14, tel. {x}",
+                         "E-mail {e}\nWeb www.example.nl\nMobiel/app {x}"],
+           "line_above": ["WIJ ZIJN VERHUISD!\nNieuw adres, nieuw telefoonnummer:\n{x}",
+                          "Vakgroep Sociologie – secretariaat\nTelefonisch bereikbaar ma t/m do van 9 tot 12 uur\n{x}\n{e}",
+                          "Grofvuil ophalen op afspraak\nMaak een afspraak via het gemeentelijk nummer\n{x}",
+                          "Openhaardhout, droog en thuisbezorgd\nBestellen bij {n}, bel of app\n{x}",
+                          "Manege {c}\nPaardrijles en zomerkampen – info telefonisch\n{x}",
+                          "Woningruil: bied 3-kamerwoning in Utrecht, zoek 2 kamers in Groningen\nalleen bellen\n{x}",
+                          "Buitengesloten? Slotenmaker, dag en nacht te bellen\n{x}"],
+           "after": ["{x} (werkplaats – voor je fiets vraag naar {n})", "{x} – mijn nieuwe 06, het oude nummer werkt niet meer",
+                     "{x} (studio, tijdens de les staat het antwoordapparaat aan)",
+                     "{x} ← zwermenlijn, alleen in het seizoen bemand",
+                     "{x} is het secretariaat van de vakgroep; docenten hebben een eigen toestel.",
+                     "{x}, mobiel van de manege – liefst 's avonds",
+                     "{n} {x} (mob.) – zaterdags meestal bij het boerderijwinkeltje"],
+           "sentence": ["Na twaalf jaar in de Hoofdstraat zitten we vanaf maandag om de hoek in de Molenstraat; ook ons "
+                        "telefoonnummer is veranderd, het is nu {x}.",
+                        "Loopt je 10-lessenkaart halverwege het seizoen af, meld het aan de balie of bel de studio op {x}, "
+                        "dan verlengen we hem.",
+                        "Een bijenzwerm in je tuin? Niet bespuiten, maar {n} van de imkervereniging bellen op {x}.",
+                        "Bankstellen, matrassen en koelkasten worden alleen opgehaald als u minstens een week van tevoren "
+                        "telefonisch een afspraak maakt via {x}.",
+                        "hoi allemaal 😊 wie zaterdag een kraam wil delen op de boerenmarkt stuur me een appje op {x}, ik "
+                        "ben {n} uit de groep",
+                        "Vragen over de vacature voordat je solliciteert? Werkplaatschef {n} staat je op werkdagen tussen "
+                        "8 en 16 uur graag te woord via {x}.",
+                        "De pianostemmer is in de week van de 14e in de buurt; wie zijn piano wil laten stemmen, belt {n} "
+                        "even: {x}."],
+           "form": ["Framenr.: WTU 2231 | Eigenaar: {n} | Tel.: {x} | Werk: grote beurt",
+                    "Les | Docent | Mobiel docent\nHatha, di 18.30 | {n} | {x}",
+                    "Aangeboden: 2-kamerappartement, 55 m²\nGezocht: 3 kamers met balkon\nNaam: {n}\nTel.: {x}\n"
+                    "E-mail: {e}",
+                    "Sollicitant: {n}\nTelefoon overdag: {x}\nE-mail: {e}\nFunctie: fietsenmaker (parttime)",
+                    "Spullen: 1 bank, 1 koelkast · Aanvrager: {n} · Terugbelnummer: {x} · Ophaaldag: dinsdag",
+                    "| Kraam | Aanbod | Standhouder | Mobiel |\n|:-:|---|---|---|\n| 14 | honing, kaarsen | {n} | {x} |",
+                    "Student: {n} · Scriptiebegeleider: dr. De Vries · Mobiel nr.: {x}"],
+           "prose_no_cue": ["Tweedehands kinderfietsen op de markt zaterdag, allemaal nagekeken door {n} ({x}).",
+                            "[14-03-2024 19:02] {n}: {x} 👍",
+                            "Vergeten yogamatten na de les van zondag – {n}, {x}.",
+                            "Gratis af te halen: stekjes, rabarber en een roestige kruiwagen. {n}, {x}, Lombok.",
+                            "Gekloofd haardhout van {n} – {x} – € 75 per kuub.",
+                            "We zijn verhuisd! {n}, Lindelaan 14, {x}."]},
+}
+for _lang, _t in _PHONE_O.items():
+    PHONE_T[_lang]["O"] = _t
+ADDRESS_T["O"] = ["{n}\n{a}\n{x}\n\n{c}\n{e}", "[{c}]\n{a}\n{e} · {x}", "{e} | {x}\n{n}, {c}\n{a}",
+                  "{n} / {c}\n{a}\n—\n{x}\n{e}", "{c}\n{a}\n{n}  {x}", "{n}\n{c}\n\n{a}\n\n{x}"]
+for _lang, _t in {"en": ["Class cancellations and pass top-ups by email only, please: {e}",
+                         "Our new email after the move is {e} – the old one will stop working at the end of the month.",
+                         "Keen on the mechanic role? A few lines about yourself to {e} is plenty.",
+                         "{n}\nFreelance developer\n{e} · www.example.dev"],
+                  "de": ["Kursabsagen und Verlängerungen der Zehnerkarte bitte nur per Mail an {e}.",
+                         "Nach dem Umzug sind wir unter {e} erreichbar, die alte Adresse wird Ende des Monats abgeschaltet.",
+                         "Kurzbewerbung (ein paar Zeilen reichen) an {e}",
+                         "{n}\nFreiberufliche Softwareentwicklung\n{e}"],
+                  "fr": ["Annulations de cours et recharges de carte uniquement par courriel : {e}",
+                         "Depuis le déménagement, notre adresse électronique est {e} ; l'ancienne sera fermée à la fin "
+                         "du mois.",
+                         "Candidatures spontanées (quelques lignes suffisent) à {e}",
+                         "{n}\nDéveloppeuse indépendante\n{e}"],
+                  "es": ["Cancelaciones de clases y recargas del bono, solo por correo: {e}",
+                         "Tras la mudanza nuestro correo nuevo es {e}; el antiguo dejará de funcionar a fin de mes.",
+                         "Interesados en la vacante, unas líneas de presentación a {e}",
+                         "{n}\nDesarrollo web independiente\n{e}"],
+                  "it": ["Disdette delle lezioni e rinnovi del carnet solo via email: {e}",
+                         "Dopo il trasloco il nostro nuovo indirizzo email è {e}; quello vecchio sarà disattivato a fine mese.",
+                         "Candidature per il posto in officina (bastano poche righe) a {e}",
+                         "{n}\nSviluppatore freelance\n{e}"],
+                  "pt": ["Cancelamento de aulas e renovação de pacote só por e-mail: {e}",
+                         "Depois da mudança nosso e-mail novo é {e}; o antigo será desativado no fim do mês.",
+                         "Interessados na vaga mandem uma apresentação curta para {e}",
+                         "{n}\nDesenvolvedor freelancer\n{e}"],
+                  "nl": ["Lessen afzeggen en je 10-lessenkaart verlengen kan alleen per mail: {e}",
+                         "Na de verhuizing is ons nieuwe mailadres {e}; het oude wordt eind deze maand opgeheven.",
+                         "Interesse in de vacature? Een paar regels over jezelf naar {e} is genoeg.",
+                         "{n}\nFreelance ontwikkelaar\n{e}"]}.items():
+    EMAIL_T[_lang]["O"] = _t
+DISTRACTOR_T["O"] = [
+    "Service docket {ord2}: new chain and cassette, {price}, ready from {date} – we'll text you when it's done.",
+    "Yoga pass {cid}: 4 classes left, valid until {date}. Call the studio to pause it while you're away.",
+    "We've moved! From {date} the shop is in the new premises (postcode {post}); the phone number stays the same.",
+    "House swap listing {ord}: 3 bedrooms, sleeps 6, free from {date}; members can message or call the owners "
+    "through the site.",
+    "[{date}, 19:02] Market group admin: stall fees for {year} are {price}, paid to {iban}, ref. {cid} – text me if "
+    "unsure.",
+    "Job ref. {inv}: bike mechanic, {price} per hour, closing date {date}. No agency calls, please.",
+    "Module {ord2}, lectures {time} in room {minutes}; the department office can't discuss marks over the phone.",
+    "Bulky waste collection booked for {date} under booking no. {ref}; the crew will not phone before arriving.",
+    "Swarm season {year}: {big} calls logged and {minutes} swarms rehomed by club members.",
+    "Chimney sweep certificate {ref}, issued {date} – keep it for your insurer and ring us next autumn to rebook.",
+    "Piano tuned on {date}, invoice {inv}, {price}; next tuning due in {year2} – we'll call to remind you.",
+    "Firewood: {price} per cord delivered within postcode {post}; phone orders placed before {date} get the dry stock.",
+    "Riding lesson voucher {ord}, value {price}, valid for {minutes} days from {date} – ring the yard to book.",
+    "Puppy class enrolment {cid}: six weeks from {date}, {time} on Saturdays; text the trainer if your pup is unwell.",
+    "Invoice {inv} · remote IT support at {price} · VAT no. {ref} · payment within 14 days to {iban}",
+    "Lens prescription ref. {ref}, eyes tested {date}; frames ordered under job number {ord2} – we'll phone when "
+    "they're in.",
+    "Key code {ord2} is stamped on your spare; quote it when you call and we can cut a copy without the original.",
+    "Snow plowing contract {inv}: {price} for the {year}/{year2} season; call us if the plow misses your driveway.",
+    "Boat hire booking {ord} on {date}, slots {time}, deposit {price}; phone the jetty if the weather turns.",
+    "Christmas trees from {price}, netted and delivered to postcode {post}; phone orders close {date}.",
+    "Climbing wall membership {cid} renews on {date}; {big} climbers came through the doors in {year} – call the desk "
+    "to freeze your plan.",
+    "Festival lift share: {minutes} km each way, fuel split {price}, leaving {date} – message the driver, please don't ring.",
+    "Apartment swap agreement {ref}: the exchange starts {date}; local emergency numbers are in the welcome folder.",
+]
+
+
 # --------------------------------------------------------------------------- values
 
 
@@ -2126,7 +2529,8 @@ def main(argv: list[str] | None = None) -> int:
         fig["results"][s] = ev
     fig["target_failures"] = {}
     for s in ("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7",
-              "heldout8", "heldout9", "heldout10", "heldout11", "heldout12", "heldout13"):
+              "heldout8", "heldout9", "heldout10", "heldout11", "heldout12", "heldout13",
+              "heldout14"):
         if s in fig["results"]:
             fig["target_failures"][s] = check_targets(fig["results"][s])
             print(f"\ntargets ({s}, hard part, now):", "NOT MET" if fig["target_failures"][s] else "PASS",
