@@ -239,6 +239,8 @@ EMAILS = [
     ("Thanks,\nJulie Berry\nOffice manager\nE xherrera at example dot net", "xherrera at example dot net",
      "email.spelled:a line of its own"),  # a signature's one-letter field name
     ("Thanks, andrews at yahoo dot com dot au", "andrews at yahoo dot com dot au", "email.spelled:mail provider yahoo"),
+    ("Wissels graag doorgeven aan dennis at example dot net.", "dennis at example dot net",
+     "email.spelled:after a preposition"),
 ]
 
 
@@ -338,6 +340,10 @@ LAYOUT = [
     ("Seit 1990 geöffnet. 📞 30 02 91", "30 02 91", "phone.context:📞"),
     ("Prenotazioni ☎️ 0344030905", "0344030905", "phone.context:☎️"),
     ("Tuviste un choque? Te atendemos en el 68 78 97 y te ayudamos.", "68 78 97", "phone.preposition:en el"),
+    ("Babysitterin gesucht – Rückmeldung an 0895282865", "0895282865", "phone.preposition:an"),
+    ("Il pleut. Dépannage auto 24/24 — 9550990552", "9550990552", "phone.label:Dépannage auto 24/24"),
+    ("Gsm trainer U11: 271 6037", "271 6037", "phone.context:Gsm"),  # a team's "U11" is no number between
+    ("Het feest is om acht uur. 0915013519 para confirmar a presença", "0915013519", "phone.entry:para confirmar"),
 ]
 
 
@@ -364,6 +370,9 @@ NOT_PHONES_BY_LAYOUT = [
     "Account holder no. 341 1932 — the automated phone line will ask for it.",
     "Gas safety certificate no. 1019 5254 7826, issued 02/28/2002; the engineer will ring.",
     "Flat 122, postcode 99582-2182 – the caretaker will text residents.",
+    "Paediatric first-aid certificate 38/996356 – text to ask which evenings are free.",
+    "Repair estimate 2023-172406: brake pads and discs, parts and labour; call us.",
+    "Tickets sold. 120 345 people came to see it.",           # thousands opening a sentence
 ]
 
 
@@ -393,3 +402,11 @@ def test_a_number_in_brackets_is_a_candidate() -> None:
     # "(" before a number is no longer a reason to skip it, unless it opens a call: "f(1234567)"
     assert "333 313 4251" in rules_of("Many thanks to Tina Fox (333 313 4251) for the gazebo.")
     assert rules_of("The value f(0612345678) is large, phone home.") == {}
+
+
+def test_a_one_letter_phone_note_after_the_number() -> None:
+    # North American (c)ell, (h)ome, (w)ork, (m)obile after the number
+    for text in ["Coach: 0712 175525 (c)", "Call 449 4898 (h) after 7 on weeknights"]:
+        number = text.split(": ")[-1].split(" (")[0] if ": " in text else "449 4898"
+        assert number in rules_of(text), text
+    assert rules_of("Temperature rose. Readings 1 234 567 (c) were noted.") == {}  # thousands are no phone

@@ -76,7 +76,7 @@ _MAIL_WORDS = re.compile(
     r"escrev\w*|enquir\w*|inquir\w*|question\w*|consulta\w*|domande|perguntas|vragen|rückfragen|mél|adres|direcci[oó]n|repl\w*|respond\w*|répon\w*|respuest\w*|respond\w*|rispost\w*|rispond\w*|respost\w*|antwo\w*|drop\s+(?:me\s+|us\s+)?a\s+line(?:\s+to)?|indirizzo|endereço|posta|kontakt\w*|contatt\w*|contato|stuur\w*|schrijf\w*)(?!\w)", re.IGNORECASE)
 MAIL_WORD_WINDOW = 40
 # "to", "at", "à", "a", "an", "naar", "para", "per": an address is written to or at someone
-_ADDRESS_PREPOSITION = re.compile(r"(?<!\w)(?:to|at|à|a|an|naar|para|per|pelo|al|au)\s$", re.IGNORECASE)
+_ADDRESS_PREPOSITION = re.compile(r"(?<!\w)(?:to|at|à|a|an|aan|naar|para|per|pelo|al|au)\s$", re.IGNORECASE)
 
 
 # A signature's one-letter field name: "E jroe at example dot com", "e. ...", "M: ..."

@@ -98,7 +98,7 @@ _PHONE_WORD = re.compile(PHONE_WORDS, _FLAGS)
 _COPULA = r"(?:is|was|ist|est|es|era|è|é|era|is nu|est le|es el|è il|é o)"
 _NUMBER_WORD = re.compile(rf"(?<!\w)(?:{_NUMBER})(?!\w)(?::[ ]?|[ ](?:{_COPULA}:?[ ])?(?=[0-9+(]))(?:\(?[0-9+])", _FLAGS)
 # Languages that name the phone after the number: "02778709658 numarasından", "070-1234-5678に電話".
-_AFTER = re.compile(r"[ ]?(?:numaras|numaral|nolu|に電話|までお電話|로 전화|번으로|\((?:tel|phone|mobile|fax|cell)\))",
+_AFTER = re.compile(r"[ ]?(?:numaras|numaral|nolu|に電話|までお電話|로 전화|번으로|\((?:tel|phone|mobile|fax|cell|c|h|w|m)\))",
                     _FLAGS)
 MAX_GAP = 32  # characters between the phone word and the number: "numéro de téléphone est le "
 
@@ -516,7 +516,7 @@ _LABEL_PUNCTUATION = " \t:.-–—|*/#>()[]"
 
 
 _BRACKETED = re.compile(r"\([^()\n]{0,40}\)")
-_ROUND_THE_CLOCK = re.compile(r"(?i)\b24[ ]?(?:h|hrs?|hours|horas|ore|stunden|heures|uur|/7)\b|\b24/7")
+_ROUND_THE_CLOCK = re.compile(r"(?i)\b24[ ]?(?:h|hrs?|hours|horas|ore|stunden|heures|uur|/7|/24)\b|\b24/7|\b7j?/7\b")
 _SHORT_COUNT = re.compile(r"(?<![\w.,:/-])[0-9]{1,2}(?=[ ]?[^\W\d_])(?![ ]?(?:no|nr|n°|nº)\b)")  # "sous 48 h", "7 days"
 _QUESTION_LEAD = re.compile(r"^[^\W\d_][\w ’']{0,24}\?\s+(?=[^\W\d_])")
 
@@ -581,7 +581,9 @@ OTHER_NUMBER_LABELS = (
     "inventario",
     "count", "size", "length", "height", "weight", "area", "volume", "capacity", "distance", "duration", "population",
     "postcode", "postal code", "zip", "zip code", "plz", "postleitzahl", "code postal", "código postal", "cep", "cap",
-    "postcode", "application", "attendance", "usage", "anzahl", "größe", "nombre", "taille", "cantidad", "tamaño", "numero di", "quantità", "aantal",
+    "postcode", "application", "certificate", "zertifikat", "certificat", "certificado", "certificato", "certificaat",
+    "quote", "estimate", "devis", "angebot", "kostenvoranschlag", "presupuesto", "preventivo", "orçamento", "offerte",
+    "attendance", "usage", "anzahl", "größe", "nombre", "taille", "cantidad", "tamaño", "numero di", "quantità", "aantal",
 )
 _OTHER_LABEL = re.compile(
     r"(?<!\w)(?:" + "|".join(map(re.escape, sorted(set(OTHER_NUMBER_LABELS), key=len, reverse=True))) + r")"
@@ -642,7 +644,7 @@ def context_word_near(text: str, start: int, end: int, words: "re.Pattern[str]",
                 continue  # the line above is no label, or the number's line starts with something else
         else:
             gap = text[m.end():start]
-            if any(c.isdigit() for c in gap) or not _gap_ok(gap) or (tight and gap.strip(_LABEL_PUNCTUATION)):
+            if _NUMBER_IN.search(gap) or not _gap_ok(gap) or (tight and gap.strip(_LABEL_PUNCTUATION)):
                 continue
         best = m.group()
     if best is not None:
@@ -655,7 +657,7 @@ def context_word_near(text: str, start: int, end: int, words: "re.Pattern[str]",
             break
         if not after_comma and "," in gap:
             break  # "Plate 34/559429, phone the owner": the number has its own label; the word is the next clause's
-        if not any(c.isdigit() for c in gap) and _gap_ok(gap.rstrip(" .")) and not _SENTENCE_BREAK.match(gap):
+        if not _NUMBER_IN.search(gap) and _gap_ok(gap.rstrip(" .")) and not _SENTENCE_BREAK.match(gap):
             return m.group()
     return None
 
@@ -828,6 +830,8 @@ def _note_alone(text: str, start: int) -> bool:
     return start == 0 or head.endswith("\n") or bool(re.search(r"(?:[.!?]|[|·:;,–—-])\s$", head))
 
 
+# a number in the text between word and number; digits inside a word ("U11", "A4") are part of a name
+_NUMBER_IN = re.compile(r"(?<!\w)[0-9]")
 _CELL_SEPARATORS = ("|", "/", "\t", ";", "·")
 _SENTENCE_BREAK = re.compile(r"^[ ]?[.!?][ ]+$")  # "2108 6754 9620. Phone ...": the word opens the next sentence
 
@@ -870,7 +874,7 @@ def table_column_word(text: str, start: int, end: int, words: "re.Pattern[str]")
 # 0357-9831315 entgegen": a preposition right before a number laid out as phones are (an area code in
 # brackets or a leading 0, 9-11 digits in one run, or groups that are not thousands -- national_shape -- nor a
 # clock time).
-_PREPOSITION = re.compile(r"(?:^|[\s(])(?P<p>au|al|en el|unter|op|via|pelo|no número|on|at)[ ]$", re.IGNORECASE)
+_PREPOSITION = re.compile(r"(?:^|[\s(])(?P<p>au|al|en el|unter|an|op|naar|via|pelo|no número|através d[oe]|tramite|on|at)[ ]$", re.IGNORECASE)
 
 
 _CLOCK_TIME = re.compile(r"(?:[01][0-9]|2[0-3])[ .:](?:[0-5][0-9])(?:[ .:][0-5][0-9])?")
@@ -890,6 +894,16 @@ def _preposition_before(text: str, match: re.Match) -> str | None:
 # A number that opens its line or sentence and is followed by what it is: "0249375433 – taxi conventionné",
 # "(03935) 90500 (Salon, Di–Sa)", "70 241864, c'est la ligne de la ferme": a directory entry. Prose does not open a sentence with a national-shaped number.
 _SENTENCE_START = re.compile(r"(?:^|\n|[.!?;][ ]+|[.!?][\"'”»)][ ]+)\Z")
+_WORD_AFTER = re.compile(r"[ ](?P<word>[a-zà-ÿ]{2,}[ ][a-zà-ÿ]{2,})")
+
+
+def _phone_only_layout(match: re.Match) -> bool:
+    """A leading 0 or an area code in brackets, 9-11 digits in one run, or three groups and more."""
+    body = (match["cc"] or "") + match["body"]
+    groups = _DIGIT_GROUPS.findall(body)
+    return body.startswith(("0", "(0")) or (len(groups) == 1 and 9 <= len(groups[0]) <= 11) or len(groups) >= 3
+
+
 _BRACKET_AFTER = re.compile(r"[ ]\((?P<note>[^\W\d_][^()\n]{0,60})\)")
 _ENTRY_AFTER = re.compile(r"[ ]?(?:[–—:]|(?<=[ ])-(?=[ ])|,)[ ]?[^\W\d_]")
 
@@ -905,6 +919,9 @@ def _directory_entry(text: str, match: re.Match) -> str | None:
     after = _ENTRY_AFTER.match(text, match.end())
     if after is not None:
         return after.group().strip()
+    word = _WORD_AFTER.match(text, match.end())
+    if word is not None and _phone_only_layout(match):
+        return word["word"]  # "915013519 para confirmar a presença"
     note = _BRACKET_AFTER.match(text, match.end())
     return None if note is None or _QUANTITY_NOTE.match(note["note"].strip()) else f"({note['note']})"
 
@@ -969,7 +986,7 @@ def _bracketed_in_sentence(text: str, match: re.Match, words: "re.Pattern[str]")
 # laid out nationally follows a label of its own is what says "phone" (labels of other numbers are refused
 # first: "Order no.", "Policy", "Card"). Without a colon or a dash the label is at most three words and the
 # number laid out only as phones are.
-_OWN_LABEL = re.compile(r"(?:^|\n|[.!?;|·•][ ]+)(?P<label>[A-ZÀ-Ý][^\n.!?;|·•:0-9]{0,48}?)[ ]?(?P<sep>[:–—]|[ ]-|)[ ]?\Z")
+_OWN_LABEL = re.compile(r"(?:^|\n|[.!?;|·•][ ]+)(?P<label>[A-ZÀ-Ý][^\n.!?;|·•:]{0,48}?)[ ]?(?P<sep>[:–—]|[ ]-|)[ ]?\Z")
 _AFTER_LABELLED = re.compile(r"[ ]?(?:$|\n|[.,;)|·•](?:\s|$)|[ ]+[A-ZÀ-Ý(])")
 
 
@@ -984,10 +1001,7 @@ def _own_label(text: str, match: re.Match) -> str | None:
     if not m["sep"].strip():
         if not any(c.islower() for c in label):
             return None  # "BN 445 24 52": a code, not a word
-        body = (match["cc"] or "") + match["body"]
-        groups = _DIGIT_GROUPS.findall(body)
-        if len(words) > 3 or not (body.startswith(("0", "(0")) or (len(groups) == 1 and 9 <= len(groups[0]) <= 11)
-                                  or len(groups) >= 3):
+        if len(words) > 3 or not _phone_only_layout(match):
             return None
     return label
 
