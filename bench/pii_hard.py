@@ -78,6 +78,7 @@ Everything is a pure function of the mirror files, Faker 40.54.0 and the seeds.
 from __future__ import annotations
 
 import argparse
+import datetime
 import hashlib
 import io
 import json
@@ -159,6 +160,9 @@ SPLITS = {
                               "pt_BR", "nl_NL")},
 }
 PER_LOCALE = 140
+# Faker's date() draws between 1970 and its end, "now" by default: a fixed end keeps a split's bytes the same
+# from one day to the next
+DATES_UNTIL = datetime.datetime(2026, 12, 3, 12, 0, 0)
 PHONE_CATEGORIES = ("same_line", "line_above", "after", "sentence", "form", "address", "prose_no_cue")
 HARD_CATEGORIES = ("line_above", "after", "sentence", "form", "address")
 EMAIL_FORMS = ("plain", "paren", "bracket_dot", "paren_dot", "spelled", "spelled_upper")
@@ -2240,8 +2244,8 @@ def distractor_values(fake, rng: random.Random) -> dict[str, str]:
         "ord2": f"{rng.randint(100000, 999999)}",
         "isbn": rng.choice((fake.isbn13(), fake.isbn10())),
         "inv": rng.choice((f"{year}-{digits(6)}", f"INV-{digits(7)}", f"{year}/{digits(4)}")),
-        "date": rng.choice((fake.date(pattern="%d.%m.%Y"), fake.date(pattern="%Y-%m-%d"), fake.date(pattern="%d/%m/%Y"),
-                            fake.date(pattern="%m/%d/%Y"))),
+        "date": rng.choice(tuple(fake.date(pattern=p, end_datetime=DATES_UNTIL)
+                                 for p in ("%d.%m.%Y", "%Y-%m-%d", "%d/%m/%Y", "%m/%d/%Y"))),
         "price": rng.choice((fake.pricetag(), f"€ {rng.randint(1, 999)} {rng.randint(100, 999)}",
                              f"{rng.randint(1, 99)} {rng.randint(100, 999)},{digits(2)} €", f"${rng.randint(1, 999):,}.{digits(2)}")),
         "score": rng.choice((f"{rng.randint(0, 5)}-{rng.randint(0, 5)}", f"{rng.randint(60, 130)}-{rng.randint(60, 130)}",
