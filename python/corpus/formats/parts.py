@@ -54,10 +54,13 @@ def read_parquet(source, columns: Sequence[str] | None = None, filters: list[tup
     """A Parquet file (path or buffer) as a table, through `pq.ParquetFile`, never `pq.read_table`: that
     one scans with pyarrow.dataset, whose threads can abort the interpreter at exit ("terminate called
     without an active exception", pyarrow 26: about one `corpus rejects` in three here) and whose import
-    costs ~26 MB. `filters`: conjunctive (column, "=" | "!=" | "in", value) triples."""
+    costs ~26 MB. Without Arrow's thread pool either (use_threads=False, as PartReader reads): a `corpus
+    rejects` under load still aborted at exit once in a full test run with the pool's threads alive, and a
+    stage worker is one of several processes on the machine already. `filters`: conjunctive (column, "=" |
+    "!=" | "in", value) triples."""
     filters = filters or []
     wanted = None if columns is None else list(dict.fromkeys([*columns, *(f[0] for f in filters)]))
-    table = pq.ParquetFile(source).read(columns=wanted)
+    table = pq.ParquetFile(source).read(columns=wanted, use_threads=False)
     if filters:
         mask = None
         for column, op, value in filters:
