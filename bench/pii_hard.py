@@ -68,8 +68,9 @@ digit sentences of BoolQ and LAMBADA) was scored once with the rules of 749eaf5:
 0.965, e-mail recall 0.991, every target met. ``heldout14`` (seed 15; en_CA en_NZ en_GB de_AT de_DE fr_CH
 fr_FR es_CO es_ES it_IT pt_BR nl_NL -- fr_CH for fr_BE and it_IT for it_CH, whose addresses Faker does not know;
 templates O, written fresh after heldout13's score by a writer who had read only this file, not the rules; digit
-sentences of BoolQ and LAMBADA) is not scored yet. The targets are judged on each held-out split's hardest part: every phone category except same_line and prose_no_cue (a label right before the number: the
-old rules already worked; no cue at all: nothing can), plus the distractor and real-sentence documents for
+sentences of BoolQ and LAMBADA) was scored once with the rules of 027fdbc (after heldout13's errors): phone recall
+0.933, precision 0.986, e-mail recall 0.975. The targets are judged on each held-out split's hardest part: every
+phone category except same_line and prose_no_cue (a label right before the number: the old rules already worked; no cue at all: nothing can), plus the distractor and real-sentence documents for
 precision. Targets: phone recall and precision >= 0.95 there; e-mail recall (all forms) >= 0.99.
 
 Everything is a pure function of the mirror files, Faker 40.54.0 and the seeds.
@@ -151,7 +152,7 @@ SPLITS = {
     "heldout13": {"seed": 14, "templates": "N", "parity": None,
                   "locales": ("en_US", "en_GB", "en_IE", "de_DE", "de_CH", "fr_FR", "fr_CA", "es_ES", "es_AR", "it_IT",
                               "pt_PT", "nl_BE")},
-    # written after heldout13 was scored, by a writer who had read only this file, not the rules; not scored yet.
+    # written after heldout13 was scored, by a writer who had read only this file, not the rules; scored once.
     # Asked for en_CA en_NZ en_GB de_AT de_DE fr_BE fr_FR es_CO es_ES it_CH pt_BR nl_NL; Faker 40.54.0 knows only
     # names of fr_BE (its numbers and addresses would be en_US ones) and has no names or addresses of it_CH (en_US
     # ones), so fr_CH stands in for fr_BE and it_IT for it_CH
@@ -202,6 +203,8 @@ FIRST_SHOTS = {
                   "phone_true": "759/813", "email_recall": 0.986},
     "heldout13": {"rules_commit": "749eaf5", "phone_recall": 0.983, "phone_found": "767/780", "phone_precision": 0.965,
                   "phone_true": "767/795", "email_recall": 0.991},
+    "heldout14": {"rules_commit": "027fdbc", "phone_recall": 0.933, "phone_found": "728/780", "phone_precision": 0.986,
+                  "phone_true": "728/738", "email_recall": 0.975},
 }
 
 # --------------------------------------------------------------------------- templates

@@ -118,6 +118,7 @@ def test_address_block_is_conservative() -> None:
 def test_a_number_word_with_is_and_a_note_after_the_number() -> None:
     assert "phone.word_before:number is" in rules_of("Her new number is 94 22 17.")["94 22 17"]
     assert "phone.word_before:number was" in rules_of("His number was 3595572741.")["3595572741"]
+    assert "phone.word_before:Nummer lautet" in rules_of("Die neue Nummer lautet 08997 17017.")["08997 17017"]
     assert rules_of("The number is 1234567.") == {}  # a count: an ungrouped number of 7 digits
     # a bracketed note, then the next sentence; round-the-clock notes
     assert "phone.note:(weekdays)" in rules_of("Questions? 449 4898 (weekdays) We reply within a day.")["449 4898"]
@@ -241,6 +242,8 @@ EMAILS = [
     ("Thanks, andrews at yahoo dot com dot au", "andrews at yahoo dot com dot au", "email.spelled:mail provider yahoo"),
     ("Wissels graag doorgeven aan dennis at example dot net.", "dennis at example dot net",
      "email.spelled:after a preposition"),
+    ("Cheryl Thomas\nFreelance developer\nkaitlyn AT EXAMPLE DOT ORG · www.example.dev", "kaitlyn AT EXAMPLE DOT ORG",
+     "email.spelled:a line of its own"),
 ]
 
 
@@ -344,6 +347,8 @@ LAYOUT = [
     ("Il pleut. Dépannage auto 24/24 — 9550990552", "9550990552", "phone.label:Dépannage auto 24/24"),
     ("Gsm trainer U11: 271 6037", "271 6037", "phone.context:Gsm"),  # a team's "U11" is no number between
     ("Het feest is om acht uur. 0915013519 para confirmar a presença", "0915013519", "phone.entry:para confirmar"),
+    ("Sie erreichen sie werktags von 8 bis 16 Uhr auf 51 73 69.", "51 73 69", "phone.preposition:auf"),
+    ("Es war so. 04-67106529 ← swarm line, only in season", "04-67106529", "phone.entry:← s"),
 ]
 
 
@@ -373,6 +378,7 @@ NOT_PHONES_BY_LAYOUT = [
     "Paediatric first-aid certificate 38/996356 – text to ask which evenings are free.",
     "Repair estimate 2023-172406: brake pads and discs, parts and labour; call us.",
     "Tickets sold. 120 345 people came to see it.",           # thousands opening a sentence
+    "Apartment swap agreement 2437 1271 5566: the exchange starts soon; call the owners.",
 ]
 
 

@@ -79,6 +79,7 @@ MAIL_WORD_WINDOW = 40
 _ADDRESS_PREPOSITION = re.compile(r"(?<!\w)(?:to|at|à|a|an|aan|naar|para|per|pelo|al|au)\s$", re.IGNORECASE)
 
 
+_WEB_AFTER = re.compile(r"^\s*[·•|/–—-]\s*(?:https?://|www\.)\S+\s*$")
 # A signature's one-letter field name: "E jroe at example dot com", "e. ...", "M: ..."
 _FIELD_LETTER = re.compile(r"[A-Za-z]\.?")
 # [aA][tT]\s?[)\]}>], written closing bracket first (re then scans for one character, ~1.5x faster)
@@ -145,7 +146,8 @@ class ObfuscatedEmailRecognizer(LocalRecognizer):
         line_end = text.find("\n", match.end())
         line_end = len(text) if line_end < 0 else line_end
         head = text[line_start:match.start()].strip(" \t:-|>*")
-        if (not head or _FIELD_LETTER.fullmatch(head)) and not text[match.end():line_end].strip(" \t.;,|"):
+        tail = _WEB_AFTER.sub("", text[match.end():line_end])  # "· www.example.dev" closing a signature line
+        if (not head or _FIELD_LETTER.fullmatch(head)) and not tail.strip(" \t.;,|"):
             return "email.spelled", "a line of its own"  # a contact block's line ("E jroe at ..."), not prose
         return None
 

@@ -95,7 +95,7 @@ _NUMBER = "|".join(re.escape(s) for s in sorted(_NUMBER_WORDS, key=len, reverse=
 _CJK = "|".join(re.escape(s) for s in _CJK_STEMS)
 PHONE_WORDS = rf"(?:(?<!\w)(?:{_WORDS})[\w]*|(?<!\w)(?:{_ABBR})(?!\w)|(?:{_CJK})\w*)"
 _PHONE_WORD = re.compile(PHONE_WORDS, _FLAGS)
-_COPULA = r"(?:is|was|ist|est|es|era|è|é|era|is nu|est le|es el|è il|é o)"
+_COPULA = r"(?:is|was|ist|lautet|est|es|era|è|é|era|is nu|est le|es el|è il|é o)"
 _NUMBER_WORD = re.compile(rf"(?<!\w)(?:{_NUMBER})(?!\w)(?::[ ]?|[ ](?:{_COPULA}:?[ ])?(?=[0-9+(]))(?:\(?[0-9+])", _FLAGS)
 # Languages that name the phone after the number: "02778709658 numarasından", "070-1234-5678に電話".
 _AFTER = re.compile(r"[ ]?(?:numaras|numaral|nolu|に電話|までお電話|로 전화|번으로|\((?:tel|phone|mobile|fax|cell|c|h|w|m)\))",
@@ -180,7 +180,8 @@ _DETERMINERS = frozenset("a an the my your his her our their its this that these
                          "el los las una al del mi tu su nuestro nuestra por para con en "
                          "il lo gli uno della dello dei al allo alla col nel sul mio mia tuo tua suo sua nostro "
                          "o os um uma do da dos das ao à no na nos pelo pela meu minha seu teu nosso através "
-                         "het een mijn uw zijn haar ons onze op naar bij met".split())
+                         "het een mijn uw zijn haar ons onze op naar bij met "
+                         "neue neuen alte alten nouveau nouvelle ancien nuevo nueva nuovo nuova novo nova nieuwe oude".split())
 _DEFAULT_WORDS = None
 
 
@@ -582,6 +583,7 @@ OTHER_NUMBER_LABELS = (
     "count", "size", "length", "height", "weight", "area", "volume", "capacity", "distance", "duration", "population",
     "postcode", "postal code", "zip", "zip code", "plz", "postleitzahl", "code postal", "código postal", "cep", "cap",
     "postcode", "application", "certificate", "zertifikat", "certificat", "certificado", "certificato", "certificaat",
+    "agreement", "contract", "vertrag", "contrat", "contrato", "contratto", "overeenkomst", "listing",
     "quote", "estimate", "devis", "angebot", "kostenvoranschlag", "presupuesto", "preventivo", "orçamento", "offerte",
     "attendance", "usage", "anzahl", "größe", "nombre", "taille", "cantidad", "tamaño", "numero di", "quantità", "aantal",
 )
@@ -874,7 +876,7 @@ def table_column_word(text: str, start: int, end: int, words: "re.Pattern[str]")
 # 0357-9831315 entgegen": a preposition right before a number laid out as phones are (an area code in
 # brackets or a leading 0, 9-11 digits in one run, or groups that are not thousands -- national_shape -- nor a
 # clock time).
-_PREPOSITION = re.compile(r"(?:^|[\s(])(?P<p>au|al|en el|unter|an|op|naar|via|pelo|no número|através d[oe]|tramite|on|at)[ ]$", re.IGNORECASE)
+_PREPOSITION = re.compile(r"(?:^|[\s(])(?P<p>au|al|en el|unter|an|auf|op|naar|via|pelo|no número|através d[oe]|tramite|on|at)[ ]$", re.IGNORECASE)
 
 
 _CLOCK_TIME = re.compile(r"(?:[01][0-9]|2[0-3])[ .:](?:[0-5][0-9])(?:[ .:][0-5][0-9])?")
@@ -905,7 +907,7 @@ def _phone_only_layout(match: re.Match) -> bool:
 
 
 _BRACKET_AFTER = re.compile(r"[ ]\((?P<note>[^\W\d_][^()\n]{0,60})\)")
-_ENTRY_AFTER = re.compile(r"[ ]?(?:[–—:]|(?<=[ ])-(?=[ ])|,)[ ]?[^\W\d_]")
+_ENTRY_AFTER = re.compile(r"[ ]?(?:[–—:←]|<-|(?<=[ ])-(?=[ ])|,)[ ]?[^\W\d_]")
 
 
 def _directory_entry(text: str, match: re.Match) -> str | None:
