@@ -21,6 +21,7 @@ match, so presidio's context enhancer (which needs spaCy tokens) is not involved
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -182,22 +183,23 @@ _DETERMINERS = frozenset("a an the my your his her our their its this that these
                          "o os um uma do da dos das ao à no na nos pelo pela meu minha seu teu nosso através "
                          "het een mijn uw zijn haar ons onze op naar bij met "
                          "neue neuen alte alten nouveau nouvelle ancien nuevo nueva nuovo nuova novo nova nieuwe oude".split())
-_DEFAULT_WORDS = None
+
+
+@functools.cache
+def _default_words() -> "re.Pattern[str]":
+    return context_word_regex(DEFAULT_PHONE_CONTEXT)
 
 
 def _noun_before(text: str, start: int) -> str | None:
-    """The noun right before text[start:] (a word for "number"), if it is no phone word, context word or
-    determiner."""
-    global _DEFAULT_WORDS
+    """The noun right before text[start:] (a word for "number"), if it is no phone word, default context
+    word or determiner."""
     m = _WORD_BEFORE.search(text, max(0, start - 40), start)
     if m is None:
         return None
     noun = m["noun"]
-    if noun.lower() in _DETERMINERS or _PHONE_WORD.fullmatch(noun) or _PHONE_WORD.match(noun):
+    if noun.lower() in _DETERMINERS or _PHONE_WORD.match(noun) or _default_words().match(noun):
         return None
-    if _DEFAULT_WORDS is None:
-        _DEFAULT_WORDS = context_word_regex(DEFAULT_PHONE_CONTEXT)
-    return None if _DEFAULT_WORDS.match(noun) else noun
+    return noun
 
 
 def _phone_word_after(text: str, end: int) -> str | None:
@@ -582,7 +584,7 @@ OTHER_NUMBER_LABELS = (
     "inventario",
     "count", "size", "length", "height", "weight", "area", "volume", "capacity", "distance", "duration", "population",
     "postcode", "postal code", "zip", "zip code", "plz", "postleitzahl", "code postal", "código postal", "cep", "cap",
-    "postcode", "application", "certificate", "zertifikat", "certificat", "certificado", "certificato", "certificaat",
+    "application", "certificate", "zertifikat", "certificat", "certificado", "certificato", "certificaat",
     "agreement", "contract", "vertrag", "contrat", "contrato", "contratto", "overeenkomst", "listing",
     "quote", "estimate", "devis", "angebot", "kostenvoranschlag", "presupuesto", "preventivo", "orçamento", "offerte",
     "attendance", "usage", "anzahl", "größe", "nombre", "taille", "cantidad", "tamaño", "numero di", "quantità", "aantal",
@@ -894,7 +896,8 @@ def _preposition_before(text: str, match: re.Match) -> str | None:
 
 
 # A number that opens its line or sentence and is followed by what it is: "0249375433 – taxi conventionné",
-# "(03935) 90500 (Salon, Di–Sa)", "70 241864, c'est la ligne de la ferme": a directory entry. Prose does not open a sentence with a national-shaped number.
+# "(03935) 90500 (Salon, Di–Sa)", "70 241864, c'est la ligne de la ferme": a directory entry. Prose does not
+# open a sentence with a national-shaped number.
 _SENTENCE_START = re.compile(r"(?:^|\n|[.!?;][ ]+|[.!?][\"'”»)][ ]+)\Z")
 _WORD_AFTER = re.compile(r"[ ](?P<word>[a-zà-ÿ]{2,}[ ][a-zà-ÿ]{2,})")
 
@@ -943,7 +946,7 @@ def _email_beside(text: str, match: re.Match) -> str | None:
 
 
 # A person's name right before the number, the number in brackets or after a comma: "Many thanks to Tina Fox
-# (3333134251)", "sort something out with John Thomas, 01-65130133", "Peter Whyte (7268498)\n42 Harris Line".
+# (333 313 4251)", "sort something out with John Thomas, 01-65130133", "Ashleigh Wallis (29 49 97)\n1 Fuller Avenue".
 # Two to five capitalised words (titles and particles allowed), the last not an abbreviation.
 _PERSON_BEFORE = re.compile(
     rf"(?<![\w.])(?:(?:Mr|Mrs|Ms|Dr|Prof|Sr|Sra|Hr|Fr|Mme|M|Dott|Ing|Dipl\.-Ing)\.?[ ])?"
