@@ -2,7 +2,7 @@
 addresses, and real sentences whose digit groups are not phones. Builds it, scores the scrub on it,
 writes bench/results/pii-hard-<date>.json.
 
-    python bench/pii_hard.py [--split tune|heldout|heldout2..heldout14|all] [--show-errors] [--json PATH] [--mirror DIR]
+    python bench/pii_hard.py [--split tune|heldout|heldout2..heldout15|all] [--show-errors] [--json PATH] [--mirror DIR]
     python bench/pii_hard.py --dump DIR       # write tune.jsonl and heldout.jsonl, print their sha256
 
 Documents (``{"id", "split", "locale", "category", "text", "spans": [[start, end, type], ...]}``), each
@@ -69,7 +69,9 @@ digit sentences of BoolQ and LAMBADA) was scored once with the rules of 749eaf5:
 fr_FR es_CO es_ES it_IT pt_BR nl_NL -- fr_CH for fr_BE and it_IT for it_CH, whose addresses Faker does not know;
 templates O, written fresh after heldout13's score by a writer who had read only this file, not the rules; digit
 sentences of BoolQ and LAMBADA) was scored once with the rules of 027fdbc (after heldout13's errors): phone recall
-0.933, precision 0.986, e-mail recall 0.975. The targets are judged on each held-out split's hardest part: every
+0.933, precision 0.986, e-mail recall 0.975. ``heldout15`` (seed 16; en_US en_AU en_IE de_DE de_CH fr_FR fr_CA
+es_ES es_MX it_IT pt_PT nl_BE; templates P, written fresh after heldout14's score by a writer who had read only this
+file, not the rules; digit sentences of BoolQ and LAMBADA) is not scored yet. The targets are judged on each held-out split's hardest part: every
 phone category except same_line and prose_no_cue (a label right before the number: the old rules already worked; no cue at all: nothing can), plus the distractor and real-sentence documents for
 precision. Targets: phone recall and precision >= 0.95 there; e-mail recall (all forms) >= 0.99.
 
@@ -159,6 +161,12 @@ SPLITS = {
     "heldout14": {"seed": 15, "templates": "O", "parity": None,
                   "locales": ("en_CA", "en_NZ", "en_GB", "de_AT", "de_DE", "fr_CH", "fr_FR", "es_CO", "es_ES", "it_IT",
                               "pt_BR", "nl_NL")},
+    # written after heldout14 was scored, by a writer who had read only this file, not the rules; not scored yet.
+    # As in heldout11 and heldout13, Faker 40.54.0 has no phone numbers of its own for en_IE and fr_CA (North American
+    # ones); their names and addresses are their own
+    "heldout15": {"seed": 16, "templates": "P", "parity": None,
+                  "locales": ("en_US", "en_AU", "en_IE", "de_DE", "de_CH", "fr_FR", "fr_CA", "es_ES", "es_MX", "it_IT",
+                              "pt_PT", "nl_BE")},
 }
 PER_LOCALE = 140
 # Faker's date() draws between 1970 and its end, "now" by default: a fixed end keeps a split's bytes the same
@@ -2174,6 +2182,399 @@ DISTRACTOR_T["O"] = [
 ]
 
 
+# Set P (heldout15): written after heldout14's score by a writer who read only this file, not the rules.
+_PHONE_P = {
+    "en": {"same_line": ["Box office (Tue–Sat from noon): {x}", "Ward 7B nurses' station – tel {x}",
+                         "Cake & bread orders ph {x}", "Cub Scout leader {n}, mob {x}",
+                         "Ferry terminal info line {x}", "Requests during the show: {x}",
+                         "Same-day flower delivery, order on {x}"],
+           "line_above": ["{c}\nBox office & group bookings\n{x}\nwww.example.ie",
+                          "Visiting hours 2–4pm and 6.30–8pm\nTo ask after a patient, ring the ward\n{x}",
+                          "Riverside Scout Group\nGroup Scout Leader: {n}\nMobile\n{x}",
+                          "{c}\nBread & cake orders – please phone the day before\n{x}",
+                          "Angling club – bailiff on duty\n(permits, night fishing, lost gear)\n{x}",
+                          "{n}\nTax agent · BAS & individual returns\nPh\n{x}\n{e}",
+                          "Home care – on-call coordinator (nights & weekends)\n{x}\n{c}"],
+           "after": ["{x} (box office – answerphone outside opening hours)",
+                     "{x} – ward phone, please avoid calling at shift handover",
+                     "{x} (Cubs leader – text rather than call on meeting nights)",
+                     "{x}, that's the bakery landline, we can't take orders by text",
+                     "{x} – on-air studio, live shows only",
+                     "{x} (gym reception, staffed 6am–10pm)",
+                     "{n}: {x} (mob) – ghillie, knows the river well"],
+           "sentence": ["Members of the cinema club can reserve seats for Friday's screening by ringing {n} on {x} no later "
+                        "than Thursday evening.",
+                        "Lovely week at the cottage! When the hot water went on day two we rang the owner on {x} and she "
+                        "had a plumber round within the hour.",
+                        "Hi {n}, just a heads-up that the kitchen tap in the flat is dripping again – if the plumber needs "
+                        "to sort out access he can call me directly at {x}.",
+                        "Donors who can't make the morning session at the parish hall are welcome in the afternoon; to book "
+                        "a slot, or to check whether you're able to give blood, call the donor line on {x}.",
+                        "Looking for someone to swap English for Italian over coffee once a week – I'm {n}, living in "
+                        "Fitzroy, and you can text me on {x}.",
+                        "If your mum's carer hasn't turned up within half an hour of the scheduled visit, please phone the "
+                        "agency's on-call coordinator at {x} and we'll send someone else.",
+                        "The recycling centre no longer takes paint or gas bottles without a booking – residents can "
+                        "arrange a drop-off slot by calling {x}."],
+           "form": ["Donor name: {n}\nDate of birth: –\nMobile for appointment reminders: {x}\nEmail: {e}",
+                    "Class | Instructor | Instructor's phone\nSpin, Mon 6am | {n} | {x}",
+                    "Client: {n} · Tax year: current · Preferred phone: {x} · Email: {e}",
+                    "Order for: {n}\nPick-up: Saturday, 9am\nItems: 2 sourdough, 1 dozen scones\nPh: {x}",
+                    "| Patrol | Leader | Parent contact |\n|---|---|---|\n| Kestrels | {n} | {x} |",
+                    "Next of kin: {n}   Relationship: daughter   Tel. (day/evening): {x}",
+                    "Wedding shoot enquiry — Couple: {n} — Venue: {c} — Best contact no.: {x} — Email: {e}"],
+           "prose_no_cue": ["Gorgeous flowers for Mum's birthday from {n}'s little shop on Main Street ({x}), would order "
+                            "again.",
+                            "Plant swap at the community hall on Sunday, bring whatever you don't need. {n}, {x}.",
+                            "Fresh bait and hand-tied flies from {n} at the slipway, {x}, most mornings from dawn.",
+                            "Spare ticket for Saturday's matinee, row G, face value – {n} {x}",
+                            "Book of condolence: thank you all for your kind words. {n} and family · {x}",
+                            "Conversation partner wanted for Spanish; {n}, {x}, evenings in Cork."]},
+    "de": {"same_line": ["Theaterkasse (Di–Sa ab 12 Uhr): {x}", "Stationszimmer Station 4 – Tel. {x}",
+                         "Tortenbestellungen bitte unter {x}", "Wölfli-Leitung {n}, Natel {x}",
+                         "Fahrplanauskunft Fähre: {x}", "Studiotelefon während der Sendung: {x}",
+                         "Blumen {c} – Bestellungen für Trauerfloristik {x}"],
+           "line_above": ["{c}\nKartenvorverkauf & Gruppenreservierungen\n{x}",
+                          "Besuchszeiten täglich 14–19 Uhr\nAuskunft über Patienten telefonisch nur an Angehörige\n{x}",
+                          "Pfadfinderstamm Falkenstein\nStammesführung: {n}\nHandy\n{x}",
+                          "Bäckerei {c}\nVorbestellungen bitte bis 17 Uhr am Vortag\n{x}",
+                          "Fischereiverein – Gewässerwart\n(Tageskarten, Nachtangeln, Fangmeldung)\n{x}",
+                          "{n}\nSteuerberaterin · Lohn- und Einkommensteuer\nTel.\n{x}\n{e}",
+                          "Spitex {c} – Pikettdienst nachts und am Wochenende\n{x}"],
+           "after": ["{x} (Theaterkasse – außerhalb der Öffnungszeiten AB)",
+                     "{x} – Stationstelefon, bitte nicht während der Übergabe anrufen",
+                     "{x} (Leiterhandy, an Gruppenstunden lieber SMS)",
+                     "{x} ist der Festnetzanschluss der Backstube, per SMS nehmen wir keine Bestellungen an",
+                     "{x} – Studio, nur während Live-Sendungen besetzt",
+                     "{x} (Empfang Fitnessstudio, 6–22 Uhr)",
+                     "{n}: {x} (Natel) – Fischereiaufseher, kennt die Strecke"],
+           "sentence": ["Mitglieder des Filmclubs können Plätze für die Freitagsvorstellung reservieren, indem sie bis "
+                        "Donnerstagabend {n} unter {x} anrufen.",
+                        "Tolle Woche im Ferienhaus! Als am zweiten Tag das Warmwasser ausfiel, haben wir die Vermieterin "
+                        "unter {x} angerufen, und eine Stunde später war der Installateur da.",
+                        "Hallo {n}, der Wasserhahn in der Küche tropft schon wieder – falls der Handwerker einen Termin "
+                        "braucht, kann er mich direkt unter {x} erreichen.",
+                        "Wer den Vormittagstermin der Blutspende im Gemeindehaus nicht schafft, kann auch nachmittags kommen; "
+                        "Termine und Fragen zur Spendetauglichkeit beim Spenderservice unter {x}.",
+                        "Suche Tandempartner/in: ich spreche Deutsch und möchte mein Französisch verbessern, einmal pro "
+                        "Woche auf einen Kaffee in Zürich – schreibt mir eine SMS an {x}, Gruss {n}.",
+                        "Sollte die Pflegekraft eine halbe Stunde nach dem vereinbarten Einsatz noch nicht da sein, rufen "
+                        "Sie bitte die Einsatzleitung unter {x} an.",
+                        "Farben, Lacke und Gasflaschen nimmt der Wertstoffhof nur noch nach Anmeldung an – einen "
+                        "Abgabetermin bekommen Sie telefonisch unter {x}."],
+           "form": ["Spender/in: {n}\nGeburtsdatum: –\nHandy für Terminerinnerungen: {x}\nE-Mail: {e}",
+                    "Kurs | Trainer/in | Telefon Trainer/in\nSpinning, Mo 6 Uhr | {n} | {x}",
+                    "Mandant/in: {n} · Veranlagungsjahr: laufend · Rückrufnummer: {x} · E-Mail: {e}",
+                    "Bestellung für: {n}\nAbholung: Samstag, 9 Uhr\nArtikel: 2 Bauernbrote, 1 Zopf\nTel.: {x}",
+                    "| Sippe | Leiter/in | Kontakt Eltern |\n|---|---|---|\n| Füchse | {n} | {x} |",
+                    "Angehörige/r: {n}   Verhältnis: Tochter   Tel. (tagsüber/abends): {x}",
+                    "Anfrage Hochzeitsreportage — Brautpaar: {n} — Location: {c} — Erreichbar unter: {x} — Mail: {e}"],
+           "prose_no_cue": ["Wunderschöne Blumen zum Geburtstag meiner Mutter aus dem kleinen Laden von {n} in der "
+                            "Hauptstraße ({x}), gerne wieder.",
+                            "Pflanzentausch am Sonntag im Gemeindesaal, bringt mit, was ihr nicht mehr braucht. {n}, {x}.",
+                            "Frische Köder und selbstgebundene Fliegen bei {n} am Bootssteg, {x}, meist ab Sonnenaufgang.",
+                            "Eine Karte übrig für die Sonntagsmatinee, Reihe G, zum Originalpreis – {n} {x}",
+                            "Kondolenzbuch: Danke für die vielen lieben Worte. {n} und Familie · {x}",
+                            "Sprachpartner für Spanisch gesucht; {n}, {x}, abends in Basel."]},
+    "fr": {"same_line": ["Billetterie (du mardi au samedi dès 12 h) : {x}", "Poste de soins, unité 4B – tél. {x}",
+                         "Commandes de gâteaux au {x}", "Akela (louveteaux), {n}, cell. {x}",
+                         "Traverse – renseignements : {x}", "Ligne des auditeurs pendant l'émission : {x}",
+                         "Fleuriste {c} – livraison le jour même {x}"],
+           "line_above": ["{c}\nBilletterie et réservations de groupe\n{x}",
+                          "Heures de visite : 14 h – 20 h\nPour prendre des nouvelles d'un patient, appelez le poste\n{x}",
+                          "Groupe scout Saint-Laurent\nResponsable de groupe : {n}\nCellulaire\n{x}",
+                          "Boulangerie {c}\nCommandes la veille avant 17 h\n{x}",
+                          "AAPPMA – garde-pêche de permanence\n(cartes, pêche de nuit, déclarations)\n{x}",
+                          "{n}\nExpert-comptable · Déclarations de revenus\nTél.\n{x}\n{e}",
+                          "Aide à domicile {c} – astreinte nuits et week-ends\n{x}"],
+           "after": ["{x} (billetterie – répondeur en dehors des heures d'ouverture)",
+                     "{x} – poste de soins, évitez les heures de relève svp",
+                     "{x} (cell. de l'animateur, texto de préférence les soirs de réunion)",
+                     "{x}, c'est le fixe du fournil, pas de commandes par SMS",
+                     "{x} – studio, en ondes seulement",
+                     "{x} (accueil de la salle de sport, de 6 h à 22 h)",
+                     "{n} : {x} (portable) – garde-pêche, connaît bien la rivière"],
+           "sentence": ["Les membres du ciné-club peuvent réserver leur place pour la projection de vendredi en appelant "
+                        "{n} au {x} jusqu'à jeudi soir.",
+                        "Super séjour au gîte ! Quand l'eau chaude a lâché le deuxième jour, on a appelé la propriétaire au "
+                        "{x} et le plombier est passé dans l'heure.",
+                        "Bonjour {n}, le robinet de la cuisine fuit de nouveau ; si le plombier doit convenir d'un passage, "
+                        "il peut me joindre directement au {x}.",
+                        "Les donneurs qui ne peuvent pas venir le matin à la salle des fêtes sont attendus l'après-midi ; "
+                        "pour réserver un créneau ou savoir si vous pouvez donner votre sang, composez le {x}.",
+                        "Je cherche un ou une partenaire d'échange linguistique (mon français contre ton espagnol), un café "
+                        "par semaine sur le Plateau – texte-moi au {x}, {n}.",
+                        "Si l'aide-soignante n'est pas arrivée trente minutes après l'heure prévue, téléphonez à la "
+                        "coordinatrice de garde au {x} et nous enverrons quelqu'un d'autre.",
+                        "La déchetterie n'accepte plus les pots de peinture ni les bouteilles de gaz sans rendez-vous ; on "
+                        "le prend au {x}."],
+           "form": ["Nom du donneur : {n}\nDate de naissance : –\nPortable pour les rappels : {x}\nCourriel : {e}",
+                    "Cours | Coach | Tél. du coach\nSpinning, lundi 6 h | {n} | {x}",
+                    "Client : {n} · Année d'imposition : en cours · Numéro de rappel : {x} · Courriel : {e}",
+                    "Commande au nom de : {n}\nRetrait : samedi 9 h\nArticles : 2 miches, 1 tarte aux pommes\nTél. : {x}",
+                    "| Patrouille | Chef | Contact parents |\n|---|---|---|\n| Castors | {n} | {x} |",
+                    "Personne à prévenir : {n}   Lien : fille   Tél. (jour/soir) : {x}",
+                    "Demande de séance photo — Mariés : {n} — Lieu : {c} — Joignable au : {x} — Courriel : {e}"],
+           "prose_no_cue": ["De très jolies fleurs pour l'anniversaire de maman, chez {n}, la petite boutique de la "
+                            "Grand-Rue ({x}), je recommande.",
+                            "Troc de plantes dimanche à la salle paroissiale, apportez ce dont vous n'avez plus besoin. "
+                            "{n}, {x}.",
+                            "Vers et mouches montées main chez {n}, à la cale, {x}, presque tous les matins dès l'aube.",
+                            "Une place en trop pour la matinée de dimanche, rangée G, au prix coûtant – {n} {x}",
+                            "Registre de condoléances : merci pour tous vos mots. {n} et sa famille · {x}",
+                            "Partenaire de conversation recherché pour l'allemand ; {n}, {x}, le soir à Québec."]},
+    "es": {"same_line": ["Taquilla del teatro (de martes a sábado desde las 12): {x}", "Control de enfermería, planta 4 – tel. {x}",
+                         "Pasteles y roscones por encargo al {x}", "Jefa de manada (lobatos), {n}, móvil {x}",
+                         "Naviera – información y reservas: {x}", "Cabina de la radio durante el programa: {x}",
+                         "Florería {c} – envíos el mismo día {x}"],
+           "line_above": ["{c}\nTaquilla y reservas para grupos\n{x}",
+                          "Horario de visitas: de 13 a 20 h\nPara preguntar por un paciente, llame al control de planta\n{x}",
+                          "Grupo Scout San Jorge\nJefe de grupo: {n}\nMóvil\n{x}",
+                          "Panadería {c}\nEncargos con un día de antelación, antes de las 17 h\n{x}",
+                          "Sociedad de pescadores – guarda de turno\n(permisos, pesca nocturna, avisos)\n{x}",
+                          "{n}\nAsesora fiscal · Declaración de la renta\nTel.\n{x}\n{e}",
+                          "Atención domiciliaria {c} – guardia de noche y fines de semana\n{x}"],
+           "after": ["{x} (taquilla – fuera de horario salta el contestador)",
+                     "{x} – control de enfermería, por favor no llamen durante el cambio de turno",
+                     "{x} (cel. del scouter, mejor un mensaje los días de reunión)",
+                     "{x}, es el fijo del obrador, no aceptamos encargos por WhatsApp",
+                     "{x} – cabina, solo en directo",
+                     "{x} (recepción del gimnasio, de 6 a 22 h)",
+                     "{n}: {x} (móvil) – guarda del coto, conoce bien el río"],
+           "sentence": ["Los socios del cineclub pueden reservar butaca para la sesión del viernes llamando a {n} al {x} "
+                        "hasta el jueves por la noche.",
+                        "¡Una semana genial en la casa rural! Cuando se fue el agua caliente el segundo día llamamos a la "
+                        "dueña al {x} y en una hora ya estaba aquí el fontanero.",
+                        "Hola {n}, el grifo de la cocina vuelve a gotear; si el fontanero necesita quedar para entrar, que "
+                        "me llame directamente al {x}.",
+                        "Quien no pueda venir a donar sangre por la mañana al centro cívico puede hacerlo por la tarde; "
+                        "para pedir cita o consultar si puede donar, marque el {x}.",
+                        "Busco intercambio de idiomas: mi español por tu inglés, un café a la semana por la Condesa – "
+                        "mándame un mensaje al {x}, soy {n}.",
+                        "Si la cuidadora no ha llegado media hora después de la hora prevista, llame a la coordinadora de "
+                        "guardia al {x} y enviaremos a otra persona.",
+                        "El punto limpio ya no acepta pinturas ni bombonas sin cita previa; puede pedirla llamando al {x}."],
+           "form": ["Nombre del donante: {n}\nFecha de nacimiento: –\nMóvil para recordatorios: {x}\nCorreo: {e}",
+                    "Clase | Monitor/a | Tel. monitor/a\nSpinning, lunes 7 h | {n} | {x}",
+                    "Cliente: {n} · Ejercicio: en curso · Teléfono de contacto: {x} · Correo: {e}",
+                    "Encargo a nombre de: {n}\nRecogida: sábado, 9 h\nArtículos: 2 hogazas, 1 rosca\nTel.: {x}",
+                    "| Patrulla | Responsable | Contacto familias |\n|---|---|---|\n| Castores | {n} | {x} |",
+                    "Familiar de contacto: {n}   Parentesco: hija   Tel. (mañana/tarde): {x}",
+                    "Solicitud de sesión de fotos — Novios: {n} — Lugar: {c} — Número de contacto: {x} — Correo: {e}"],
+           "prose_no_cue": ["Flores preciosas para el cumpleaños de mi madre, de la tiendita de {n} en la calle Mayor "
+                            "({x}), repetiré.",
+                            "Trueque de plantas el domingo en el salón parroquial, traed lo que ya no uséis. {n}, {x}.",
+                            "Cebo fresco y moscas hechas a mano con {n} en el embarcadero, {x}, casi todas las mañanas.",
+                            "Me sobra una entrada para la función del domingo, fila G, a precio de taquilla – {n} {x}",
+                            "Libro de condolencias: gracias por tantas palabras de cariño. {n} y familia · {x}",
+                            "Busco compañero de conversación en alemán; {n}, {x}, por las tardes en Guadalajara."]},
+    "it": {"same_line": ["Botteghino del teatro (dal martedì al sabato dalle 12): {x}", "Infermeria di reparto – tel. {x}",
+                         "Ordinazioni torte al {x}", "Akela (lupetti), {n}, cell. {x}",
+                         "Traghetti – informazioni e biglietteria: {x}", "Linea ascoltatori durante la diretta: {x}",
+                         "Fioreria {c} – consegne in giornata {x}"],
+           "line_above": ["{c}\nBiglietteria e prenotazioni gruppi\n{x}",
+                          "Orari di visita: 12:30–14 e 18–20\nPer notizie sui ricoverati chiamare la caposala\n{x}",
+                          "Gruppo scout San Giorgio\nCapo gruppo: {n}\nCellulare\n{x}",
+                          "Panificio {c}\nOrdinazioni entro le 17 del giorno prima\n{x}",
+                          "Associazione pescatori – guardiapesca di turno\n(permessi, pesca notturna, segnalazioni)\n{x}",
+                          "{n}\nCommercialista · 730 e dichiarazioni dei redditi\nTel.\n{x}\n{e}",
+                          "Assistenza domiciliare {c} – reperibilità notturna e festiva\n{x}"],
+           "after": ["{x} (botteghino – fuori orario risponde la segreteria)",
+                     "{x} – infermeria, evitate di chiamare durante il cambio turno",
+                     "{x} (cell. del capo reparto, meglio un messaggio le sere di riunione)",
+                     "{x}, è il fisso del laboratorio, non prendiamo ordini su WhatsApp",
+                     "{x} – regia, solo durante la diretta",
+                     "{x} (reception della palestra, dalle 6 alle 22)",
+                     "{n}: {x} (cell.) – guardiapesca, conosce bene il fiume"],
+           "sentence": ["I soci del cineforum possono prenotare il posto per la proiezione di venerdì telefonando a {n} al "
+                        "{x} entro giovedì sera.",
+                        "Settimana splendida nel casale! Quando il secondo giorno è saltata l'acqua calda abbiamo chiamato "
+                        "la proprietaria al {x} e nel giro di un'ora è arrivato l'idraulico.",
+                        "Buongiorno {n}, il rubinetto della cucina perde di nuovo; se l'idraulico deve fissare un "
+                        "appuntamento può chiamarmi direttamente al {x}.",
+                        "Chi non riesce a venire a donare il sangue la mattina in sala parrocchiale può passare il "
+                        "pomeriggio; per prenotare o chiedere se si è idonei, basta chiamare il {x}.",
+                        "Cerco tandem linguistico: il mio italiano in cambio del tuo inglese, un caffè a settimana in zona "
+                        "Porta Venezia – scrivimi un messaggio al {x}, sono {n}.",
+                        "Se l'operatrice non è arrivata mezz'ora dopo l'orario previsto, chiamate la coordinatrice "
+                        "reperibile al {x} e manderemo qualcun altro.",
+                        "L'isola ecologica non ritira più vernici e bombole senza prenotazione: si prenota telefonando al {x}."],
+           "form": ["Donatore: {n}\nData di nascita: –\nCellulare per i promemoria: {x}\nEmail: {e}",
+                    "Corso | Istruttore | Cell. istruttore\nSpinning, lun. ore 7 | {n} | {x}",
+                    "Cliente: {n} · Anno d'imposta: in corso · Recapito telefonico: {x} · PEC/email: {e}",
+                    "Ordine a nome di: {n}\nRitiro: sabato ore 9\nArticoli: 2 filoni, 1 crostata\nTel.: {x}",
+                    "| Squadriglia | Capo | Contatto genitori |\n|---|---|---|\n| Aquile | {n} | {x} |",
+                    "Familiare di riferimento: {n}   Parentela: figlia   Tel. (giorno/sera): {x}",
+                    "Richiesta servizio fotografico — Sposi: {n} — Location: {c} — Numero: {x} — Email: {e}"],
+           "prose_no_cue": ["Fiori bellissimi per il compleanno della mamma, dal negozietto di {n} in via Roma ({x}), "
+                            "consigliato.",
+                            "Baratto di piante domenica nel salone dell'oratorio, portate quello che non vi serve. {n}, {x}.",
+                            "Esche fresche e mosche fatte a mano da {n} allo scivolo delle barche, {x}, quasi tutte le "
+                            "mattine.",
+                            "Avanzo un biglietto per la pomeridiana di domenica, fila G, a prezzo di botteghino – {n} {x}",
+                            "Libro delle condoglianze: grazie per le tante parole d'affetto. {n} e famiglia · {x}",
+                            "Cerco partner di conversazione per il tedesco; {n}, {x}, la sera a Torino."]},
+    "pt": {"same_line": ["Bilheteira do teatro (terça a sábado a partir das 12h): {x}", "Sala de enfermagem, piso 4 – tel. {x}",
+                         "Encomendas de bolos pelo {x}", "Chefe de alcateia (lobitos), {n}, tlm. {x}",
+                         "Ligações fluviais – informações ao público: {x}", "Linha dos ouvintes durante o programa: {x}",
+                         "Florista {c} – entregas no próprio dia {x}"],
+           "line_above": ["{c}\nBilheteira e reservas de grupo\n{x}",
+                          "Horário de visitas: 15h–20h\nPara notícias de um doente, ligue para o serviço\n{x}",
+                          "Agrupamento de escuteiros de São Vicente\nChefe de agrupamento: {n}\nTelemóvel\n{x}",
+                          "Padaria {c}\nEncomendas até às 17h do dia anterior\n{x}",
+                          "Clube de pesca – guarda de serviço\n(licenças, pesca noturna, ocorrências)\n{x}",
+                          "{n}\nContabilista certificada · IRS e IRC\nTel.\n{x}\n{e}",
+                          "Apoio domiciliário {c} – piquete noites e fins de semana\n{x}"],
+           "after": ["{x} (bilheteira – fora de horas atende o gravador)",
+                     "{x} – sala de enfermagem, evitem ligar na passagem de turno",
+                     "{x} (tlm. do chefe, de preferência SMS nas noites de reunião)",
+                     "{x}, é o fixo da padaria, não aceitamos encomendas por SMS",
+                     "{x} – estúdio, só em direto",
+                     "{x} (receção do ginásio, das 6h às 22h)",
+                     "{n}: {x} (tlm.) – guarda-rios, conhece bem o rio"],
+           "sentence": ["Os sócios do cineclube podem reservar lugar para a sessão de sexta ligando a {n} para o {x} até "
+                        "quinta à noite.",
+                        "Semana ótima na casa de campo! Quando a água quente falhou no segundo dia ligámos à senhoria para "
+                        "o {x} e numa hora o canalizador estava cá.",
+                        "Olá {n}, a torneira da cozinha voltou a pingar; se o canalizador precisar de combinar a visita, "
+                        "pode ligar-me diretamente para o {x}.",
+                        "Quem não puder vir dar sangue de manhã ao salão da junta pode vir à tarde; para marcar ou saber se "
+                        "pode dar, ligue para o {x}.",
+                        "Procuro parceiro de tandem: o meu português pelo teu inglês, um café por semana no Porto – manda-me "
+                        "mensagem para o {x}, sou {n}.",
+                        "Se a ajudante não tiver chegado meia hora depois da hora marcada, contacte a coordenadora de "
+                        "piquete através do {x} e enviaremos outra pessoa.",
+                        "O ecocentro já não aceita tintas nem botijas de gás sem marcação, que se faz pelo {x}."],
+           "form": ["Nome do dador: {n}\nData de nascimento: –\nTelemóvel para lembretes: {x}\nE-mail: {e}",
+                    "Aula | Instrutor(a) | Tlm. instrutor(a)\nCycling, 2.ª às 7h | {n} | {x}",
+                    "Cliente: {n} · Ano fiscal: corrente · Contacto telefónico: {x} · E-mail: {e}",
+                    "Encomenda em nome de: {n}\nLevantamento: sábado, 9h\nArtigos: 2 broas, 1 bolo-rei\nTel.: {x}",
+                    "| Patrulha | Guia | Contacto dos pais |\n|---|---|---|\n| Lobos | {n} | {x} |",
+                    "Familiar a contactar: {n}   Parentesco: filha   Tel. (dia/noite): {x}",
+                    "Pedido de sessão fotográfica — Noivos: {n} — Local: {c} — Contacto: {x} — E-mail: {e}"],
+           "prose_no_cue": ["Flores lindíssimas para os anos da minha mãe, da lojinha de {n} na Rua Direita ({x}), "
+                            "recomendo.",
+                            "Troca de plantas no domingo no salão paroquial, tragam o que já não usam. {n}, {x}.",
+                            "Isco fresco e moscas feitas à mão com {n} junto à rampa dos barcos, {x}, quase todas as manhãs.",
+                            "Sobra-me um bilhete para a matiné de domingo, fila G, a preço de bilheteira – {n} {x}",
+                            "Livro de condolências: obrigado por todas as palavras. {n} e família · {x}",
+                            "Procuro parceiro de conversação em alemão; {n}, {x}, à noite em Coimbra."]},
+    "nl": {"same_line": ["Theaterkassa (di–za vanaf 12 u): {x}", "Verpleegpost afdeling 4B – tel. {x}",
+                         "Taartbestellingen op {x}", "Takleiding Welpen, {n}, gsm {x}",
+                         "Veerdienst – info en reservaties: {x}", "Studiolijn tijdens de uitzending: {x}",
+                         "Bloemenwinkel {c} – levering dezelfde dag {x}"],
+           "line_above": ["{c}\nTicketverkoop en groepsreservaties\n{x}",
+                          "Bezoekuren: 14 tot 20 uur\nVoor nieuws over een patiënt belt u de verpleegpost\n{x}",
+                          "Scouts Sint-Jan\nGroepsleiding: {n}\nGsm\n{x}",
+                          "Bakkerij {c}\nBestellingen de dag voordien vóór 17 u\n{x}",
+                          "Hengelclub – dienstdoende visserijwachter\n(vergunningen, nachtvissen, meldingen)\n{x}",
+                          "{n}\nBoekhouder-fiscalist · personenbelasting\nTel.\n{x}\n{e}",
+                          "Thuiszorg {c} – permanentie 's nachts en in het weekend\n{x}"],
+           "after": ["{x} (kassa – buiten de openingsuren antwoordapparaat)",
+                     "{x} – verpleegpost, liefst niet bellen tijdens de overdracht",
+                     "{x} (gsm leiding, op vergaderavonden liever een sms)",
+                     "{x}, dat is de vaste lijn van het bakhuis, bestellingen via sms nemen we niet aan",
+                     "{x} – studio, enkel tijdens live-uitzendingen",
+                     "{x} (onthaal fitness, van 6 tot 22 u)",
+                     "{n}: {x} (gsm) – visserijwachter, kent de rivier goed"],
+           "sentence": ["Leden van de filmclub kunnen een plaats reserveren voor de vertoning van vrijdag door tot "
+                        "donderdagavond {n} te bellen op {x}.",
+                        "Heerlijke week in het vakantiehuisje! Toen op dag twee het warm water uitviel, belden we de "
+                        "eigenares op {x} en binnen het uur stond de loodgieter er.",
+                        "Dag {n}, de keukenkraan druppelt opnieuw; als de loodgieter een afspraak wil maken, mag hij mij "
+                        "rechtstreeks bellen op {x}.",
+                        "Wie 's ochtends niet naar de bloedinzameling in de parochiezaal kan komen, is 's namiddags welkom; "
+                        "om een afspraak te maken of te vragen of u bloed mag geven, belt u {x}.",
+                        "Taalpartner gezocht: mijn Nederlands tegen jouw Spaans, één koffie per week in Gent – stuur me een "
+                        "berichtje op {x}, ik ben {n}.",
+                        "Is de verzorgende een halfuur na het afgesproken uur nog niet aangekomen, bel dan de coördinator "
+                        "van wacht op {x} en we sturen iemand anders.",
+                        "Het recyclagepark neemt verf en gasflessen enkel nog aan op afspraak; die maakt u via {x}."],
+           "form": ["Naam donor: {n}\nGeboortedatum: –\nGsm voor herinneringen: {x}\nE-mail: {e}",
+                    "Les | Coach | Gsm coach\nSpinning, ma 7 u | {n} | {x}",
+                    "Klant: {n} · Aanslagjaar: lopend · Terugbelnummer: {x} · E-mail: {e}",
+                    "Bestelling op naam van: {n}\nAfhalen: zaterdag 9 u\nArtikelen: 2 grijze broden, 1 rijsttaart\n"
+                    "Tel.: {x}",
+                    "| Patrouille | Leider | Contact ouders |\n|---|---|---|\n| Bevers | {n} | {x} |",
+                    "Contactpersoon familie: {n}   Relatie: dochter   Tel. (dag/avond): {x}",
+                    "Aanvraag fotoshoot — Koppel: {n} — Locatie: {c} — Bereikbaar op: {x} — E-mail: {e}"],
+           "prose_no_cue": ["Prachtige bloemen voor de verjaardag van mama, uit het winkeltje van {n} in de Kerkstraat "
+                            "({x}), aanrader.",
+                            "Plantenruil zondag in de parochiezaal, breng mee wat je niet meer gebruikt. {n}, {x}.",
+                            "Vers aas en zelfgebonden vliegen bij {n} aan de botenhelling, {x}, bijna elke ochtend.",
+                            "Eén ticket over voor de matinee van zondag, rij G, aan kassaprijs – {n} {x}",
+                            "Rouwregister: bedankt voor alle lieve woorden. {n} en familie · {x}",
+                            "Conversatiepartner gezocht voor Duits; {n}, {x}, 's avonds in Leuven."]},
+}
+for _lang, _t in _PHONE_P.items():
+    PHONE_T[_lang]["P"] = _t
+ADDRESS_T["P"] = ["{n}\n{c}\n{a}\n\n{x} – {e}", "{a}\n{n}\n{x}\n{e}", "{e}\n{x}\n{n}\n{c}\n{a}",
+                  "{c}, {n}\n{a}\n{x} · {e}", "{a}\n{x} ({n})", "{n} | {c}\n{x}\n{a}"]
+for _lang, _t in {"en": ["Box office questions that aren't urgent can go to {e}.",
+                         "Scans of your receipts for the tax return → {e}",
+                         "Visiting rota swaps: email the ward clerk, {e}",
+                         "{n}\nCubs leader\n{e}"],
+                  "de": ["Nicht dringende Fragen zum Kartenvorverkauf gern per Mail an {e}.",
+                         "Belege für die Steuererklärung bitte eingescannt an {e}",
+                         "Änderungen im Besuchsplan per Mail ans Stationssekretariat: {e}",
+                         "{n}\nWölflingsleitung\n{e}"],
+                  "fr": ["Pour les questions non urgentes sur la billetterie, écrivez-nous à {e}.",
+                         "Justificatifs pour la déclaration, scannés, à envoyer à {e}",
+                         "Changements au planning des visites : un courriel à la secrétaire du service, {e}",
+                         "{n}\nChef de meute\n{e}"],
+                  "es": ["Las consultas no urgentes sobre entradas, mejor por correo a {e}.",
+                         "Escaneen los justificantes para la renta y mándenlos a {e}",
+                         "Cambios en el turno de visitas: correo a la secretaria de planta, {e}",
+                         "{n}\nJefa de manada\n{e}"],
+                  "it": ["Per domande non urgenti sui biglietti scriveteci a {e}.",
+                         "Scansioni dei documenti per il 730 → {e}",
+                         "Cambi nei turni di visita: una mail alla segreteria di reparto, {e}",
+                         "{n}\nCapo branco\n{e}"],
+                  "pt": ["Dúvidas não urgentes sobre bilhetes, de preferência por e-mail para {e}.",
+                         "Digitalize os recibos para o IRS e envie para {e}",
+                         "Trocas no horário de visitas: e-mail para a secretária do serviço, {e}",
+                         "{n}\nChefe de alcateia\n{e}"],
+                  "nl": ["Niet-dringende vragen over tickets mail je best naar {e}.",
+                         "Scans van je fiscale attesten graag naar {e}",
+                         "Wijzigingen in het bezoekrooster: mail het secretariaat van de afdeling, {e}",
+                         "{n}\nTakleiding Welpen\n{e}"]}.items():
+    EMAIL_T[_lang]["P"] = _t
+DISTRACTOR_T["P"] = [
+    "Booking ref. {ord} · Row G, seats 14–15 · Matinee {date} · {price} – call the box office if you need wheelchair space.",
+    "Cinema club membership {cid} runs until {date}; {big} tickets were sold in the {year} season – phone the secretary "
+    "to renew.",
+    "Tax return {year}/{year2}: refund of {price} expected, taxpayer reference {ref}; our office will ring you if the "
+    "revenue asks for anything else.",
+    "Donor no. {cid}: thank you for giving blood on {date} – we'll text you when you're able to donate again.",
+    "Ferry booking {ord}, vehicle and two passengers, fare {price}, sailing on {date}; ring the terminal if you'll miss "
+    "check-in.",
+    "Route {minutes} timetable changes from {date}, services {time}; the customer contact centre can't reserve seats by "
+    "phone.",
+    "Gym membership {cid}: direct debit of {price} on {date} from {iban} – call reception to freeze your plan.",
+    "Recycling centre permit {ref}, valid until {date}, for vans up to {minutes} cm high; phone bookings {time}.",
+    "Fishing permit {ord2}, season {year}, beat {minutes}; the bailiff may call to check your catch return by {date}.",
+    "Photo order {ord}: {minutes} prints, {price}, ready for collection on {date} – we'll text you when they're done.",
+    "Florist order {inv}: wreath delivered to the funeral home on {date}, {price} charged to card; call us with any changes.",
+    "Bakery order {ord2}: three dozen rolls for {date}, {price} paid; phone orders close at noon the day before.",
+    "Scout camp fee {price} for {year}, payable to {iban} quoting member no. {cid}; ring the treasurer with questions.",
+    "Ward visiting, bed {minutes}: patient ref. {ref}; nursing staff can't give test results over the phone.",
+    "Our community station reached {big} listeners in {year}; the request line is open {time} on weekdays.",
+    "Cottage booking {ord}, arriving {date}, balance of {price} to {iban}; the owners will ring the day before with the "
+    "key-safe code.",
+    "Rent receipt {inv}: {price} received on {date} for the flat at postcode {post} – tenants should call the landlord, "
+    "not the agent, about repairs.",
+    "Language exchange meetup no. {minutes}: {time} at the library, postcode {post}; text the organiser if you're "
+    "bringing friends.",
+    "Home care invoice {inv}: {minutes} hours at {price}, period ending {date}; call the office to query a visit.",
+    "Online condolence book {ref}: {big} messages were left between {date} and the funeral; the family thanks everyone "
+    "who phoned.",
+    "Fee note {inv} from your tax adviser: {price} for the {year} return, client no. {cid}; we'll call when it's lodged.",
+    "ISBN {isbn} – the theatre's centenary history, {price} at the box office, or phone to order a signed copy.",
+    "Charity five-a-side at the gym: final score {score}, {big} raised for the blood service – text the organiser for "
+    "photos.",
+]
+
+
 # --------------------------------------------------------------------------- values
 
 
@@ -2537,7 +2938,7 @@ def main(argv: list[str] | None = None) -> int:
     fig["target_failures"] = {}
     for s in ("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7",
               "heldout8", "heldout9", "heldout10", "heldout11", "heldout12", "heldout13",
-              "heldout14"):
+              "heldout14", "heldout15"):
         if s in fig["results"]:
             fig["target_failures"][s] = check_targets(fig["results"][s])
             print(f"\ntargets ({s}, hard part, now):", "NOT MET" if fig["target_failures"][s] else "PASS",
