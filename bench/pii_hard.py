@@ -71,7 +71,7 @@ templates O, written fresh after heldout13's score by a writer who had read only
 sentences of BoolQ and LAMBADA) was scored once with the rules of 027fdbc (after heldout13's errors): phone recall
 0.933, precision 0.986, e-mail recall 0.975. ``heldout15`` (seed 16; en_US en_AU en_IE de_DE de_CH fr_FR fr_CA
 es_ES es_MX it_IT pt_PT nl_BE; templates P, written fresh after heldout14's score by a writer who had read only this
-file, not the rules; digit sentences of BoolQ and LAMBADA) is not scored yet. The targets are judged on each held-out split's hardest part: every
+file, not the rules; digit sentences of BoolQ and LAMBADA) is scored once with the rules of ed3ae0b: phone recall 0.972, precision 0.982, e-mail recall 0.981. The targets are judged on each held-out split's hardest part: every
 phone category except same_line and prose_no_cue (a label right before the number: the old rules already worked; no cue at all: nothing can), plus the distractor and real-sentence documents for
 precision. Targets: phone recall and precision >= 0.95 there; e-mail recall (all forms) >= 0.99.
 
@@ -161,7 +161,7 @@ SPLITS = {
     "heldout14": {"seed": 15, "templates": "O", "parity": None,
                   "locales": ("en_CA", "en_NZ", "en_GB", "de_AT", "de_DE", "fr_CH", "fr_FR", "es_CO", "es_ES", "it_IT",
                               "pt_BR", "nl_NL")},
-    # written after heldout14 was scored, by a writer who had read only this file, not the rules; not scored yet.
+    # written after heldout14 was scored, by a writer who had read only this file, not the rules; scored once.
     # As in heldout11 and heldout13, Faker 40.54.0 has no phone numbers of its own for en_IE and fr_CA (North American
     # ones); their names and addresses are their own
     "heldout15": {"seed": 16, "templates": "P", "parity": None,
@@ -213,6 +213,8 @@ FIRST_SHOTS = {
                   "phone_true": "767/795", "email_recall": 0.991},
     "heldout14": {"rules_commit": "027fdbc", "phone_recall": 0.933, "phone_found": "728/780", "phone_precision": 0.986,
                   "phone_true": "728/738", "email_recall": 0.975},
+    "heldout15": {"rules_commit": "ed3ae0b", "phone_recall": 0.972, "phone_found": "758/780", "phone_precision": 0.982,
+                  "phone_true": "758/772", "email_recall": 0.981},
 }
 
 # --------------------------------------------------------------------------- templates

@@ -244,6 +244,8 @@ EMAILS = [
      "email.spelled:after a preposition"),
     ("Cheryl Thomas\nFreelance developer\nkaitlyn AT EXAMPLE DOT ORG · www.example.dev", "kaitlyn AT EXAMPLE DOT ORG",
      "email.spelled:a line of its own"),
+    ("Scans of your receipts for the tax return → qkirk AT EXAMPLE DOT NET", "qkirk AT EXAMPLE DOT NET",
+     "email.spelled:a contact field"),
 ]
 
 

@@ -138,8 +138,8 @@ class ObfuscatedEmailRecognizer(LocalRecognizer):
             return "email.spelled", f"word {words[-1].group()!r}"
         if text[match.start() - 1:match.start()] in ("<", "(") and text[match.end():match.end() + 1] in (">", ")"):
             return "email.spelled", "in brackets after a name"  # "Jane Roe <jroe at example dot com>"
-        if re.search(r"[·•|:,–—]\s*$|\s-\s$", text[max(0, match.start() - 3):match.start()]):
-            return "email.spelled", "a contact field"  # "Roe Ltd · jroe at example dot com", "Office: jroe at ..."
+        if re.search(r"[·•|:,–—→⇒]\s*$|\s-\s$|->\s*$", text[max(0, match.start() - 3):match.start()]):
+            return "email.spelled", "a contact field"  # "Roe Ltd · jroe at example dot com", "Office: jroe at ...", "→ jroe ..."
         if re.search(r"[✉📧📨📩]\ufe0f?\s*$", text[max(0, match.start() - 4):match.start()]):
             return "email.spelled", "an envelope sign"  # "✉ jroe at example dot com"
         line_start = text.rfind("\n", 0, match.start()) + 1
