@@ -2,7 +2,7 @@
 addresses, and real sentences whose digit groups are not phones. Builds it, scores the scrub on it,
 writes bench/results/pii-hard-<date>.json.
 
-    python bench/pii_hard.py [--split tune|heldout|heldout2..heldout15|all] [--show-errors] [--json PATH] [--mirror DIR]
+    python bench/pii_hard.py [--split tune|heldout|heldout2..heldout16|all] [--show-errors] [--json PATH] [--mirror DIR]
     python bench/pii_hard.py --dump DIR       # write tune.jsonl and heldout.jsonl, print their sha256
 
 Documents (``{"id", "split", "locale", "category", "text", "spans": [[start, end, type], ...]}``), each
@@ -71,7 +71,10 @@ templates O, written fresh after heldout13's score by a writer who had read only
 sentences of BoolQ and LAMBADA) was scored once with the rules of 027fdbc (after heldout13's errors): phone recall
 0.933, precision 0.986, e-mail recall 0.975. ``heldout15`` (seed 16; en_US en_AU en_IE de_DE de_CH fr_FR fr_CA
 es_ES es_MX it_IT pt_PT nl_BE; templates P, written fresh after heldout14's score by a writer who had read only this
-file, not the rules; digit sentences of BoolQ and LAMBADA) is scored once with the rules of ed3ae0b: phone recall 0.972, precision 0.982, e-mail recall 0.981. The targets are judged on each held-out split's hardest part: every
+file, not the rules; digit sentences of BoolQ and LAMBADA) is scored once with the rules of ed3ae0b: phone recall 0.972, precision 0.982, e-mail recall 0.981. ``heldout16``
+(seed 17; en_GB en_CA en_NZ de_AT de_DE fr_FR fr_CH es_ES es_CO it_IT pt_BR nl_NL; templates Q, written fresh after
+heldout15's score by a writer who had read only this file, not the rules; digit sentences of BoolQ and LAMBADA) is not
+scored yet. The targets are judged on each held-out split's hardest part: every
 phone category except same_line and prose_no_cue (a label right before the number: the old rules already worked; no cue at all: nothing can), plus the distractor and real-sentence documents for
 precision. Targets: phone recall and precision >= 0.95 there; e-mail recall (all forms) >= 0.99.
 
@@ -166,7 +169,10 @@ SPLITS = {
     # ones); their names and addresses are their own
     "heldout15": {"seed": 16, "templates": "P", "parity": None,
                   "locales": ("en_US", "en_AU", "en_IE", "de_DE", "de_CH", "fr_FR", "fr_CA", "es_ES", "es_MX", "it_IT",
-                              "pt_PT", "nl_BE")},
+                              "pt_PT", "nl_BE")},    # written after heldout15 was scored, by a writer who had read only this file, not the rules; not scored yet
+    "heldout16": {"seed": 17, "templates": "Q", "parity": None,
+                  "locales": ("en_GB", "en_CA", "en_NZ", "de_AT", "de_DE", "fr_FR", "fr_CH", "es_ES", "es_CO", "it_IT",
+                              "pt_BR", "nl_NL")},
 }
 PER_LOCALE = 140
 # Faker's date() draws between 1970 and its end, "now" by default: a fixed end keeps a split's bytes the same
@@ -2577,6 +2583,352 @@ DISTRACTOR_T["P"] = [
 ]
 
 
+# Set Q (heldout16): written after heldout15's score by a writer who read only this file, not the rules.
+_PHONE_Q = {
+    "en": {"same_line": ["Escape room bookings (groups of 2–6): {x}", "Driving lessons – manual & automatic – text {x}",
+                         "Lost property at the laundrette? Ring {x}", "Ski school meeting point & lesson changes: {x}",
+                         "Site manager (out of hours): {x}", "Hut warden, bunk reservations – mob. {x}"],
+           "line_above": ["{c}\nAlterations · hems · zips while you wait\nGive us a ring\n{x}",
+                          "Eastside Chess Club – Thursdays, church hall\nJunior section, ask for {n}\nCell\n{x}",
+                          "CONSIDERATE CONSTRUCTOR – 24 hr emergency contact\nIf you have a concern about this site please call\n"
+                          "{x}",
+                          "Youth Orchestra – rehearsal cancellations\nListen out for a text from\n{x}\n(that's {n}, the "
+                          "orchestra manager)",
+                          "{n}, B.Phty\nAppointments & cancellations\nPh.\n{x}",
+                          "{c} Brewery – taproom & growler fills\nTap room landline:\n{x}\n{e}"],
+           "after": ["{x} (ask for {n} – I do the lessons myself, cash or bank transfer)",
+                     "{x} ← print shop, leave a voicemail if we're on the press",
+                     "{x} (my mobile, not the optician's main number)",
+                     "{x} - landline at the hut, only answered 7–9am and 6–8pm",
+                     "{x} cell, texts are fine, I'm usually on the slopes",
+                     "{n} {x} (after-hours on-call physio)"],
+           "sentence": ["Got an old sofa or a broken washing machine going to waste? My nephew and I have a ute and can "
+                        "take it to the tip for a koha – just flick me a text on {x}.",
+                        "Carpool from Hamilton to the Saturday tournament: leaving 7am, room for three and a board bag, "
+                        "message {n} on {x} if you want a seat.",
+                        "Before issuing a claim in the small claims track, I wrote to you on two occasions and tried to "
+                        "reach your accounts department by telephone on {x}, without any response.",
+                        "If you can't get to your polling station on the day, your local electoral office can tell you about "
+                        "advance voting – phone them on {x} or drop in.",
+                        "Our maths tutor {n} covers GCSE and A-level, and parents can book a free first session by "
+                        "ringing her directly on {x} after school hours.",
+                        "Prescription glasses ready for collection at {c}; if the frames need adjusting, give the shop a "
+                        "call at {x} and we'll fit you in."],
+           "form": ["Room | Players | Lead booker | Contact\nThe Vault | 5 | {n} | {x}",
+                    "Learner: {n}\nLicence type: Class 1L\nBest no. to reach you: {x}\nEmail: {e}",
+                    "Item(s) for collection: fridge, 2 mattresses · Name: {n} · Cell #: {x} · Access: side gate",
+                    "Section    Name                 Mob.\nViolas     {n}          {x}",
+                    "Claimant: {n}\nDefendant: {c}\nClaimant's telephone: {x}\nClaimant's email: {e}",
+                    "Plot holder – {n} / plot 14B / daytime tel {x} / {e}"],
+           "prose_no_cue": ["Chess sets left in the hall after Thursday's match – {n}, {x}, has the key.",
+                            "Spare lift to Wanaka on Friday, leaving from the Caltex, {n} {x}.",
+                            "Hems taken up in a day, zips replaced, {n}'s little shop behind the station: {x}.",
+                            "Bottle share at the brewery this Sunday, bring something weird! {n} — {x}",
+                            "Apples from the orchard, free to a good home, pick your own. {n}: {x}",
+                            "Lovely patient teacher, my daughter passed first time – {n}, {x}, highly recommend."]},
+    "de": {"same_line": ["Escape Room – Buchung für Gruppen: {x}", "Fahrschule {c}, Büro Mo–Fr: {x}",
+                         "Schachklub Jugendtraining, Infos bei {n} – Handy {x}", "Skischule Kursbüro Tel.Nr. {x}",
+                         "Bauleitung (Notfälle, auch nachts): {x}", "Hüttenwirt Reservierung ☎ {x}"],
+           "line_above": ["Änderungsschneiderei {c}\nKürzen · Reißverschlüsse · Expressservice\nRufen Sie uns an\n{x}",
+                          "Jugendorchester – Probenausfall\nKurzfristige Infos per WhatsApp von\n{x}",
+                          "BAUSTELLE – Ansprechpartner bei Beschwerden\nBauleiter {n}\nMobil\n{x}",
+                          "Physiotherapie {n}\nTermine & Absagen (bitte 24 h vorher)\nTel.\n{x}",
+                          "Sperrmüll? Wir holen ab!\nEinfach anrufen oder SMS an\n{x}\n{n}",
+                          "Kleinbrauerei {c} – Rampenverkauf\nBestellungen Fassbier\nFestnetz:\n{x}"],
+           "after": ["{x} (Fahrlehrer {n}, bitte nicht während der Fahrstunden anrufen)",
+                     "{x} – Copyshop, Anrufbeantworter läuft wenn wir drucken",
+                     "{x} (mein Handy, nicht die Nummer vom Optikergeschäft)",
+                     "{x} – Hüttentelefon, nur 7–9 und 18–20 Uhr besetzt",
+                     "{x} Handy, SMS passt, bin meistens auf der Piste",
+                     "{n} {x} (Vertretung Physio, nur dringende Fälle)"],
+           "sentence": ["Alte Couch oder kaputte Waschmaschine im Keller? Mein Bruder und ich haben einen Anhänger und "
+                        "bringen das Zeug für ein kleines Trinkgeld zum Mistplatz – ruf einfach an unter {x}.",
+                        "Fahrgemeinschaft zum Schachturnier nach Linz: Abfahrt 7 Uhr, noch drei Plätze frei, bei Interesse "
+                        "bitte {n} unter {x} Bescheid geben.",
+                        "Bevor ich das Mahnverfahren einleite, habe ich Sie zweimal angeschrieben und mehrfach versucht, Ihre "
+                        "Buchhaltung telefonisch unter {x} zu erreichen – leider ohne Erfolg.",
+                        "Wer am Wahlsonntag verhindert ist, kann beim Wahlamt eine Wahlkarte beantragen; Auskünfte gibt es "
+                        "auch telefonisch unter {x}.",
+                        "Mathe-Nachhilfe für Unterstufe und Matura: {n} bietet eine kostenlose Probestunde an, Eltern "
+                        "erreichen sie nachmittags unter {x}.",
+                        "Ihre neue Brille ist abholbereit; sollte der Bügel drücken, melden Sie sich einfach bei uns unter "
+                        "{x}, wir richten das sofort."],
+           "form": ["Raum | Spieler | Gebucht von | Rückruf\nDas Labor | 4 | {n} | {x}",
+                    "Fahrschüler/in: {n}\nFührerscheinklasse: B\nErreichbar unter: {x}\nE-Mail: {e}",
+                    "Abzuholen: Kühlschrank, 2 Matratzen · Name: {n} · Handynr.: {x} · Zufahrt: Hof",
+                    "Register    Name                 Mobil\nBratschen   {n}          {x}",
+                    "Kläger/in: {n}\nBeklagte/r: {c}\nTelefonnummer Kläger/in: {x}\nE-Mail: {e}",
+                    "Parzelle 14B – Pächter: {n} / tagsüber Tel. {x} / {e}"],
+           "prose_no_cue": ["Schachbretter nach dem Donnerstagsturnier im Saal vergessen – {n}, {x}, hat den Schlüssel.",
+                            "Freitag noch ein Platz frei nach Innsbruck, Abfahrt Westbahnhof, {n} {x}.",
+                            "Hosen kürzen am selben Tag, Reißverschlüsse tauschen, {n}s kleiner Laden beim Bahnhof: {x}.",
+                            "Bierverkostung in der Brauerei am Sonntag, bringt was Ausgefallenes mit! {n} — {x}",
+                            "Äpfel von der Streuobstwiese zu verschenken, selbst pflücken. {n}: {x}",
+                            "Sehr geduldiger Fahrlehrer, meine Tochter hat beim ersten Mal bestanden – {n}, {x}, absolut "
+                            "empfehlenswert."]},
+    "fr": {"same_line": ["Escape game – réservations pour groupes : {x}", "Auto-école {c}, secrétariat : {x}",
+                         "Club d'échecs, section jeunes, renseignements auprès de {n} – natel {x}",
+                         "École de ski, bureau des cours : tél. {x}", "Conducteur de travaux (urgences, même la nuit) : {x}",
+                         "Gardien du refuge – réservations ☎ {x}"],
+           "line_above": ["Retouches {c}\nOurlets · fermetures éclair · service express\nPassez-nous un coup de fil\n{x}",
+                          "Orchestre des jeunes – annulation de répétition\nInfos de dernière minute par SMS depuis le\n{x}",
+                          "CHANTIER – interlocuteur pour les riverains\nChef de chantier : {n}\nPortable\n{x}",
+                          "{n}, physiothérapeute\nRendez-vous et annulations (24 h à l'avance)\nTél.\n{x}",
+                          "Débarras d'encombrants – on vient chercher !\nAppel ou SMS au\n{x}\n{n}",
+                          "Brasserie artisanale {c} – vente à la propriété\nCommandes de fûts\nFixe :\n{x}"],
+           "after": ["{x} (moniteur {n}, merci de ne pas appeler pendant les leçons)",
+                     "{x} – imprimerie, laissez un message si on est sur la machine",
+                     "{x} (mon portable, pas le numéro du magasin d'optique)",
+                     "{x} – téléphone du refuge, répond de 7 h à 9 h et de 18 h à 20 h",
+                     "{x} natel, les SMS ça joue, je suis souvent sur les pistes",
+                     "{n} {x} (remplaçante, kiné, urgences uniquement)"],
+           "sentence": ["Un vieux canapé ou un lave-linge en panne qui encombre la cave ? Avec mon beau-frère on a une "
+                        "remorque et on l'emmène à la déchetterie contre un petit pourboire, il suffit de m'appeler au {x}.",
+                        "Covoiturage pour le tournoi d'échecs à Lausanne : départ 7 h de la gare, trois places libres, "
+                        "contactez {n} au {x} si ça vous intéresse.",
+                        "Avant de saisir le juge de proximité, je vous ai adressé deux courriers et j'ai tenté à plusieurs "
+                        "reprises de joindre votre service comptable au {x}, sans succès.",
+                        "Les électeurs absents le jour du scrutin peuvent voter par procuration ; la mairie renseigne aussi "
+                        "par téléphone au {x}.",
+                        "Cours particuliers de maths, du collège au bac : {n} propose un premier cours d'essai gratuit, les "
+                        "parents peuvent la joindre l'après-midi au {x}.",
+                        "Vos nouvelles lunettes sont prêtes ; si la monture vous serre, appelez simplement la boutique au "
+                        "{x} et on vous l'ajuste tout de suite."],
+           "form": ["Salle | Joueurs | Réservé par | Rappel\nLe Laboratoire | 4 | {n} | {x}",
+                    "Élève conducteur : {n}\nPermis : B\nJoignable au : {x}\nCourriel : {e}",
+                    "À enlever : frigo, 2 matelas · Nom : {n} · N° de portable : {x} · Accès : par la cour",
+                    "Pupitre     Nom                  Natel\nAltos       {n}          {x}",
+                    "Demandeur : {n}\nDéfendeur : {c}\nTéléphone du demandeur : {x}\nAdresse électronique : {e}",
+                    "Parcelle 14B – jardinier : {n} / tél. journée {x} / {e}"],
+           "prose_no_cue": ["Échiquiers oubliés dans la salle après le tournoi de jeudi – {n}, {x}, a la clé.",
+                            "Encore une place vendredi pour Verbier, départ de la gare, {n} {x}.",
+                            "Ourlets faits dans la journée, fermetures changées, la petite boutique de {n} derrière la gare : "
+                            "{x}.",
+                            "Dégustation à la brasserie dimanche, apportez quelque chose d'original ! {n} — {x}",
+                            "Pommes du verger à donner, cueillette sur place. {n} : {x}",
+                            "Monitrice très patiente, ma fille a eu le permis du premier coup – {n}, {x}, je recommande."]},
+    "es": {"same_line": ["Escape room – reservas para grupos: {x}", "Autoescuela {c}, oficina de lunes a viernes: {x}",
+                         "Club de ajedrez, escuela infantil, pregunten por {n} – cel. {x}",
+                         "Escuela de esquí, oficina de cursillos: tfno. {x}", "Jefe de obra (urgencias, también de noche): {x}",
+                         "Guarda del refugio – reservas de litera ☎ {x}"],
+           "line_above": ["Arreglos de ropa {c}\nBajos · cremalleras · servicio exprés\nLlámenos sin compromiso\n{x}",
+                          "Orquesta juvenil – suspensión de ensayos\nAvisos de última hora por WhatsApp desde el\n{x}",
+                          "OBRA EN CURSO – atención a vecinos\nJefe de obra: {n}\nCelular\n{x}",
+                          "{n}, fisioterapeuta colegiada\nCitas y anulaciones (con 24 h de antelación)\nTfno.\n{x}",
+                          "Recogida de muebles y trastos viejos\nLlámame o mándame un wasap al\n{x}\n{n}",
+                          "Cervecería artesanal {c} – venta en fábrica\nPedidos de barriles\nFijo:\n{x}"],
+           "after": ["{x} (profesor {n}, no llamar durante las clases prácticas, gracias)",
+                     "{x} – imprenta, dejen mensaje si estamos con la máquina",
+                     "{x} (mi celular, no el número de la óptica)",
+                     "{x} – teléfono del refugio, solo se atiende de 7 a 9 y de 18 a 20 h",
+                     "{x} móvil, mejor por mensaje que estoy casi siempre en pistas",
+                     "{n} {x} (fisio de guardia, solo urgencias)"],
+           "sentence": ["¿Tienes un sofá viejo o una lavadora rota ocupando el trastero? Mi cuñado y yo tenemos furgoneta y "
+                        "lo llevamos al punto limpio por la voluntad, solo tienes que llamarme al {x}.",
+                        "Comparto carro al torneo de ajedrez en Medellín: salgo a las 6 de la mañana, quedan tres puestos, "
+                        "escríbanle a {n} al {x} si les sirve.",
+                        "Antes de presentar la demanda en el juicio verbal le envié dos burofaxes y llamé varias veces a su "
+                        "departamento de contabilidad al {x} sin obtener respuesta alguna.",
+                        "Si el día de las elecciones no puede acudir a su mesa electoral, infórmese sobre el voto por correo "
+                        "en la oficina del censo o llamando al {x}.",
+                        "Clases particulares de matemáticas para ESO y bachillerato: {n} ofrece la primera clase gratis y "
+                        "los padres pueden contactarla por las tardes en el {x}.",
+                        "Sus gafas nuevas ya están listas; si la montura le molesta, llame a la óptica al {x} y se la "
+                        "ajustamos en el momento."],
+           "form": ["Sala | Jugadores | Reserva a nombre de | Tel. de contacto\nEl Búnker | 5 | {n} | {x}",
+                    "Alumno/a: {n}\nPermiso: B\nTeléfono donde localizarle: {x}\nCorreo: {e}",
+                    "Para recoger: nevera, 2 colchones · Nombre: {n} · Cel.: {x} · Acceso: por el patio",
+                    "Sección     Nombre               Móvil\nViolas      {n}          {x}",
+                    "Demandante: {n}\nDemandado: {c}\nTeléfono del demandante: {x}\nCorreo electrónico: {e}",
+                    "Huerto 14B – hortelano: {n} / tel. de día {x} / {e}"],
+           "prose_no_cue": ["Tableros olvidados en el salón después del torneo del jueves – {n}, {x}, tiene la llave.",
+                            "Me queda un puesto el viernes para Sierra Nevada, salgo de la estación, {n} {x}.",
+                            "Bajos de pantalón en el día, cremalleras, el tallercito de {n} detrás de la estación: {x}.",
+                            "Cata en la cervecería este domingo, ¡traed algo raro! {n} — {x}",
+                            "Regalo manzanas del huerto, vengan a recogerlas. {n}: {x}",
+                            "Profesora pacientísima, mi hija aprobó a la primera – {n}, {x}, muy recomendable."]},
+    "it": {"same_line": ["Escape room – prenotazioni per gruppi: {x}", "Autoscuola {c}, segreteria lun–ven: {x}",
+                         "Circolo scacchistico, corsi ragazzi, chiedere di {n} – cell. {x}",
+                         "Scuola sci, ufficio corsi: tel. {x}", "Direttore dei lavori (emergenze, anche di notte): {x}",
+                         "Gestore del rifugio – prenotazione posti letto ☎ {x}"],
+           "line_above": ["Sartoria {c}\nOrli · cerniere · riparazioni express\nChiamateci pure\n{x}",
+                          "Orchestra giovanile – prove annullate\nAvvisi dell'ultimo minuto su WhatsApp dal\n{x}",
+                          "CANTIERE – referente per i residenti\nCapocantiere: {n}\nCellulare\n{x}",
+                          "Dott.ssa {n}, fisioterapista\nAppuntamenti e disdette (con 24 ore di anticipo)\nTel.\n{x}",
+                          "Sgombero cantine e ritiro ingombranti\nChiamami o scrivimi su WhatsApp al\n{x}\n{n}",
+                          "Birrificio artigianale {c} – spaccio aziendale\nOrdini di fusti\nFisso:\n{x}"],
+           "after": ["{x} (istruttore {n}, per favore non chiamate durante le guide)",
+                     "{x} – tipografia, lasciate un messaggio se siamo in macchina",
+                     "{x} (il mio cellulare, non il numero del negozio di ottica)",
+                     "{x} – telefono del rifugio, si risponde dalle 7 alle 9 e dalle 18 alle 20",
+                     "{x} cell., meglio un messaggio, sono quasi sempre sulle piste",
+                     "{n} {x} (fisioterapista reperibile, solo urgenze)"],
+           "sentence": ["Avete un vecchio divano o una lavatrice rotta in cantina? Io e mio cognato abbiamo il furgone e li "
+                        "portiamo all'isola ecologica per una piccola offerta, basta chiamarmi al {x}.",
+                        "Passaggio in macchina per il torneo di scacchi a Bologna: partenza alle 7 dal casello, tre posti "
+                        "liberi, chi è interessato contatti {n} al {x}.",
+                        "Prima di rivolgermi al giudice di pace le ho inviato due raccomandate e ho tentato più volte di "
+                        "contattare il vostro ufficio amministrativo al numero {x}, senza alcun riscontro.",
+                        "Gli elettori che il giorno del voto saranno fuori comune possono informarsi presso l'ufficio "
+                        "elettorale, anche telefonicamente al {x}.",
+                        "Ripetizioni di matematica per medie e superiori: {n} offre la prima lezione gratuita, i genitori "
+                        "possono sentirla il pomeriggio al {x}.",
+                        "I suoi occhiali nuovi sono pronti; se la montatura le stringe basta fare un colpo di telefono al "
+                        "negozio, {x}, e gliela sistemiamo subito."],
+           "form": ["Stanza | Giocatori | Prenotato da | Recapito\nIl Caveau | 5 | {n} | {x}",
+                    "Allievo/a: {n}\nPatente: B\nRecapito telefonico: {x}\nE-mail: {e}",
+                    "Da ritirare: frigorifero, 2 materassi · Nome: {n} · Cell.: {x} · Accesso: dal cortile",
+                    "Sezione     Nome                 Cellulare\nViole       {n}          {x}",
+                    "Attore: {n}\nConvenuto: {c}\nTelefono dell'attore: {x}\nPEC/e-mail: {e}",
+                    "Orto n. 14B – assegnatario: {n} / tel. diurno {x} / {e}"],
+           "prose_no_cue": ["Scacchiere dimenticate nel salone dopo il torneo di giovedì – {n}, {x}, ha le chiavi.",
+                            "Venerdì ho ancora un posto per Cortina, parto dalla stazione, {n} {x}.",
+                            "Orli in giornata, cerniere sostituite, la piccola bottega di {n} dietro la stazione: {x}.",
+                            "Degustazione al birrificio domenica, portate qualcosa di strano! {n} — {x}",
+                            "Regalo mele del frutteto, venite a raccoglierle. {n}: {x}",
+                            "Istruttrice pazientissima, mia figlia ha passato l'esame al primo colpo – {n}, {x}, "
+                            "consigliatissima."]},
+    "pt": {"same_line": ["Escape room – reservas para grupos: {x}", "Autoescola {c}, secretaria seg. a sex.: {x}",
+                         "Clube de xadrez, turma infantil, falar com {n} – cel. {x}",
+                         "Lavanderia self-service, achados e perdidos: fone {x}",
+                         "Engenheiro responsável pela obra (emergências, inclusive à noite): {x}",
+                         "Aluguel de caiaques e barcos a remo – reservas pelo zap {x}"],
+           "line_above": ["Costureira {n}\nBarras · zíperes · ajustes na hora\nMe liga\n{x}",
+                          "Orquestra jovem – ensaio cancelado\nAvisos de última hora no WhatsApp do\n{x}",
+                          "OBRA – atendimento à vizinhança\nMestre de obras: {n}\nCelular\n{x}",
+                          "{n} – Fisioterapeuta, CREFITO 3\nAgendamentos e desmarcações (24 h de antecedência)\nTel.\n{x}",
+                          "Retiro entulho, móveis velhos e sofá\nLiga ou manda mensagem\n{x}\n{n}",
+                          "Cervejaria artesanal {c} – venda na fábrica\nPedidos de barril\nFixo:\n{x}"],
+           "after": ["{x} (instrutor {n}, por favor não liguem durante as aulas práticas)",
+                     "{x} – gráfica, deixem recado se estivermos na impressora",
+                     "{x} (meu celular, não é o número da ótica)",
+                     "{x} – telefone do abrigo, atendemos das 7 às 9 e das 18 às 20h",
+                     "{x} zap, prefiro mensagem, quase sempre estou no barco",
+                     "{n} {x} (fisio de plantão, só urgência)"],
+           "sentence": ["Tem um sofá velho ou uma máquina de lavar quebrada ocupando espaço? Eu e meu cunhado temos uma "
+                        "caminhonete e levamos pro ecoponto por um valor camarada, é só me chamar no {x}.",
+                        "Carona para o torneio de xadrez em Campinas: saio às 6h do metrô Tietê, três lugares livres, quem "
+                        "quiser fala com {n} no {x}.",
+                        "Antes de ingressar no Juizado Especial Cível, enviei duas notificações e tentei diversas vezes "
+                        "falar com o setor financeiro de vocês pelo {x}, sem qualquer retorno.",
+                        "Quem estiver fora do domicílio eleitoral no dia da votação deve justificar; o cartório eleitoral "
+                        "tira dúvidas também pelo telefone {x}.",
+                        "Aulas particulares de matemática para fundamental e vestibular: {n} oferece a primeira aula grátis, "
+                        "os pais podem ligar para ela à tarde no {x}.",
+                        "Seus óculos novos já estão prontos; se a armação apertar, é só dar uma ligada pra ótica no {x} "
+                        "que a gente ajusta na hora."],
+           "form": ["Sala | Jogadores | Reserva em nome de | Contato\nO Cofre | 5 | {n} | {x}",
+                    "Aluno(a): {n}\nCategoria: B\nTelefone para contato: {x}\nE-mail: {e}",
+                    "Para retirar: geladeira, 2 colchões · Nome: {n} · Cel./WhatsApp: {x} · Acesso: pelos fundos",
+                    "Naipe       Nome                 Celular\nViolas      {n}          {x}",
+                    "Reclamante: {n}\nReclamada: {c}\nTelefone do reclamante: {x}\nE-mail: {e}",
+                    "Lote 14B da horta comunitária – responsável: {n} / tel. {x} / {e}"],
+           "prose_no_cue": ["Tabuleiros esquecidos no salão depois do torneio de quinta – {n}, {x}, tem a chave.",
+                            "Sobrou uma vaga na sexta pra Campos do Jordão, saio da rodoviária, {n} {x}.",
+                            "Barra de calça no mesmo dia, troca de zíper, o ateliê da {n} atrás da estação: {x}.",
+                            "Degustação na cervejaria domingo, tragam algo diferente! {n} — {x}",
+                            "Dou mangas do pomar, é só vir buscar. {n}: {x}",
+                            "Instrutora super paciente, minha filha passou de primeira – {n}, {x}, recomendo demais."]},
+    "nl": {"same_line": ["Escaperoom – reserveren voor groepen: {x}", "Rijschool {c}, kantoor ma–vr: {x}",
+                         "Schaakclub jeugdtraining, vraag naar {n} – mob. {x}",
+                         "Wasserette, gevonden voorwerpen: tel.nr. {x}",
+                         "Uitvoerder bouwplaats (spoed, ook 's nachts): {x}",
+                         "Sloepverhuur – reserveren via app of bel {x}"],
+           "line_above": ["Kleermakerij {c}\nZomen · ritsen · klaar terwijl u wacht\nBel ons gerust\n{x}",
+                          "Jeugdorkest – repetitie vervalt\nLast-minute berichten via WhatsApp van\n{x}",
+                          "BOUWPLAATS – aanspreekpunt voor omwonenden\nUitvoerder: {n}\nMobiel\n{x}",
+                          "{n}, fysiotherapeut\nAfspraken en afmelden (24 uur van tevoren)\nTel.\n{x}",
+                          "Grofvuil weg? Ik haal het op met de aanhanger!\nBellen of appen naar\n{x}\n{n}",
+                          "Ambachtelijke brouwerij {c} – verkoop aan huis\nBestellingen fusten\nVast nummer:\n{x}"],
+           "after": ["{x} (instructeur {n}, graag niet bellen tijdens de lessen)",
+                     "{x} – drukkerij, spreek in als we aan de pers staan",
+                     "{x} (mijn mobiel, niet het nummer van de opticien)",
+                     "{x} – vaste lijn van de botenverhuur, bereikbaar van 9 tot 18 uur",
+                     "{x} mob., liever appen, ik zit meestal op het water",
+                     "{n} {x} (fysio van dienst, alleen spoed)"],
+           "sentence": ["Staat er een oude bank of een kapotte wasmachine in de schuur? Mijn zwager en ik hebben een "
+                        "aanhanger en brengen het voor een klein bedrag naar de milieustraat, bel me even op {x}.",
+                        "Meerijden naar het schaaktoernooi in Wijk aan Zee: vertrek 7 uur vanaf het station, nog drie "
+                        "plekken vrij, laat het {n} weten via {x}.",
+                        "Voordat ik naar de kantonrechter stap: ik heb u twee aangetekende brieven gestuurd en meermaals "
+                        "geprobeerd uw administratie telefonisch te bereiken op {x}, zonder resultaat.",
+                        "Kunt u op de verkiezingsdag niet zelf stemmen, dan kunt u iemand machtigen; het stembureau-"
+                        "informatienummer van de gemeente is {x}.",
+                        "Bijles wiskunde voor onderbouw en examenklassen: {n} geeft de eerste les gratis, ouders kunnen haar "
+                        "'s middags bellen op {x}.",
+                        "Uw nieuwe bril ligt klaar; knelt het montuur, bel dan even met de winkel op {x} en we stellen "
+                        "hem meteen bij."],
+           "form": ["Kamer | Spelers | Geboekt door | Terugbellen op\nDe Kluis | 5 | {n} | {x}",
+                    "Leerling: {n}\nRijbewijs: B\nBereikbaar op: {x}\nE-mail: {e}",
+                    "Op te halen: koelkast, 2 matrassen · Naam: {n} · 06-nummer: {x} · Toegang: via de achterom",
+                    "Sectie      Naam                 Mobiel\nAltviolen   {n}          {x}",
+                    "Eiser: {n}\nGedaagde: {c}\nTelefoonnummer eiser: {x}\nE-mailadres: {e}",
+                    "Volkstuin 14B – tuinder: {n} / tel. overdag {x} / {e}"],
+           "prose_no_cue": ["Schaakborden vergeten in de zaal na het toernooi van donderdag – {n}, {x}, heeft de sleutel.",
+                            "Vrijdag nog een plekje vrij naar Texel, vertrek vanaf het station, {n} {x}.",
+                            "Broeken inkorten op dezelfde dag, ritsen vervangen, het winkeltje van {n} achter het station: {x}.",
+                            "Proeverij bij de brouwerij zondag, neem iets geks mee! {n} — {x}",
+                            "Appels uit de boomgaard gratis af te halen, zelf plukken. {n}: {x}",
+                            "Superrustige instructeur, mijn dochter slaagde in één keer – {n}, {x}, echt een aanrader."]},
+}
+for _lang, _t in _PHONE_Q.items():
+    PHONE_T[_lang]["Q"] = _t
+ADDRESS_T["Q"] = ["{c}\nattn. {n}\n{a}\n{x}\n{e}", "{n} · {a} · {x}", "{a}\n—\n{n}\n{x} / {e}",
+                  "{c}\n{a}\n\n{n}\n{x}", "{n}\n{e}\n{x}\n\n{a}"]
+for _lang, _t in {"en": ["Send your lesson preferences for the term to {e} and I'll sort a timetable.",
+                         "Print files (PDF, 3 mm bleed please) → {e}",
+                         "Hut bookings are confirmed by email only: {e}",
+                         "{n}\nJunior coordinator, chess club\n{e}"],
+                  "de": ["Wunschtermine für die Fahrstunden bitte per Mail an {e}, ich melde mich.",
+                         "Druckdaten (PDF, 3 mm Beschnitt) bitte an {e}",
+                         "Hüttenreservierungen werden nur per E-Mail bestätigt: {e}",
+                         "{n}\nJugendwart Schachklub\n{e}"],
+                  "fr": ["Envoyez vos disponibilités pour les leçons de conduite à {e}, je fais le planning.",
+                         "Fichiers d'impression (PDF, fonds perdus 3 mm) à {e}",
+                         "Les réservations au refuge sont confirmées uniquement par courriel : {e}",
+                         "{n}\nResponsable jeunes, club d'échecs\n{e}"],
+                  "es": ["Mándame tus horarios para las prácticas de conducir a {e} y te organizo las clases.",
+                         "Archivos para imprenta (PDF, sangrado 3 mm) a {e}",
+                         "Las reservas del refugio se confirman solo por correo: {e}",
+                         "{n}\nCoordinadora de la escuela de ajedrez\n{e}"],
+                  "it": ["Mandatemi le vostre disponibilità per le guide a {e} e preparo il calendario.",
+                         "File per la stampa (PDF, abbondanza 3 mm) a {e}",
+                         "Le prenotazioni del rifugio si confermano solo via mail: {e}",
+                         "{n}\nReferente settore giovanile, circolo scacchi\n{e}"],
+                  "pt": ["Me mande seus horários livres para as aulas de direção no {e} que eu monto a agenda.",
+                         "Arquivos para impressão (PDF, sangria de 3 mm) → {e}",
+                         "Reservas de caiaque são confirmadas só por e-mail: {e}",
+                         "{n}\nCoordenadora da escolinha de xadrez\n{e}"],
+                  "nl": ["Stuur je voorkeursdagen voor de rijlessen naar {e}, dan maak ik een rooster.",
+                         "Drukbestanden (pdf, 3 mm afloop) graag naar {e}",
+                         "Reserveringen voor de sloepen bevestigen we alleen per mail: {e}",
+                         "{n}\nJeugdleider schaakclub\n{e}"]}.items():
+    EMAIL_T[_lang]["Q"] = _t
+DISTRACTOR_T["Q"] = [
+    "Escape room booking {ord}: {minutes} minutes, {price} for the group on {date}; call us if you're running late.",
+    "Driving lesson package, pupil no. {cid}: ten lessons for {price}, paid to {iban}; text your instructor to move a slot.",
+    "Ski school season {year}/{year2}: {big} lessons given, lift pass ref. {ref}; phone the office for private tuition.",
+    "Print job {inv}: {big} flyers, {price}, ready on {date} – we'll ring when it's off the press.",
+    "Bulky waste collection {ord2} booked for {date}, between {time}; the crew will call ahead, fee {price}.",
+    "Chess club grading list {year}: rating {minutes}0, member ID {cid}; contact the secretary to query a result.",
+    "Youth orchestra tour fee {price}, due {date}, reference {ref}; ring the manager about instalments.",
+    "Laundrette card {cid} topped up with {price} on {date}; the number on the machine is for faults only.",
+    "Tailoring ticket {ord2}: hem and zip, {price}, collect after {date}; call the shop if you can't make it.",
+    "Lens order {ord} for frame model {ref}, dispatched {date} – your optician will phone when it arrives.",
+    "Physio claim {inv}: {minutes} sessions at {price}, ACC number {ref}; contact reception with any questions.",
+    "Polling district {ord2}: {big} registered voters, turnout in {year} was {minutes} per cent; call the electoral office for your station.",
+    "Planning application {year}/{ref}, site notice dated {date}; working hours {time}, complaints line number on the hoarding.",
+    "Boat rental voucher {ord}, valid until {date}, deposit {price}; phone the jetty to book a slot.",
+    "Hut night {date}: bunk {minutes}, half board {price}, booking no. {ord2}; ring ahead if the pass is closed.",
+    "Brewery batch {inv}, bottled {date}, {big} litres – contact us with the batch number if anything tastes off.",
+    "Maths tutoring receipt {inv}: {minutes} minutes on {date}, {price}; text me for next week's time.",
+    "Small claims case no. {ref}: claim of {price} filed on {date}, hearing {time}; the court cannot give legal advice by phone.",
+    "Orchard association levy {year}: {price} per tree, pay to {iban} quoting plot {ord2}; ring the treasurer if unsure.",
+    "Carpool scheme member {cid}: {big} km shared since {year}; message the driver, not the office, about pickups.",
+    "Match report: the chess team drew {score} away from home; for openings the captain recommends ISBN {isbn} – call him to borrow it.",
+    "Parcel for the print shop, tracking {ord}, postcode {post}; the courier texts a delivery window {time}.",
+]
+
 # --------------------------------------------------------------------------- values
 
 
@@ -2940,7 +3292,7 @@ def main(argv: list[str] | None = None) -> int:
     fig["target_failures"] = {}
     for s in ("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7",
               "heldout8", "heldout9", "heldout10", "heldout11", "heldout12", "heldout13",
-              "heldout14", "heldout15"):
+              "heldout14", "heldout15", "heldout16"):
         if s in fig["results"]:
             fig["target_failures"][s] = check_targets(fig["results"][s])
             print(f"\ntargets ({s}, hard part, now):", "NOT MET" if fig["target_failures"][s] else "PASS",
