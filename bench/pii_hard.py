@@ -2,7 +2,7 @@
 addresses, and real sentences whose digit groups are not phones. Builds it, scores the scrub on it,
 writes bench/results/pii-hard-<date>.json.
 
-    python bench/pii_hard.py [--split tune|heldout|heldout2..heldout16|all] [--show-errors] [--json PATH] [--mirror DIR]
+    python bench/pii_hard.py [--split tune|heldout|heldout2..heldout17|all] [--show-errors] [--json PATH] [--mirror DIR]
     python bench/pii_hard.py --dump DIR       # write tune.jsonl and heldout.jsonl, print their sha256
 
 Documents (``{"id", "split", "locale", "category", "text", "spans": [[start, end, type], ...]}``), each
@@ -74,7 +74,9 @@ es_ES es_MX it_IT pt_PT nl_BE; templates P, written fresh after heldout14's scor
 file, not the rules; digit sentences of BoolQ and LAMBADA) is scored once with the rules of ed3ae0b: phone recall 0.972, precision 0.982, e-mail recall 0.981. ``heldout16``
 (seed 17; en_GB en_CA en_NZ de_AT de_DE fr_FR fr_CH es_ES es_CO it_IT pt_BR nl_NL; templates Q, written fresh after
 heldout15's score by a writer who had read only this file, not the rules; digit sentences of BoolQ and LAMBADA) is not
-scored yet. The targets are judged on each held-out split's hardest part: every
+scored yet. ``heldout17`` (seed 18; en_US en_GB en_AU de_DE de_AT fr_FR fr_CA es_ES es_AR it_IT pt_BR nl_BE; templates
+R, written fresh after heldout16's score by a writer who had read only this file, not the rules; digit sentences of BoolQ
+and LAMBADA) is not scored yet. The targets are judged on each held-out split's hardest part: every
 phone category except same_line and prose_no_cue (a label right before the number: the old rules already worked; no cue at all: nothing can), plus the distractor and real-sentence documents for
 precision. Targets: phone recall and precision >= 0.95 there; e-mail recall (all forms) >= 0.99.
 
@@ -173,6 +175,10 @@ SPLITS = {
     "heldout16": {"seed": 17, "templates": "Q", "parity": None,
                   "locales": ("en_GB", "en_CA", "en_NZ", "de_AT", "de_DE", "fr_FR", "fr_CH", "es_ES", "es_CO", "it_IT",
                               "pt_BR", "nl_NL")},
+    # written after heldout16 was scored, by a writer who had read only this file, not the rules; not scored yet
+    "heldout17": {"seed": 18, "templates": "R", "parity": None,
+                  "locales": ("en_US", "en_GB", "en_AU", "de_DE", "de_AT", "fr_FR", "fr_CA", "es_ES", "es_AR", "it_IT",
+                              "pt_BR", "nl_BE")},
 }
 PER_LOCALE = 140
 # Faker's date() draws between 1970 and its end, "now" by default: a fixed end keeps a split's bytes the same
@@ -2929,6 +2935,383 @@ DISTRACTOR_T["Q"] = [
     "Parcel for the print shop, tracking {ord}, postcode {post}; the courier texts a delivery window {time}.",
 ]
 
+
+# Set R (heldout17): written after heldout16's score by a writer who read only this file, not the rules.
+_PHONE_R = {
+    "en": {"same_line": ["Town Hall – Clerk's Office (Mon–Thu 8:30–4:30, closed Fridays): {x}",
+                         "Emergency dentist, weekends & bank holidays → {x}",
+                         "Guitar lessons, all ages, acoustic/electric – call or text {x}",
+                         "Window cleaning, gutters & conservatory roofs · mob {x}",
+                         "Lane bookings & birthday parties (bowling): {x}",
+                         "Karaoke booth reservations – phone/WhatsApp {x}"],
+           "line_above": ["Happy Paws Animal Shelter\nWant to adopt or foster? Ring the kennels\n{x}\n(open to visitors 11–3)",
+                          "SCHOOL CANTEEN – NOTICE TO PARENTS\nAllergy forms and dinner money queries to {n}, catering manager\n"
+                          "Direct line\n{x}",
+                          "{c} Bridal\nFittings by appointment only\nTel\n{x}\n{e}",
+                          "PC & laptop repairs · virus removal · screen replacement\nNo fix, no fee\nCall {n}:\n{x}",
+                          "Duty pharmacy this Sunday\n{c}\n{a}\nPhone\n{x}",
+                          "Campsite reception\nClosed 12–2 for lunch – if it's urgent\nring the warden on\n{x}"],
+           "after": ["{x} (that's the kennel office, not the vet)",
+                     "{x} ← bridal boutique, we're closed Mondays",
+                     "{x} — my mobile, the shop landline is always busy",
+                     "{x} text only please, I'm up a ladder most of the day",
+                     "{x} is the after-hours dental line, you'll get a recorded message first",
+                     "{n}: {x} (cellar door, weekends only)"],
+           "sentence": ["The town hall will be closed on Monday for the public holiday, but if a pipe bursts or a tree comes "
+                        "down you can still reach the duty officer on {x}.",
+                        "Our kindergarten waiting list for September is now full; if you would like your child added to the "
+                        "reserve list, please give {n} a ring at {x} between 9 and 11.",
+                        "We sell strawberries, sweet corn and fresh eggs from the stall at the end of the lane – honesty box, "
+                        "and if it's empty shoot me a message at {x} and I'll restock.",
+                        "Hey all, the hackerspace door code changed again, if you're locked out just call whoever is on "
+                        "keyholder duty tonight, that's {n}, cell is {x}.",
+                        "For repairs to built-in wardrobes, stairs or sash windows, {c} is the local carpenter most people "
+                        "use, and he'll usually pick up if you try {x} before 8am.",
+                        "Students moving into the halls this term: if your key card doesn't work, the residence assistant "
+                        "can be reached on {x} at any hour."],
+           "form": ["Day | Pharmacy | Address | Tel.\nSat | {c} | {a} | {x}",
+                    "Child's name: {n}\nPreferred start date: Sept\nParent/guardian daytime phone: {x}\nEmail: {e}",
+                    "Pitch no. 23 · Arrival Fri · Surname {n} · Contact mobile {x} · Vehicle reg. on request",
+                    "Teacher       Instrument     Ph\n{n}      guitar         {x}",
+                    "ROOM WANTED\nName ........ {n}\nCourse ...... Mech. Eng., 2nd year\nCell ........ {x}",
+                    "Adopter: {n} | Dog: Biscuit (ID on collar) | Home tel: {x} | Email: {e}"],
+           "prose_no_cue": ["Free-range eggs and plums at the gate, pay what you can, {n} {x}.",
+                            "Sunday karaoke winners pick up your voucher at the bar or sort it with {n} – {x}.",
+                            "Lost: grey tabby, answers to Mouse, last seen near the bowling alley. {n}, {x}.",
+                            "Spare room in a quiet student house, bills included, five minutes from campus – {n} {x}",
+                            "Did our stairs last spring, lovely tidy work, {c}: {x}.",
+                            "Windows done every fourth Tuesday, {n}, {x}, very reasonable."]},
+    "de": {"same_line": ["Rathaus Bürgerbüro (Mo–Do 8–16 Uhr, Fr 8–12 Uhr): {x}",
+                         "Zahnärztlicher Notdienst am Wochenende ☏ {x}",
+                         "Gitarrenunterricht für Anfänger und Fortgeschrittene – Anruf oder SMS an {x}",
+                         "Fensterputzer {n}, auch Wintergärten · Handy: {x}",
+                         "Bahnreservierung Kegelbahn/Bowling, Kindergeburtstage: {x}",
+                         "Karaoke-Kabinen vorbestellen unter Tel.-Nr. {x}"],
+           "line_above": ["Tierheim {c}\nGassigeher gesucht! Bitte vorher anrufen\n{x}\n(Besuchszeiten Mi–So 14–17 Uhr)",
+                          "MITTEILUNG DER SCHULMENSA\nFragen zu Essensgeld und Allergien an Frau {n}, Küchenleitung\n"
+                          "Durchwahl\n{x}",
+                          "Brautmoden {c}\nAnproben nur nach Terminvereinbarung\nFon\n{x}\n{e}",
+                          "PC-Notdienst · Datenrettung · Displaytausch\nKeine Reparatur, keine Kosten\nEinfach {n} anrufen:\n{x}",
+                          "Notdienst-Apotheke heute\n{c}\n{a}\nTelefon\n{x}",
+                          "Rezeption Campingplatz\nMittagspause 12–14 Uhr – in dringenden Fällen\nPlatzwart anrufen unter\n{x}"],
+           "after": ["{x} (Tierheim-Büro, nicht die Tierarztpraxis)",
+                     "{x} – Brautmodengeschäft, montags Ruhetag",
+                     "{x} ist mein Handy, im Laden ist immer besetzt",
+                     "{x} bitte nur SMS, stehe den ganzen Tag auf der Leiter",
+                     "{x} = zahnärztliche Notfallnummer, zuerst kommt eine Bandansage",
+                     "{n}: {x} (Weinkeller, Ab-Hof-Verkauf Sa/So)"],
+           "sentence": ["Das Rathaus bleibt am Montag wegen des Feiertags geschlossen, bei Rohrbruch oder umgestürzten "
+                        "Bäumen erreichen Sie den Bereitschaftsdienst aber weiterhin unter {x}.",
+                        "Die Warteliste unserer Kita für September ist voll; wer sein Kind auf die Nachrückerliste setzen "
+                        "lassen möchte, meldet sich bitte zwischen 9 und 11 Uhr bei {n} unter {x}.",
+                        "Erdbeeren, Zuckermais und frische Eier gibt's am Stand vorne an der Straße, Kasse des Vertrauens, "
+                        "und wenn was fehlt, schreib mir kurz auf {x}, dann füll ich nach.",
+                        "Leute, der Türcode vom Hackerspace ist schon wieder neu – wer heute Abend draußen steht, ruft "
+                        "einfach den Schlüsseldienst vom Verein an, das ist {n}, Handy {x}.",
+                        "Für Einbauschränke, Treppen und Kastenfenster geht hier im Viertel eigentlich jeder zur Tischlerei "
+                        "{c}, und vor 8 Uhr früh ist der Meister meistens unter {x} zu erwischen.",
+                        "Neue Bewohnerinnen und Bewohner im Studentenwohnheim: Wenn der Transponder nicht geht, ist der "
+                        "Hausmeister rund um die Uhr unter {x} erreichbar."],
+           "form": ["Datum | Apotheke | Anschrift | Tel.\nSa | {c} | {a} | {x}",
+                    "Name des Kindes: {n}\nGewünschter Beginn: 1.9.\nTelefonisch erreichbar (tagsüber): {x}\nE-Mail: {e}",
+                    "Stellplatz 23 · Anreise Fr · Nachname {n} · Handynr. {x} · Kfz-Kennzeichen folgt",
+                    "Lehrkraft     Instrument     Tel.\n{n}      Gitarre        {x}",
+                    "SUCHE WG-ZIMMER\nName ........ {n}\nStudiengang .. Maschinenbau, 3. Sem.\nMobil ....... {x}",
+                    "Adoptant/in: {n} | Hund: Krümel (Chip-Nr. im Pass) | Tel. privat: {x} | E-Mail: {e}"],
+           "prose_no_cue": ["Eier vom Hof und Zwetschgen an der Einfahrt, zahl was du magst, {n} {x}.",
+                            "Karaoke-Gewinner vom Sonntag holen ihren Gutschein an der Bar ab oder klären das mit {n} – {x}.",
+                            "Vermisst: graue Tigerkatze, hört auf Maus, zuletzt bei der Bowlingbahn gesehen. {n}, {x}.",
+                            "Zimmer in ruhiger Studenten-WG frei, warm, fünf Minuten zur Uni – {n} {x}",
+                            "Hat uns letztes Frühjahr die Treppe gemacht, super saubere Arbeit, {c}: {x}.",
+                            "Fenster alle vier Wochen dienstags, {n}, {x}, sehr fair im Preis."]},
+    "fr": {"same_line": ["Mairie – accueil et état civil (lun.–jeu. 8 h 30–16 h 30) : {x}",
+                         "Dentiste de garde, dimanches et jours fériés → {x}",
+                         "Cours de guitare tous niveaux, à domicile – appel ou texto au {x}",
+                         "Laveur de vitres, vérandas et gouttières · cell. {x}",
+                         "Réservation de pistes (bowling) et anniversaires : {x}",
+                         "Cabines de karaoké – réservez au {x}"],
+           "line_above": ["Refuge SPA {c}\nPour adopter ou devenir famille d'accueil, appelez le refuge\n{x}\n(visites "
+                          "de 14 h à 17 h)",
+                          "AVIS AUX PARENTS – CANTINE SCOLAIRE\nPAI, allergies et tickets repas : {n}, responsable de la "
+                          "restauration\nLigne directe\n{x}",
+                          "{c} Mariage\nEssayages uniquement sur rendez-vous\nTél\n{x}\n{e}",
+                          "Dépannage informatique · virus · écrans cassés\nPas réparé, pas payé\nJoindre {n} au\n{x}",
+                          "Pharmacie de garde ce dimanche\n{c}\n{a}\nTéléphone\n{x}",
+                          "Accueil du camping\nFermé de 12 h à 14 h – en cas d'urgence\ncomposez le\n{x}"],
+           "after": ["{x} (c'est le bureau du refuge, pas le vétérinaire)",
+                     "{x} ← boutique de robes de mariée, fermée le lundi",
+                     "{x}, mon cell, la ligne de l'atelier sonne toujours occupé",
+                     "{x} par texto svp, je suis sur l'échelle toute la journée",
+                     "{x} : numéro d'urgence dentaire, un message enregistré vous répondra d'abord",
+                     "{n} : {x} (caveau, vente directe le week-end)"],
+           "sentence": ["La mairie sera fermée lundi pour le jour férié ; en cas de fuite sur la voie publique ou d'arbre "
+                        "tombé, l'élu d'astreinte reste joignable au {x}.",
+                        "La liste d'attente de la garderie pour septembre est complète ; pour inscrire votre enfant sur la "
+                        "liste complémentaire, appelez {n} au {x} entre 9 h et 11 h.",
+                        "Fraises, maïs sucré et œufs frais au kiosque au bout du rang, on paie dans la boîte, et si c'est "
+                        "vide, écrivez-moi au {x} et je remplis.",
+                        "Salut la gang, le code de la porte du hackerspace a encore changé ; si vous êtes dehors ce soir, "
+                        "appelez {n} qui a les clés, son cell c'est le {x}.",
+                        "Pour les placards sur mesure, les escaliers ou les fenêtres anciennes, tout le quartier passe par "
+                        "la menuiserie {c}, et le patron décroche en général au {x} avant 8 h.",
+                        "Nouveaux résidents de la résidence étudiante : si votre badge ne marche pas, le gardien répond au "
+                        "{x} jour et nuit."],
+           "form": ["Jour | Pharmacie | Adresse | Tél.\nSam. | {c} | {a} | {x}",
+                    "Nom de l'enfant : {n}\nEntrée souhaitée : septembre\nTéléphone (en journée) : {x}\nCourriel : {e}",
+                    "Emplacement 23 · Arrivée ven. · Nom {n} · Portable {x} · Immatriculation à compléter",
+                    "Professeur     Instrument     Tél.\n{n}      guitare        {x}",
+                    "CHERCHE CHAMBRE EN COLOC\nNom ......... {n}\nÉtudes ...... génie mécanique, 2e année\nCell. ....... "
+                    "{x}",
+                    "Adoptant : {n} | Chien : Biscotte (puce n° sur le carnet) | Tél. domicile : {x} | Courriel : {e}"],
+           "prose_no_cue": ["Œufs de la ferme et prunes au portail, vous payez ce que vous voulez, {n} {x}.",
+                            "Gagnants du karaoké de dimanche : votre bon est au bar, sinon voyez avec {n} – {x}.",
+                            "Perdu : chat tigré gris, répond à Souris, vu près du bowling. {n}, {x}.",
+                            "Chambre libre dans une coloc étudiante calme, charges comprises, à cinq minutes du campus – {n} {x}",
+                            "Ils ont refait notre escalier au printemps, travail très propre, {c} : {x}.",
+                            "Vitres faites un mardi sur quatre, {n}, {x}, prix honnête."]},
+    "es": {"same_line": ["Ayuntamiento – Registro y atención ciudadana (L a J de 8:30 a 14:30): {x}",
+                         "Dentista de urgencia, sábados, domingos y feriados → {x}",
+                         "Clases de guitarra criolla y eléctrica, todas las edades – llamá o mandá WhatsApp al {x}",
+                         "Limpieza de vidrios, cerramientos y canaletas · cel. {x}",
+                         "Reserva de pistas de bolos y cumpleaños infantiles: {x}",
+                         "Karaoke – reservá tu sala al {x}"],
+           "line_above": ["Refugio de animales {c}\n¿Querés adoptar o transitar? Llamá al refugio\n{x}\n(visitas de 11 a 15)",
+                          "COMEDOR ESCOLAR – AVISO A LAS FAMILIAS\nDietas especiales y recibos del comedor: {n}, "
+                          "encargada de cocina\nLínea directa\n{x}",
+                          "{c} Novias\nPruebas de vestido solo con cita previa\nTel\n{x}\n{e}",
+                          "Servicio técnico de PC y notebooks · virus · pantallas rotas\nSi no se arregla, no se cobra\n"
+                          "Preguntá por {n}:\n{x}",
+                          "Farmacia de guardia este domingo\n{c}\n{a}\nTeléfono\n{x}",
+                          "Recepción del camping\nCerrado de 13 a 16 h – si es urgente\nllamá al encargado al\n{x}"],
+           "after": ["{x} (es la oficina del refugio, no la veterinaria)",
+                     "{x} ← tienda de novias, los lunes cerramos",
+                     "{x}, mi celu, el fijo del taller siempre da ocupado",
+                     "{x} solo mensajes por favor, me paso el día arriba de la escalera",
+                     "{x} es la línea de urgencias dentales, primero sale una grabación",
+                     "{n}: {x} (bodega, venta directa fines de semana)"],
+           "sentence": ["El ayuntamiento permanecerá cerrado el lunes por ser festivo local, aunque ante cualquier avería en "
+                        "la vía pública el retén de guardia sigue atendiendo en el {x}.",
+                        "La lista de espera del jardín de infantes para marzo ya está completa; si querés anotar a tu hijo "
+                        "en la lista de suplentes, llamá a {n} al {x} de 9 a 11.",
+                        "Frutillas, choclos y huevos de campo en el puesto de la ruta, dejás la plata en la caja, y si no "
+                        "queda nada mandame un mensaje al {x} y repongo.",
+                        "Che, cambiaron otra vez el código de la puerta del hackerspace; si quedaste afuera esta noche "
+                        "llamalo a {n}, que tiene las llaves, su celu es {x}.",
+                        "Para placares a medida, escaleras o ventanas de madera, en el barrio todos van a la carpintería {c}, "
+                        "y el dueño suele atender en el {x} antes de las 8.",
+                        "Nuevos residentes de la residencia universitaria: si la tarjeta no abre, el conserje atiende en "
+                        "el {x} las 24 horas."],
+           "form": ["Día | Farmacia | Dirección | Tel.\nSáb. | {c} | {a} | {x}",
+                    "Nombre del niño/a: {n}\nIngreso deseado: marzo\nTeléfono de contacto (de día): {x}\nCorreo: {e}",
+                    "Parcela 23 · Llegada vie. · Apellido {n} · Móvil {x} · Matrícula del vehículo: pendiente",
+                    "Profesor/a     Instrumento    Tel.\n{n}      guitarra       {x}",
+                    "BUSCO HABITACIÓN EN PISO COMPARTIDO\nNombre ...... {n}\nCarrera ..... Ing. Mecánica, 2.º año\n"
+                    "Cel. ........ {x}",
+                    "Adoptante: {n} | Perro: Galleta (n.º de chip en la libreta) | Tel. particular: {x} | Mail: {e}"],
+           "prose_no_cue": ["Huevos de campo y ciruelas en la tranquera, pagá lo que quieras, {n} {x}.",
+                            "Ganadores del karaoke del domingo: el vale está en la barra, si no arreglen con {n} – {x}.",
+                            "Se perdió gato atigrado gris, se llama Ratón, visto cerca de la bolera. {n}, {x}.",
+                            "Habitación libre en piso de estudiantes tranquilo, gastos incluidos, a cinco minutos de la facu – "
+                            "{n} {x}",
+                            "Nos hicieron la escalera la primavera pasada, un trabajo impecable, {c}: {x}.",
+                            "Vidrios cada cuatro martes, {n}, {x}, muy buen precio."]},
+    "it": {"same_line": ["Comune – Ufficio anagrafe (lun–gio 8:30–12:30, mar anche 15–17): {x}",
+                         "Guardia medica odontoiatrica festiva → {x}",
+                         "Lezioni di chitarra classica ed elettrica, tutte le età – chiamate o scrivete al {x}",
+                         "Pulizia vetri, verande e grondaie · cell. {x}",
+                         "Prenotazione piste bowling e feste di compleanno: {x}",
+                         "Karaoke – prenota la saletta al nr. {x}"],
+           "line_above": ["Canile rifugio {c}\nPer adozioni e stalli chiamate il canile\n{x}\n(visite dalle 14 alle 17)",
+                          "AVVISO ALLE FAMIGLIE – MENSA SCOLASTICA\nDiete speciali e buoni pasto: sig.ra {n}, referente "
+                          "della ristorazione\nNumero diretto\n{x}",
+                          "Atelier sposa {c}\nProve abito solo su appuntamento\nTel\n{x}\n{e}",
+                          "Riparazione PC e portatili · virus · schermi rotti\nSe non si ripara non si paga\nChiedere di "
+                          "{n}:\n{x}",
+                          "Farmacia di turno domenica\n{c}\n{a}\nTelefono\n{x}",
+                          "Reception del campeggio\nChiuso 12:30–15 – per urgenze\nchiamate il custode al\n{x}"],
+           "after": ["{x} (è l'ufficio del canile, non il veterinario)",
+                     "{x} ← atelier da sposa, il lunedì siamo chiusi",
+                     "{x}, il mio cellulare, il fisso del negozio dà sempre occupato",
+                     "{x} solo messaggi per favore, sono sulla scala tutto il giorno",
+                     "{x} è la linea per le urgenze dentistiche, prima risponde una segreteria",
+                     "{n}: {x} (cantina, vendita diretta sabato e domenica)"],
+           "sentence": ["Lunedì il municipio resterà chiuso per la festa del patrono; per guasti alla rete idrica o alberi "
+                        "caduti il reperibile del comune risponde comunque al {x}.",
+                        "La lista d'attesa dell'asilo nido per settembre è chiusa; per inserire vostro figlio tra le riserve "
+                        "telefonate a {n} al {x} dalle 9 alle 11.",
+                        "Fragole, pannocchie e uova fresche al banchetto in fondo alla strada, si paga nella cassetta, e se "
+                        "è finito tutto mandatemi un messaggio al {x} che rifornisco.",
+                        "Ragazzi, hanno cambiato di nuovo il codice della porta dell'hackerspace: chi stasera resta fuori "
+                        "chiami {n} che ha le chiavi, il cell è {x}.",
+                        "Per armadi a muro, scale o finestre in legno qui in zona vanno tutti dalla falegnameria {c}, e "
+                        "prima delle 8 il titolare di solito risponde al {x}.",
+                        "Nuovi ospiti della residenza universitaria: se il badge non apre, il portiere è reperibile al {x} "
+                        "giorno e notte."],
+           "form": ["Giorno | Farmacia | Indirizzo | Tel.\nSab. | {c} | {a} | {x}",
+                    "Nome del bambino: {n}\nInserimento richiesto: settembre\nRecapito telefonico diurno: {x}\nE-mail: {e}",
+                    "Piazzola 23 · Arrivo ven. · Cognome {n} · Cellulare {x} · Targa: da comunicare",
+                    "Insegnante    Strumento      Tel.\n{n}      chitarra       {x}",
+                    "CERCO STANZA IN APPARTAMENTO CONDIVISO\nNome ........ {n}\nCorso ....... Ing. meccanica, II anno\n"
+                    "Cell. ....... {x}",
+                    "Adottante: {n} | Cane: Biscotto (microchip sul libretto) | Tel. casa: {x} | E-mail: {e}"],
+           "prose_no_cue": ["Uova della fattoria e susine al cancello, offerta libera, {n} {x}.",
+                            "Vincitori del karaoke di domenica: il buono è al bancone, altrimenti sentite {n} – {x}.",
+                            "Smarrito gatto tigrato grigio, si chiama Topo, visto vicino al bowling. {n}, {x}.",
+                            "Stanza libera in appartamento di studenti tranquillo, spese incluse, a cinque minuti "
+                            "dall'università – {n} {x}",
+                            "Ci hanno rifatto la scala la primavera scorsa, lavoro pulitissimo, {c}: {x}.",
+                            "Vetri ogni quattro martedì, {n}, {x}, prezzi onesti."]},
+    "pt": {"same_line": ["Prefeitura – Protocolo geral (seg. a qui., 8h às 14h): {x}",
+                         "Dentista 24 horas, plantão de fim de semana e feriados → {x}",
+                         "Aulas de violão e guitarra para todas as idades – liga ou chama no zap {x}",
+                         "Limpeza de vidros, fachadas e calhas · cel. {x}",
+                         "Reserva de pistas de boliche e festas de aniversário: {x}",
+                         "Karaokê – reserve sua cabine pelo tel. {x}"],
+           "line_above": ["Abrigo de animais {c}\nQuer adotar ou ser lar temporário? Ligue para o abrigo\n{x}\n(visitas "
+                          "das 11h às 15h)",
+                          "COMUNICADO AOS PAIS – CANTINA DA ESCOLA\nCardápio especial e pagamentos da merenda: {n}, "
+                          "nutricionista\nRamal direto\n{x}",
+                          "{c} Noivas\nProvas de vestido somente com hora marcada\nTel\n{x}\n{e}",
+                          "Conserto de PC e notebook · vírus · tela quebrada\nSe não consertar, não paga\nFalar com {n}:\n{x}",
+                          "Farmácia de plantão neste domingo\n{c}\n{a}\nTelefone\n{x}",
+                          "Recepção do camping\nFechada das 12h às 14h – se for urgente\nligue para o zelador\n{x}"],
+           "after": ["{x} (é o escritório do abrigo, não a clínica veterinária)",
+                     "{x} ← loja de noivas, às segundas estamos fechados",
+                     "{x}, meu celular, o fixo da loja vive ocupado",
+                     "{x} só mensagem por favor, passo o dia em cima da escada",
+                     "{x} é o plantão odontológico, primeiro atende uma gravação",
+                     "{n}: {x} (vinícola, venda direta sábado e domingo)"],
+           "sentence": ["A prefeitura não abre na segunda-feira por causa do feriado municipal, mas em caso de vazamento na "
+                        "rua ou árvore caída a Defesa Civil atende pelo {x}.",
+                        "A lista de espera da creche para fevereiro já está fechada; quem quiser colocar o filho no cadastro "
+                        "reserva deve ligar para {n} no {x} das 9h às 11h.",
+                        "Morango, milho verde e ovo caipira na barraca da beira da estrada, pague na caixinha, e se acabar "
+                        "me manda mensagem no {x} que eu reponho.",
+                        "Galera, mudaram de novo a senha da porta do hackerspace; quem ficar pra fora hoje liga pro {n}, que "
+                        "está com a chave, o celular dele é {x}.",
+                        "Pra armário embutido, escada ou janela de madeira, todo mundo aqui do bairro chama a marcenaria "
+                        "{c}, e o dono costuma atender no {x} antes das 8h.",
+                        "Calouros da moradia estudantil: se o cartão não abrir a porta, o porteiro atende no {x} 24 horas "
+                        "por dia."],
+           "form": ["Dia | Farmácia | Endereço | Tel.\nSáb. | {c} | {a} | {x}",
+                    "Nome da criança: {n}\nInício desejado: fevereiro\nTelefone para contato (horário comercial): {x}\n"
+                    "E-mail: {e}",
+                    "Área 23 · Chegada sex. · Sobrenome {n} · Celular {x} · Placa do carro: a informar",
+                    "Professor(a)   Instrumento    Tel.\n{n}      violão         {x}",
+                    "PROCURO QUARTO EM REPÚBLICA\nNome ........ {n}\nCurso ....... Eng. Mecânica, 2º ano\nCel. ........ {x}",
+                    "Adotante: {n} | Cão: Biscoito (microchip na carteirinha) | Tel. residencial: {x} | E-mail: {e}"],
+           "prose_no_cue": ["Ovos caipiras e ameixas no portão, pague quanto quiser, {n} {x}.",
+                            "Ganhadores do karaokê de domingo: o vale está no balcão, senão acertem com {n} – {x}.",
+                            "Perdeu-se gato rajado cinza, atende por Rato, visto perto do boliche. {n}, {x}.",
+                            "Vaga em república tranquila, contas incluídas, a cinco minutos do campus – {n} {x}",
+                            "Fizeram nossa escada na primavera passada, serviço caprichado, {c}: {x}.",
+                            "Vidros limpos a cada quatro terças, {n}, {x}, preço justo."]},
+    "nl": {"same_line": ["Gemeentehuis – dienst burgerzaken (ma–do 8u30–12u, do ook 16u–19u): {x}",
+                         "Tandarts van wacht, weekend en feestdagen → {x}",
+                         "Gitaarles voor jong en oud, akoestisch en elektrisch – bel of sms {x}",
+                         "Glazenwasser {n}, ook veranda's en dakgoten · gsm {x}",
+                         "Bowlingbanen reserveren en kinderfeestjes: {x}",
+                         "Karaokebox – reserveer je box via tel. {x}"],
+           "line_above": ["Dierenasiel {c}\nAdopteren of opvanggezin worden? Bel het asiel\n{x}\n(bezoekuren 14u–17u)",
+                          "BERICHT AAN DE OUDERS – SCHOOLREFTER\nAllergieën en maaltijdfacturen: {n}, verantwoordelijke "
+                          "keuken\nRechtstreeks nummer\n{x}",
+                          "Bruidsmode {c}\nPassen enkel op afspraak\nTel\n{x}\n{e}",
+                          "Computerherstelling · virussen · kapotte schermen\nNiet gemaakt, niet betaald\nVraag naar {n}:\n{x}",
+                          "Apotheek van wacht deze zondag\n{c}\n{a}\nTelefoon\n{x}",
+                          "Onthaal camping\nGesloten van 12u tot 14u – bij dringende zaken\nbel de beheerder op\n{x}"],
+           "after": ["{x} (dat is het bureau van het asiel, niet de dierenarts)",
+                     "{x} ← bruidswinkel, op maandag gesloten",
+                     "{x}, mijn gsm, de vaste lijn van het atelier is altijd bezet",
+                     "{x} liefst een sms'je, ik sta de hele dag op de ladder",
+                     "{x} is de wachtdienst voor tandartsen, eerst hoort u een bandje",
+                     "{n}: {x} (wijnkelder, verkoop aan huis in het weekend)"],
+           "sentence": ["Het gemeentehuis is maandag gesloten wegens de feestdag, maar bij een lek op de openbare weg of een "
+                        "omgevallen boom kan je de permanentie nog altijd bereiken op {x}.",
+                        "De wachtlijst van de kinderopvang voor september is volzet; wie zijn kindje op de reservelijst wil, "
+                        "belt tussen 9 en 11 uur naar {n} op {x}.",
+                        "Aardbeien, suikermaïs en verse eieren aan het kraampje aan de steenweg, betalen in het busje, en is "
+                        "het op, stuur me dan een berichtje op {x} dan vul ik aan.",
+                        "Mannekes, de deurcode van de hackerspace is weer veranderd; wie vanavond buiten staat belt {n}, die "
+                        "heeft de sleutel, zijn gsm is {x}.",
+                        "Voor ingemaakte kasten, trappen of houten ramen gaat heel de wijk naar schrijnwerkerij {c}, en voor "
+                        "8 uur neemt de baas meestal op via {x}.",
+                        "Nieuwe bewoners van het studentenhome: werkt je badge niet, dan is de huisbewaarder dag en nacht "
+                        "bereikbaar op {x}."],
+           "form": ["Dag | Apotheek | Adres | Tel.\nZa | {c} | {a} | {x}",
+                    "Naam van het kind: {n}\nGewenste startdatum: september\nTelefoon overdag: {x}\nE-mail: {e}",
+                    "Standplaats 23 · Aankomst vr · Familienaam {n} · Gsm-nr. {x} · Nummerplaat volgt",
+                    "Leerkracht    Instrument     Tel.\n{n}      gitaar         {x}",
+                    "GEZOCHT: KOT\nNaam ........ {n}\nRichting ..... burg. ir. werktuigkunde, 2de bach\nGsm ......... {x}",
+                    "Adoptant: {n} | Hond: Koekje (chipnummer in het paspoort) | Tel. thuis: {x} | E-mail: {e}"],
+           "prose_no_cue": ["Hoeve-eieren en pruimen aan het hek, betaal wat je wil, {n} {x}.",
+                            "Winnaars van de karaoke van zondag: jullie bon ligt aan de toog, anders even regelen met {n} – {x}.",
+                            "Vermist: grijze gestreepte kat, luistert naar Muis, gezien bij de bowling. {n}, {x}.",
+                            "Kot vrij in rustig studentenhuis, kosten inbegrepen, vijf minuten van de campus – {n} {x}",
+                            "Hebben vorig voorjaar onze trap gemaakt, heel proper werk, {c}: {x}.",
+                            "Ramen om de vier dinsdagen, {n}, {x}, zeer schappelijk."]},
+}
+for _lang, _t in _PHONE_R.items():
+    PHONE_T[_lang]["R"] = _t
+ADDRESS_T["R"] = ["{c}\n{a}\n{x} · {e}\n\n{n}", "{n}\n{a}\n\n{x}", "{e}\n{n} ({c})\n{a}\n{x}",
+                  "{a}\n{x}", "{c} — {n}\n{a}\n\n{x}\n{e}"]
+for _lang, _t in {"en": ["Adoption applications go to {e} – please attach a photo of your garden.",
+                         "Canteen menu requests for the spring term: {e}",
+                         "Quote for window cleaning? Drop me a line at {e} with your postcode.",
+                         "{c}\nBridal fittings & alterations\n{e}"],
+                  "de": ["Adoptionsanfragen bitte an {e}, gern mit einem Foto vom Garten.",
+                         "Wünsche zum Speiseplan der Mensa fürs Frühjahr: {e}",
+                         "Angebot fürs Fensterputzen? Kurze Mail mit PLZ an {e}.",
+                         "{c}\nBrautmoden & Änderungen\n{e}"],
+                  "fr": ["Les demandes d'adoption sont à envoyer à {e}, avec une photo de votre jardin svp.",
+                         "Suggestions pour les menus de la cantine ce printemps : {e}",
+                         "Un devis pour le lavage de vitres? Écrivez-moi à {e} avec votre code postal.",
+                         "{c}\nRobes de mariée & retouches\n{e}"],
+                  "es": ["Las solicitudes de adopción van a {e}, si podés mandá una foto del patio.",
+                         "Sugerencias para el menú del comedor este cuatrimestre: {e}",
+                         "¿Presupuesto para limpiar vidrios? Escribime a {e} con tu código postal.",
+                         "{c}\nVestidos de novia y arreglos\n{e}"],
+                  "it": ["Le richieste di adozione vanno inviate a {e}, possibilmente con una foto del giardino.",
+                         "Proposte per il menù della mensa in primavera: {e}",
+                         "Preventivo per la pulizia vetri? Scrivetemi a {e} indicando il CAP.",
+                         "{c}\nAbiti da sposa e sartoria\n{e}"],
+                  "pt": ["Pedidos de adoção pelo {e}, se puder mande uma foto do quintal.",
+                         "Sugestões para o cardápio da cantina neste semestre: {e}",
+                         "Orçamento de limpeza de vidros? Me escreve no {e} com o seu CEP.",
+                         "{c}\nVestidos de noiva e ajustes\n{e}"],
+                  "nl": ["Adoptieaanvragen graag naar {e}, liefst met een foto van je tuin.",
+                         "Suggesties voor het menu van de refter dit voorjaar: {e}",
+                         "Offerte voor de ramen? Mail me even op {e} met je postcode.",
+                         "{c}\nBruidsmode & retouches\n{e}"]}.items():
+    EMAIL_T[_lang]["R"] = _t
+DISTRACTOR_T["R"] = [
+    "Animal shelter adoption file {ord}: microchip registered {date}, fee {price}; call the kennels before visiting.",
+    "School canteen statement for pupil {cid}: {minutes} meals this term, balance {price}; contact the office with "
+    "questions.",
+    "Bridal order {ord2}: gown style {ref}, deposit {price} paid on {date} – we'll ring you when it's in for a fitting.",
+    "Computer repair ticket {inv}: laptop serial {ref}, data backed up on {date}; text us for the pickup time.",
+    "Kindergarten waiting list position {minutes}, application {ord2} received {date}; please don't phone to ask about "
+    "your place.",
+    "Guitar exam result {year}: {minutes} marks out of 150, candidate number {cid}; call your teacher for the report.",
+    "Emergency dental appointment {ord}, {date}, {time}; treatment code {ref}, fee {price}.",
+    "Wine cellar tasting {date}: vintage {year}, lot {ord2}, {big} bottles; ring the bell at the gate, no phone needed.",
+    "Pharmacy rota {year}: weekend duty schedule ref. {ref}, opening {time}; the number to call is on the door.",
+    "Campsite receipt {inv}: pitch {minutes}, arrival {date}, total {price}; contact reception to extend your stay.",
+    "Hackerspace membership {cid}, dues {price} per month to {iban}; message the treasurer, not the mailing list.",
+    "Bowling league table {year}/{year2}: team score {score}, high game {minutes} on {date}; call the alley to book "
+    "lanes.",
+    "Karaoke night {date}: {big} songs sung since {year}, booking ref. {ord}; text the bar for a table.",
+    "Student housing contract {inv}, room {ord2}, rent {price}, deposit to {iban}; ring the housing office about repairs.",
+    "Window cleaning round invoice {inv}: {minutes} houses on {date}, {price}; text me if you're away that week.",
+    "Town hall agenda item {year}/{ref}: budget {big}, meeting {date} at {time}; contact the clerk for the minutes.",
+    "Fruit stand tally for {date}: {big} punnets, takings {price}; call it a good week.",
+    "Carpentry quote {ord2}: oak stairs, {price} incl. VAT, valid until {date}; phone to confirm the measurements.",
+    "The shelter's fun run raised {big} in {year}; the guide to dog training, ISBN {isbn}, is on sale – contact us to "
+    "order.",
+    "Parcel for the guitar shop, tracking {ord}, postcode {post}; the driver will text a delivery window of {time}.",
+    "Bowling tournament final {score} on {date}; the winner's number {cid} is engraved on the trophy.",
+]
+
+
 # --------------------------------------------------------------------------- values
 
 
@@ -3292,7 +3675,7 @@ def main(argv: list[str] | None = None) -> int:
     fig["target_failures"] = {}
     for s in ("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7",
               "heldout8", "heldout9", "heldout10", "heldout11", "heldout12", "heldout13",
-              "heldout14", "heldout15", "heldout16"):
+              "heldout14", "heldout15", "heldout16", "heldout17"):
         if s in fig["results"]:
             fig["target_failures"][s] = check_targets(fig["results"][s])
             print(f"\ntargets ({s}, hard part, now):", "NOT MET" if fig["target_failures"][s] else "PASS",
