@@ -351,6 +351,10 @@ LAYOUT = [
     ("Het feest is om acht uur. 0915013519 para confirmar a presença", "0915013519", "phone.entry:para confirmar"),
     ("Sie erreichen sie werktags von 8 bis 16 Uhr auf 51 73 69.", "51 73 69", "phone.preposition:auf"),
     ("Es war so. 04-67106529 ← swarm line, only in season", "04-67106529", "phone.entry:← s"),
+    ("Es war so. 07601 98663 712 (Fahrlehrer Violetta Metzler-Lang, bitte nicht während der Fahrstunden anrufen)",
+     "07601 98663 712", "phone.entry:(Fahrlehrer Violetta Metzler-Lang, bitte nicht während der Fahrstunden anrufen)"),
+    ("Michael Prince 08-41219012 (after-hours on-call physio)", "08-41219012", "phone.person:Michael Prince"),
+    ("Se precisar, é só me chamar no 89 6717-1169.", "89 6717-1169", "phone.preposition:no"),
 ]
 
 
@@ -363,6 +367,7 @@ NOT_PHONES_BY_LAYOUT = [
     "Library card no. 375 5031 – you'll need it to renew.",   # an abbreviation's dot, and a card's number
     "IT asset tag 6547 1980 4403, serial no. 66-99272.",      # a tag's
     "Sales rose. 449 4898 (approx.) Costs fell.",              # a quantity's note
+    "Sales rose. 449 4898 (approx. twenty units a day) Costs fell.",
     "Call me. 449 4898 is the code.",                          # "is" says nothing
     "Preprocessor visited node count: 2544/1000000",           # a count
     "Erik Satie (1866-1925) wrote it. Carl Heinrich Graun (1704-1759) too.",  # lifespans

@@ -878,7 +878,8 @@ def table_column_word(text: str, start: int, end: int, words: "re.Pattern[str]")
 # 0357-9831315 entgegen": a preposition right before a number laid out as phones are (an area code in
 # brackets or a leading 0, 9-11 digits in one run, or groups that are not thousands -- national_shape -- nor a
 # clock time).
-_PREPOSITION = re.compile(r"(?:^|[\s(])(?P<p>au|al|en el|unter|an|auf|op|naar|via|pelo|no número|através d[oe]|tramite|on|at)[ ]$", re.IGNORECASE)
+_PREPOSITION = re.compile(r"(?:^|[\s(])(?P<p>au|al|en el|unter|an|auf|op|naar|via|pelo|no número|(?-i:no)|através d[oe]|tramite|on|at)[ ]$",
+                         re.IGNORECASE)  # "no" lower-case only: "me chamar no 89 6717-1169", not "No 449 4898"
 
 
 _CLOCK_TIME = re.compile(r"(?:[01][0-9]|2[0-3])[ .:](?:[0-5][0-9])(?:[ .:][0-5][0-9])?")
@@ -909,7 +910,9 @@ def _phone_only_layout(match: re.Match) -> bool:
     return body.startswith(("0", "(0")) or (len(groups) == 1 and 9 <= len(groups[0]) <= 11) or len(groups) >= 3
 
 
-_BRACKET_AFTER = re.compile(r"[ ]\((?P<note>[^\W\d_][^()\n]{0,60})\)")
+_QUANTITY_LEAD = re.compile(r"(?i)(?:approx\w*|est\.|estimated|ca\.|circa|avg|average|mean|median|total|gross|net|"
+                            r"min\.|minimum|max\.|maximum|incl\w*|excl\w*|per|in)\b")
+_BRACKET_AFTER = re.compile(r"[ ]\((?P<note>[^\W\d_][^()\n]{0,60})(?:\)|[^()\n]*\))")
 _ENTRY_AFTER = re.compile(r"[ ]?(?:[–—:←]|<-|(?<=[ ])-(?=[ ])|,)[ ]?[^\W\d_]")
 
 
@@ -928,7 +931,9 @@ def _directory_entry(text: str, match: re.Match) -> str | None:
     if word is not None and _phone_only_layout(match):
         return word["word"]  # "915013519 para confirmar a presença"
     note = _BRACKET_AFTER.match(text, match.end())
-    return None if note is None or _QUANTITY_NOTE.match(note["note"].strip()) else f"({note['note']})"
+    if note is None or _QUANTITY_NOTE.match(note["note"].strip()) or _QUANTITY_LEAD.match(note["note"]):
+        return None  # "(approx.)", "(approx. 20 units)"
+    return f"({note['note'].strip()})"
 
 
 # An e-mail address right after the number, or right before it, on its line: "Vos coordonnées : Noémi Roy,
@@ -951,7 +956,7 @@ def _email_beside(text: str, match: re.Match) -> str | None:
 _PERSON_BEFORE = re.compile(
     rf"(?<![\w.])(?:(?:Mr|Mrs|Ms|Dr|Prof|Sr|Sra|Hr|Fr|Mme|M|Dott|Ing|Dipl\.-Ing)\.?[ ])?"
     rf"[A-ZÀ-Ý][a-zà-ÿ'’]+(?:-[A-ZÀ-Ý][a-zà-ÿ'’]+)?(?:[ ](?:{_NAME_PARTICLES}[ ])?[A-ZÀ-Ý][a-zà-ÿ'’]+(?:-[A-ZÀ-Ý][a-zà-ÿ'’]+)?){{1,4}}"
-    r"(?P<sep>[ ]\(|,[ ])\Z")
+    r"(?P<sep>[ ]\(|,[ ]|[ ])\Z")
 
 
 def _person_before(text: str, match: re.Match) -> str | None:
@@ -963,6 +968,10 @@ def _person_before(text: str, match: re.Match) -> str | None:
     if m["sep"] == " (":
         if not text.startswith(")", match.end()):
             return None
+    elif m["sep"] == " ":
+        if (not _BRACKET_AFTER.match(text, match.end()) or phone_digits(match) < 7
+                or not _SENTENCE_START.search(text, max(0, m.start() - 4), m.start())):
+            return None  # "Michael Price 08-41219012 (after-hours on-call)": a name opening its sentence, a note after
     elif text[match.end():match.end() + 1] not in ("", "\n", ".", ",", ";", ")"):
         return None  # "Main Street, 449 4898 is ...": the comma form closes a clause
     return m.group()[:-len(m["sep"])]
@@ -1045,8 +1054,8 @@ class LocalPhoneRecognizer(_ShapeRecognizer):
         if label is not None:
             return "phone.label_line", label
         note = _NOTE_AFTER.match(text, match.end())
-        if (note is not None and not _QUANTITY_NOTE.match(note["note"]) and other_number_label(text, match.start()) is None
-                and _note_alone(text, match.start())):
+        if (note is not None and not _QUANTITY_NOTE.match(note["note"]) and not _QUANTITY_LEAD.match(note["note"])
+                and other_number_label(text, match.start()) is None and _note_alone(text, match.start())):
             return "phone.note", f"({note['note']})"
         if self.phone_context.address_blocks:
             cue = in_address_block(text, match.start(), match.end())
