@@ -353,7 +353,7 @@ LAYOUT = [
     ("Es war so. 04-67106529 ← swarm line, only in season", "04-67106529", "phone.entry:← s"),
     ("Es war so. 07601 98663 712 (Fahrlehrer Violetta Metzler-Lang, bitte nicht während der Fahrstunden anrufen)",
      "07601 98663 712", "phone.entry:(Fahrlehrer Violetta Metzler-Lang, bitte nicht während der Fahrstunden anrufen)"),
-    ("Michael Prince 08-41219012 (after-hours physio)", "08-41219012", "phone.person:Michael Prince"),
+    ("Adele Mies 62 322077 (Vertretung Physio, nur dringende Fälle)", "62 322077", "phone.person:Adele Mies"),
     ("Se precisar, é só me chamar no 89 6717-1169.", "89 6717-1169", "phone.preposition:no"),
 ]
 

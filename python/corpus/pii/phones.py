@@ -933,7 +933,7 @@ def _directory_entry(text: str, match: re.Match) -> str | None:
     note = _BRACKET_AFTER.match(text, match.end())
     if note is None or _QUANTITY_NOTE.match(note["note"].strip()) or _QUANTITY_LEAD.match(note["note"]):
         return None  # "(approx.)", "(approx. 20 units)"
-    return f"({note['note'].strip()})"
+    return note.group().strip()  # the whole note, "(Salon, Di–Sa)"
 
 
 # An e-mail address right after the number, or right before it, on its line: "Vos coordonnées : Noémi Roy,
