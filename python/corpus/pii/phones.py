@@ -950,7 +950,8 @@ def _email_beside(text: str, match: re.Match) -> str | None:
     return None if before is None else before.group().strip(" ,;|·/–—-")
 
 
-# A person's name right before the number, the number in brackets or after a comma: "Many thanks to Tina Fox
+# A person's name right before the number, the number in brackets, after a comma, or after a space with a note
+# in brackets behind it: "Many thanks to Tina Fox
 # (333 313 4251)", "sort something out with John Thomas, 01-65130133", "Ashleigh Wallis (29 49 97)\n1 Fuller Avenue".
 # Two to five capitalised words (titles and particles allowed), the last not an abbreviation.
 _PERSON_BEFORE = re.compile(
@@ -971,7 +972,7 @@ def _person_before(text: str, match: re.Match) -> str | None:
     elif m["sep"] == " ":
         if (not _BRACKET_AFTER.match(text, match.end()) or phone_digits(match) < 7
                 or not _SENTENCE_START.search(text, max(0, m.start() - 4), m.start())):
-            return None  # "Michael Price 08-41219012 (after-hours on-call)": a name opening its sentence, a note after
+            return None  # "Adele Mies 62 322077 (Vertretung Physio)": a name opening its sentence, a note after
     elif text[match.end():match.end() + 1] not in ("", "\n", ".", ",", ";", ")"):
         return None  # "Main Street, 449 4898 is ...": the comma form closes a clause
     return m.group()[:-len(m["sep"])]
