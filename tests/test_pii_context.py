@@ -419,7 +419,7 @@ def test_a_number_in_brackets_is_a_candidate() -> None:
 
 def test_a_one_letter_phone_note_after_the_number() -> None:
     # North American (c)ell, (h)ome, (w)ork, (m)obile after the number
-    for text in ["Coach: 0712 175525 (c)", "Call 449 4898 (h) after 7 on weeknights"]:
-        number = text.split(": ")[-1].split(" (")[0] if ": " in text else "449 4898"
-        assert number in rules_of(text), text
+    for text, number, note in [("The coach is Nathan, 0712 175525 (c) after six.", "0712 175525", "(c)"),
+                               ("Dana is our vet, 449 4898 (h) at weekends.", "449 4898", "(h)")]:
+        assert f"phone.word_before:{note}" in rules_of(text)[number], text
     assert rules_of("Temperature rose. Readings 1 234 567 (c) were noted.") == {}  # thousands are no phone
