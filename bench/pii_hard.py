@@ -80,7 +80,8 @@ it_IT pt_BR nl_BE; templates R, written fresh after heldout16's score by a write
 rules; digit sentences of BoolQ and LAMBADA) was scored once with the final rules of e728726: phone recall 0.954,
 precision 0.960, e-mail recall 1.000, every target met. The targets are judged on each held-out split's hardest part:
 every phone category except same_line and prose_no_cue (a label right before the number: the old rules already worked;
-no cue at all: nothing can), plus the distractor and real-sentence documents for precision. Targets: phone recall and precision >= 0.95 there; e-mail recall (all forms) >= 0.99.
+no cue at all: nothing can), plus the distractor and real-sentence documents for precision. Targets: phone recall
+and precision >= 0.95 there; e-mail recall (all forms) >= 0.99.
 
 Everything is a pure function of the mirror files, Faker 40.54.0 and the seeds.
 """

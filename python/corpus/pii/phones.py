@@ -882,16 +882,20 @@ _PREPOSITION = re.compile(r"(?:^|[\s(])(?P<p>au|al|en el|unter|an|auf|op|naar|vi
                          re.IGNORECASE)  # "no" lower-case only: "me chamar no 89 6717-1169", not "No 449 4898"
 
 
+def _phone_only_layout(match: re.Match) -> bool:
+    """A leading 0 or an area code in brackets, 9-11 digits in one run, or three groups and more."""
+    body = (match["cc"] or "") + match["body"]
+    groups = _DIGIT_GROUPS.findall(body)
+    return body.startswith(("0", "(0")) or (len(groups) == 1 and 9 <= len(groups[0]) <= 11) or len(groups) >= 3
+
+
 _CLOCK_TIME = re.compile(r"(?:[01][0-9]|2[0-3])[ .:](?:[0-5][0-9])(?:[ .:][0-5][0-9])?")
 
 
 def _preposition_before(text: str, match: re.Match) -> str | None:
     body = (match["cc"] or "") + match["body"]
-    groups = _DIGIT_GROUPS.findall(body)
-    digits = sum(map(len, groups))
-    phone_like = (body.startswith(("0", "(0")) or (len(groups) == 1 and 9 <= digits <= 11) or len(groups) >= 2)
-    if not phone_like or _CLOCK_TIME.fullmatch(body):
-        return None  # "met at 10 15 20": a time
+    if not (_phone_only_layout(match) or len(_DIGIT_GROUPS.findall(body)) >= 2) or _CLOCK_TIME.fullmatch(body):
+        return None  # one run of 6-8 digits (a count), or "met at 10 15 20": a time
     m = _PREPOSITION.search(text, max(0, match.start() - 12), match.start())
     return None if m is None else m["p"]
 
@@ -903,15 +907,16 @@ _SENTENCE_START = re.compile(r"(?:^|\n|[.!?;][ ]+|[.!?][\"'”»)][ ]+)\Z")
 _WORD_AFTER = re.compile(r"[ ](?P<word>[a-zà-ÿ]{2,}[ ][a-zà-ÿ]{2,})")
 
 
-def _phone_only_layout(match: re.Match) -> bool:
-    """A leading 0 or an area code in brackets, 9-11 digits in one run, or three groups and more."""
-    body = (match["cc"] or "") + match["body"]
-    groups = _DIGIT_GROUPS.findall(body)
-    return body.startswith(("0", "(0")) or (len(groups) == 1 and 9 <= len(groups[0]) <= 11) or len(groups) >= 3
-
-
 _QUANTITY_LEAD = re.compile(r"(?i)(?:approx\w*|est\.|estimated|ca\.|circa|avg|average|mean|median|total|gross|net|"
                             r"min\.|minimum|max\.|maximum|incl\w*|excl\w*|per|in)\b")
+
+
+def _quantity_note(note: str) -> bool:
+    """A bracketed note that qualifies a quantity, whole ("(approx.)", "(km)") or by its first word ("(approx. 20
+    units)", "(in EUR)"): phone.note and phone.entry refuse it."""
+    return _QUANTITY_NOTE.match(note.strip()) is not None or _QUANTITY_LEAD.match(note) is not None
+
+
 _BRACKET_AFTER = re.compile(r"[ ]\((?P<note>[^\W\d_][^()\n]{0,60})(?:\)|[^()\n]*\))")
 _ENTRY_AFTER = re.compile(r"[ ]?(?:[–—:←]|<-|(?<=[ ])-(?=[ ])|,)[ ]?[^\W\d_]")
 
@@ -931,7 +936,7 @@ def _directory_entry(text: str, match: re.Match) -> str | None:
     if word is not None and _phone_only_layout(match):
         return word["word"]  # "915013519 para confirmar a presença"
     note = _BRACKET_AFTER.match(text, match.end())
-    if note is None or _QUANTITY_NOTE.match(note["note"].strip()) or _QUANTITY_LEAD.match(note["note"]):
+    if note is None or _quantity_note(note["note"]):
         return None  # "(approx.)", "(approx. 20 units)"
     return note.group().strip()  # the whole note, "(Salon, Di–Sa)"
 
@@ -951,8 +956,8 @@ def _email_beside(text: str, match: re.Match) -> str | None:
 
 
 # A person's name right before the number, the number in brackets, after a comma, or after a space with a note
-# in brackets behind it: "Many thanks to Tina Fox
-# (333 313 4251)", "sort something out with John Thomas, 01-65130133", "Ashleigh Wallis (29 49 97)\n1 Fuller Avenue".
+# in brackets behind it: "Many thanks to Tina Fox (333 313 4251)", "sort something out with John Thomas,
+# 01-65130133", "Ashleigh Wallis (29 49 97)\n1 Fuller Avenue".
 # Two to five capitalised words (titles and particles allowed), the last not an abbreviation.
 _PERSON_BEFORE = re.compile(
     rf"(?<![\w.])(?:(?:Mr|Mrs|Ms|Dr|Prof|Sr|Sra|Hr|Fr|Mme|M|Dott|Ing|Dipl\.-Ing)\.?[ ])?"
@@ -1054,9 +1059,8 @@ class LocalPhoneRecognizer(_ShapeRecognizer):
         label = label_line_above(text, match.start(), match.end())
         if label is not None:
             return "phone.label_line", label
-        note = _NOTE_AFTER.match(text, match.end())
-        if (note is not None and not _QUANTITY_NOTE.match(note["note"]) and not _QUANTITY_LEAD.match(note["note"])
-                and other_number_label(text, match.start()) is None and _note_alone(text, match.start())):
+        note = _NOTE_AFTER.match(text, match.end())  # (other_number_label was refused above)
+        if note is not None and not _quantity_note(note["note"]) and _note_alone(text, match.start()):
             return "phone.note", f"({note['note']})"
         if self.phone_context.address_blocks:
             cue = in_address_block(text, match.start(), match.end())
