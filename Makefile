@@ -108,7 +108,7 @@ why: $(STAMP)    ## one document's path through every stage: make why ID=<source
 quality: $(STAMP) ## train the [filters.quality] classifier (or find it) and print its held-out metrics
 	$(RUN) quality train $(ARGS)
 
-gc: $(STAMP)     ## list stale token dirs and interrupted staging dirs (ARGS=--delete removes them, ARGS=--cache adds the cache)
+gc: $(STAMP)     ## list what no dataset version refers to (ARGS=--delete removes it, ARGS=--cache adds the cache, ARGS="--version NAME/VERSION" one version)
 	$(RUN) gc $(ARGS)
 
 audit: $(STAMP)  ## re-check every manifest, checksum, count and licence

@@ -181,3 +181,52 @@ def test_every_command_has_help():
     for args in [(), *[(c,) for c in commands], ("ledger", "add"), ("ledger", "verify"), ("quality", "train")]:
         proc = run_corpus(*args, "--help")
         assert proc.returncode == 0 and "Usage:" in proc.stdout, args
+
+
+def _parquet_of_gsm8k(path: Path) -> Path:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = [json.loads(line) for line in mirror_file("gsm8k-test").read_text().splitlines()[:50]]
+    pq.write_table(pa.table({"question": [r["question"] for r in rows], "answer": [r["answer"] for r in rows]}), path)
+    return path
+
+
+# the command docs/usage.md and docs/web.md document, once per format the ledger schema lists:
+# (source id whose mirror file is read, extra options, what the check counts)
+EVERY_FORMAT = {
+    "text": ("lee-background", ["--split", "line"], "documents"),
+    "jsonl": ("gsm8k-test", ["--text-field", "question"], "documents"),
+    "json": ("presidio-pii-sentences", ["--text-field", "full_text"], "documents"),
+    "parquet": (None, ["--text-field", "question"], "50 documents"),
+    "warc": ("cc-whirlwind-warc", [], "page records"),
+    "binary": ("tinystories-train-head", ["--role", "model"], "bytes"),
+}
+
+
+@pytest.mark.parametrize("fmt", list(EVERY_FORMAT))
+def test_ledger_add_every_format(tmp_path, fmt):
+    """`corpus ledger add FILE --format F` (with its check: the file is read) works for every format."""
+    from click.testing import CliRunner
+
+    from corpus.commands.cli import cli
+    from corpus.config.schemas import PACKAGED, load_json
+
+    assert set(EVERY_FORMAT) == set(load_json(PACKAGED / "ledger-row.schema.json")["properties"]["format"]["enum"])
+    sid, options, counted = EVERY_FORMAT[fmt]
+    if sid is None:
+        src = _parquet_of_gsm8k(tmp_path / "gsm8k.parquet")
+    else:  # the mirror file under its own name: the suffix tells the reader what it is
+        src = tmp_path / Path(json.loads(next(line for line in Path("corpus/LEDGER.jsonl").read_text().splitlines()
+                                              if f'"{sid}"' in line))["url"]).name
+        src.write_bytes(mirror_file(sid).read_bytes())
+    ledger = tmp_path / "L.jsonl"
+    cfg = write_config(tmp_path / "c.toml", ledger=ledger, sources=["x"], artifacts=tmp_path / "art")
+    res = CliRunner().invoke(cli, ["--config", str(cfg), "ledger", "add", str(src), "--source-id", "x",
+                                   "--license", "MIT", "--format", fmt, *options])
+    assert res.exit_code == 0, res.output
+    assert counted in res.output and "added 'x'" in res.output
+    row = json.loads(ledger.read_text())
+    assert row["format"] == fmt and row["sha256"] == hashlib.sha256(src.read_bytes()).hexdigest()
+    if fmt == "warc":
+        assert "1 page records" in res.output  # whirlwind.warc.gz: one response (with request and metadata)

@@ -91,12 +91,12 @@ def test_second_run_is_all_current_and_a_changed_filter_recomputes_from_there(ru
                                           r"a published version is never replaced: bump \[dataset\] version"):
         run_all(changed, workers=2, through="shard")
     assert files(changed, "corpus/raw/**/*", "corpus/t/v1/stages/02-normalize/*") == before
-    statuses = {stage: status for stage, status, _, _ in run_all(changed, workers=2, through="shard", force=True)}
+    statuses = {stage: status for stage, status, _, _ in run_all(changed, workers=2, through="shard", replace=True)}
     # per-stage identity: a filter threshold is no key of fetch's or normalize's, so both stay current
     assert statuses == {"fetch": "current", "normalize": "current", "filter": "recomputed",
                         "dedup": "recomputed", "pii": "recomputed", "shard": "recomputed"}
     assert files(changed, "corpus/raw/**/*", "corpus/t/v1/stages/02-normalize/*") == before
-    assert [r[1] for r in run_all(two, workers=2, through="shard", force=True)][1:] == ["current"] + ["recomputed"] * 4
+    assert [r[1] for r in run_all(two, workers=2, through="shard", replace=True)][1:] == ["current"] + ["recomputed"] * 4
 
 
 # ---------------------------------------------------------------- 04 dedup

@@ -14,7 +14,7 @@ class UsageError(CorpusError):
 
 
 class StaleError(CorpusError):
-    """A published output no longer matches its config or inputs: rebuild it with --force (or `corpus run`)."""
+    """A published output no longer matches its config or inputs: rebuild it with --replace (or `corpus run`)."""
 
 
 class LockedError(CorpusError):

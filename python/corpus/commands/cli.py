@@ -59,7 +59,12 @@ class Ctx:
 pass_ctx = click.make_pass_decorator(Ctx)
 workers_option = click.option("--workers", "-j", type=click.IntRange(min=1), default=None,
                               help="Worker processes (default [run].workers). Never changes output bytes.")
-force_option = click.option("--force", is_flag=True, help="Rebuild even if the output is already published.")
+replace_option = click.option("--replace", "--force", "replace", is_flag=True,
+                              help="Rebuild even if the output is published and current (--force: the same). "
+                                   "Units and cache entries with the same input and settings are still reused.")
+recompute_flag = click.option("--recompute", is_flag=True,
+                              help="Rebuild from nothing: no current output, no unit reused from a published "
+                                   "output, no cache entry. Inside a published dataset version, with --replace.")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -104,7 +109,9 @@ class StageCommand(click.Command):
 
 def _print_result(stage, result, wall: float) -> None:
     if result.current:
-        click.echo(f"{stage.name}: current (config and inputs unchanged, checksums verified); use --force to rebuild")
+        click.echo(f"{stage.name}: current (config and inputs unchanged, checksums verified); --replace rebuilds it")
+    elif result.status_text.startswith("reused"):
+        click.echo(f"{stage.name}: {result.status_text} from published outputs (same input and settings)")
     if stage.kind == "parts":
         m = result.manifest
         c = m["counts"]
@@ -121,17 +128,22 @@ def _print_result(stage, result, wall: float) -> None:
 
 
 def _add_stage_command(stage) -> None:
-    def callback(workers, force, resume, **extra):
+    def callback(workers, replace, recompute, resume, **extra):
+        from corpus.commands.pipeline import published
         from corpus.engine.runner import RunOptions
         from corpus.stages import run_stage
 
         c = click.get_current_context().find_object(Ctx)
+        if recompute and not replace and stage.kind != "sources" and published(c.config):
+            raise CorpusError(f"{c.config.dataset_dir}: {c.config.dataset}/{c.config.version} is published; "
+                              f"--recompute would rebuild its {stage.name} output: add --replace, or bump "
+                              f"[dataset] version in {c.config.path}")
         t0 = time.monotonic()
-        result = run_stage(stage.name, c.config, RunOptions(workers=c.workers(workers), force=force, resume=resume,
-                                                            extra=extra))
+        result = run_stage(stage.name, c.config, RunOptions(workers=c.workers(workers), force=replace,
+                                                            recompute=recompute, resume=resume, extra=extra))
         _print_result(stage, result, time.monotonic() - t0)
 
-    for option in (workers_option, force_option, resume_option, *stage.options):
+    for option in (workers_option, replace_option, recompute_flag, resume_option, *stage.options):
         callback = option(callback)
     cli.add_command(StageCommand(stage, callback=callback, params=getattr(callback, "__click_params__", [])))
 
@@ -230,45 +242,60 @@ def export(c: Ctx, fmt, tokens_dir, out):
 @click.option("--through", type=click.Choice(list(NAMES)), default=NAMES[-1], show_default=True,
               help="Last stage to run.")
 @resume_option
-@click.option("--force", is_flag=True, help="Rebuild a published dataset version with this config's settings "
-                                            "(without it, a config that would change a published version is refused).")
+@click.option("--replace", "--force", "replace", is_flag=True,
+              help="Rebuild a published dataset version with this config's settings, and repair a damaged "
+                   "output (--force: the same). Without it, a published version is never rebuilt.")
+@click.option("--recompute", type=click.Choice(list(NAMES)), default=None, metavar="STAGE",
+              help="Rebuild STAGE and every stage after it from nothing: no current output, no unit reused "
+                   "from a published output, no cache entry (a published version: with --replace).")
 @pass_ctx
-def run(c: Ctx, workers, through, resume, force):
+def run(c: Ctx, workers, through, resume, replace, recompute):
     """Every stage in order, skipping stages that are complete and current (config and inputs
     unchanged, checksums verified), recomputing a stale stage and every stage after it. A published
-    dataset version is never replaced with other content: bump [dataset] version, or pass --force."""
+    dataset version is never rebuilt: bump [dataset] version, or pass --replace. The table says per stage
+    `current`, `reused N/M units` (computed, N units taken from published outputs), `computed` or
+    `recomputed` (a published output replaced)."""
     from corpus.commands.pipeline import run_all
 
     t0 = time.monotonic()
-    rows = run_all(c.config, workers=c.workers(workers), through=through, resume=resume, force=force)
-    click.echo(f"{'stage':<10} {'status':<11} {'seconds':>8}  summary")
+    rows = run_all(c.config, workers=c.workers(workers), through=through, resume=resume, replace=replace,
+                   recompute=recompute)
+    width = max([11, *(len(r[1]) for r in rows)])
+    click.echo(f"{'stage':<10} {'status':<{width}} {'seconds':>8}  summary")
     for stage, status, seconds, summary in rows:
-        click.echo(f"{stage:<10} {status:<11} {seconds:>8.2f}  {summary}")
+        click.echo(f"{stage:<10} {status:<{width}} {seconds:>8.2f}  {summary}")
     click.echo(f"all stages through {through} in {time.monotonic() - t0:.1f}s; artifacts under {c.config.artifacts}")
 
 
 @cli.command()
 @click.option("--delete", is_flag=True, help="Remove what is listed (default: only list it).")
-@click.option("--cache", is_flag=True, help="Also list the artifacts root's cache (models, eval indexes and "
-                                            "filter results kept for later runs; [run] cache).")
+@click.option("--cache", is_flag=True, help="Also list the artifacts root's cache (eval indexes, filter and PII "
+                                            "results kept for later runs; [run] cache).")
+@click.option("--version", "version", default=None, metavar="NAME/VERSION",
+              help="Drop this one dataset version (its stages, shards, tokens, report, and the raw outputs only "
+                   "it reads); refused while another version reads its files.")
 @pass_ctx
-def gc(c: Ctx, delete, cache):
-    """List what under this dataset version no current manifest references: token directories made from
-    other shards than the current ones, and staging directories interrupted runs left; with --cache, the
-    cache too. --delete removes them (under the writer lock). Raw sources, shared by every dataset, are
-    never touched."""
+def gc(c: Ctx, delete, cache, version):
+    """List what no dataset version on the artifacts root refers to: raw outputs no version reads (but
+    those this config reads), token directories of other shards or of a version that is gone, unused
+    quality models, and staging directories interrupted runs left; with --cache, the cache too. With
+    --version, one whole version instead. --delete removes what is listed, under the writer lock (refused
+    while another writer runs). Nothing any version reads is ever listed."""
     from corpus.commands.gc import collect
     from corpus.store.lock import writer_lock
 
-    if delete:
+    if c.config.remote is not None:
+        raise CorpusError(f"{c.config.remote}: corpus gc works on a local artifacts root only")
+    if delete or version:  # a version is listed under the lock too: what it shows is what --delete removes
         with writer_lock(c.config.artifacts):
-            found = collect(c.config, delete=True, cache=cache)
+            found = collect(c.config, delete=delete, cache=cache, version=version)
     else:
         found = collect(c.config, delete=False, cache=cache)
     for g in found:
         click.echo(f"{'removed' if delete else 'would remove'}  {g.path}  ({g.bytes / 1e6:,.1f} MB: {g.why})")
     total = sum(g.bytes for g in found) / 1e6
-    click.echo(f"{len(found)} {'removed' if delete else 'to remove (corpus gc --delete)'}, {total:,.1f} MB"
+    again = f"corpus gc --version {version} --delete" if version else "corpus gc --delete"
+    click.echo(f"{len(found)} {'removed' if delete else f'to remove ({again})'}, {total:,.1f} MB"
                if found else "nothing to collect")
 
 
@@ -403,7 +430,8 @@ def ledger_add(c: Ctx, url, source_id, license_spdx, role, fmt, split, delimiter
                                text_fields=list(text_fields), encoding=encoding, sha256=sha256, notes=notes,
                                check=not no_check)
     click.echo(f"added '{row['source_id']}' to {c.config.ledger_path}: sha256 {row['sha256']}, "
-               f"{row['bytes']} bytes" + (f", {docs} documents" if docs is not None else ""))
+               f"{row['bytes']} bytes" + (f", {docs} {'page records' if row['format'] == 'warc' else 'documents'}"
+                                          if docs is not None else ""))
     where = {"corpus": "[dataset] sources", "eval": "[decontam] evals",
              "list": "the [filters.<name>] key that reads it (e.g. [filters.url] block_domains)",
              "model": "[filters.quality] model_source (with its label)"}[row["role"]]

@@ -10,8 +10,9 @@ is listed — raw parts, every stage's parts, rejects, dropped rows, models, `_S
 
 - `_RUN.json` files (timings, host, worker count, where a file was found: what the design keeps out of
   every other file) are left out;
-- the fetch date: raw outputs live in `corpus/raw/<source>/<yyyymmdd>/` and every raw document carries
-  `fetched_at`. Paths are listed with `<date>` for the date; a raw part is listed by the sha256 of its
+- the fetch date: every raw document carries `fetched_at` (raw outputs live in
+  `corpus/raw/<source>/<key>/`, a name made of the file and the settings, the same in every run; a root
+  made before that layout has `<yyyymmdd>/` there, listed as `<date>`); a raw part is listed by the sha256 of its
   decompressed JSON lines with the `fetched_at` value replaced by `<fetched_at>` (so its zstd bytes are
   not covered), and in the raw `_STAGE.json` its compressed size (`parts[].bytes`, which moves by a byte
   or two with the timestamp) reads `<bytes>`; a JSON file has the same replacements, and every sha256 it quotes of a file whose listed
@@ -46,7 +47,8 @@ SUMS = Path("tests/golden/SHA256SUMS")
 EXPORTS = ("nanogpt", "llmc", "datatrove", "mds")
 SKIP_NAMES = {"_RUN.json", ".corpus.lock"}  # the writer lock (corpus.store.lock) is no output
 SKIP_DIRS = {"downloads", "cache"}  # corpus/downloads (the fetch cache) and cache/ (engine.cache): not outputs
-RAW_DIR = re.compile(r"^(corpus/raw/[^/]+/)(\d{8})(/|$)")
+RAW_DIR = re.compile(r"^(corpus/raw/[^/]+/)(\d{8}|[0-9a-f]{12}-[0-9a-f]{12})(/|$)")
+DATE_DIR = re.compile(r"^(corpus/raw/[^/]+/)(\d{8})(/|$)")
 TEXT_SUFFIXES = (".json", ".jsonl", ".toml", ".txt")
 SHA_HEX = re.compile(r"\b[0-9a-f]{64}\b")
 
@@ -123,7 +125,7 @@ def published_hashes(root: str | os.PathLike) -> dict[str, str]:
         listed = new
     else:
         raise RuntimeError("golden hashes did not settle (a cycle of files quoting each other's sha256?)")
-    return {RAW_DIR.sub(r"\1<date>\3", rel): sha for rel, sha in listed.items()}
+    return {DATE_DIR.sub(r"\1<date>\3", rel): sha for rel, sha in listed.items()}
 
 
 def format_sums(hashes: dict[str, str]) -> str:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-
 from corpus.store.atomic import sha256_file
 from corpus.config import Config
 from corpus.errors import CorpusError
 from corpus.config.ledger import append_row, check_row, load_ledger, today
 from corpus.store.retrieve import download, local_path, url_kind, verify
 from corpus.formats.sources.read import read_documents
-from corpus.engine.raw import BINARY_FORMATS
+from corpus.engine.raw import BINARY_FORMATS, WEB_FORMATS
 
 
 def add_source(config: Config, url: str, *, source_id: str, license_spdx: str, role: str, fmt: str,
@@ -41,10 +40,22 @@ def add_source(config: Config, url: str, *, source_id: str, license_spdx: str, r
     row["added"] = today()
     check_row(row, f"{ledger_path}: new row '{source_id}'")
     docs = None
-    if check and fmt not in BINARY_FORMATS:  # read it once now, so a wrong format or encoding fails here, not in fetch
+    if check and fmt in WEB_FORMATS:  # every record parsed (pages are extracted by fetch, in its sandbox)
+        docs = web_records(path, row, config)
+    elif check and fmt not in BINARY_FORMATS:  # read it once now: a wrong format or encoding fails here, not in fetch
         docs = sum(1 for _, text in read_documents(path, row) if text.strip())
     append_row(ledger_path, row)
     return row, docs
+
+
+def web_records(path, row: dict, config: Config) -> int:
+    """The WARC/WET/ARC file's records that may hold a page (response, resource, conversion), each parsed."""
+    from corpus.formats.sources.warc import warc_records
+    from corpus.web.records import DOCUMENT_RECORDS
+
+    size = path.stat().st_size
+    records = warc_records(path, row["url"], 0, size, config["extract"]["max_html_bytes"])
+    return sum(1 for rec in records if rec.type in DOCUMENT_RECORDS)
 
 
 def verify_ledger(config: Config) -> list[tuple[str, str, str]]:

@@ -1,6 +1,6 @@
 """Where artifacts live under the artifacts root, and the names of the files every stage shares.
 
-    corpus/raw/<source_id>/<yyyymmdd>/part-<nnnnn>.jsonl.zst      01 fetch
+    corpus/raw/<source_id>/<key>/part-<nnnnn>.jsonl.zst           01 fetch (key: engine.raw.raw_key)
     corpus/<dataset>/<version>/stages/<nn>-<stage>/part-<nnnnn>.parquet   02–05
     corpus/<dataset>/<version>/shard-<iiiii>-of-<nnnnn>.parquet + _MANIFEST.json   06 shard
     tokens/<dataset>/<version>/<tokenizer_id>/<split>/part-<nnnnn>.{bin,idx}   07 tokenize

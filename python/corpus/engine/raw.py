@@ -1,12 +1,20 @@
 """Published raw sources (stage 01's output): which directory is current for a ledger row, and the one
 function that reads a source's raw documents back (for normalize, the perplexity reference and the
-decontamination index), and the published copy of a binary row's file (a model: `raw_file`)."""
+decontamination index), and the published copy of a binary row's file (a model: `raw_file`).
+
+A raw output lives in `corpus/raw/<source_id>/<key>/`, its key made of what makes its bytes: the ledger
+file's sha256 and every setting that shapes its parts (`raw_key`). Two configs that read a file the same
+way share one directory; two that differ get two side by side, so no config ever rewrites the raw output
+another dataset version reads (roots made before keep their `<yyyymmdd>/` directories, still found)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Iterator
 
+import hashlib
+
+from corpus.store.atomic import canonical_json
 from corpus.store.checksums import verify_file
 from corpus.store.root import store_of
 from corpus.config import Config
@@ -60,11 +68,29 @@ def fetch_identity(row: dict, config: Config) -> dict:
             "inputs": [{"path": row["url"], "sha256": row["sha256"]}]}
 
 
+def raw_key(row: dict, config: Config) -> str:
+    """`<12 hex of the file's sha256>-<12 hex of the sha256 of fetch_params>`: the directory name of the raw
+    output this config makes of this ledger row (the part sizes, the [extract] engine and options, the
+    extractors' versions and the read limits are all in fetch_params)."""
+    settings = hashlib.sha256(canonical_json(fetch_params(row, config)).encode("utf-8")).hexdigest()
+    return f"{row['sha256'][:12]}-{settings[:12]}"
+
+
+def raw_dir_of(config: Config, row: dict) -> Path:
+    """corpus/raw/<source_id>/<raw_key>/: where fetch publishes this row's raw output under this config."""
+    return config.raw_dir / row["source_id"] / raw_key(row, config)
+
+
 def dated_dirs(config: Config, source_id: str) -> list[Path]:
-    """corpus/raw/<source_id>/<yyyymmdd>/ directories, newest first."""
+    """corpus/raw/<source_id>/<yyyymmdd>/ directories (the layout before raw_key), newest first."""
     d = config.raw_dir / source_id
     names = store_of(d).subdirs(d)  # an s3 root: the store's "directories", not the local copy's
     return sorted((d / n for n in names if n.isdigit()), reverse=True)
+
+
+def raw_candidates(config: Config, row: dict) -> list[Path]:
+    """Where this row's raw output under this config may be: its keyed directory, then dated ones."""
+    return [raw_dir_of(config, row), *dated_dirs(config, row["source_id"])]
 
 
 def current_raw(config: Config, row: dict, *, verify: bool = True) -> tuple[Path, dict]:
@@ -72,7 +98,7 @@ def current_raw(config: Config, row: dict, *, verify: bool = True) -> tuple[Path
     verify=False checks the parts' sizes only, for a reader that checks each part's sha256 and rows as it
     streams it (normalize, in its workers: the driver then neither hashes nor decompresses every part
     before the first unit starts)."""
-    candidates, identity = dated_dirs(config, row["source_id"]), fetch_identity(row, config)
+    candidates, identity = raw_candidates(config, row), fetch_identity(row, config)
     if verify:
         found = find_current(candidates, identity)
     else:
@@ -103,7 +129,7 @@ def raw_file(config: Config, row: dict) -> Path:
     path = directory / MODEL_FILE
     if [p["name"] for p in manifest["parts"]] != [MODEL_FILE]:
         raise CorpusError(f"{directory}: the raw output of source '{row['source_id']}' holds no {MODEL_FILE} "
-                          f"(run `corpus fetch --force --source {row['source_id']}`)")
+                          f"(run `corpus fetch --replace --source {row['source_id']}`)")
     verify_file(path, row["sha256"], row["bytes"], what=f"source '{row['source_id']}': ")
     return path
 

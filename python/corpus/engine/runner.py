@@ -51,9 +51,11 @@ EXTRA_FILE = "extra.json"
 @dataclass
 class RunOptions:
     workers: int = 1
-    force: bool = False              # rebuild even if a published output exists
+    force: bool = False              # --replace (alias --force): rebuild even if a published output exists
     resume: bool = False             # keep verified checkpoints of an interrupted run
     replace_stale: bool = False      # `corpus run`: rebuild a stale output instead of refusing
+    repair: bool = False             # `corpus run --replace`: rebuild a damaged output instead of refusing
+    recompute: bool = False          # --recompute: also reuse no unit of a published output (and no cache)
     extra: dict = field(default_factory=dict)  # stage-specific options (fetch --source, tokenize budgets)
 
 
@@ -93,6 +95,7 @@ class Job:
     dataset: str | None = None
     version: str | None = None
     reuse_from: tuple[Path, ...] = ()      # published outputs whose units a Map with a fingerprint may reuse
+    before_publish: Callable[[dict], None] | None = None   # may refuse the new manifest: nothing is published
 
 
 @dataclass
@@ -102,6 +105,11 @@ class Output:
     manifest: dict                         # its _STAGE.json
     status: str                            # "current" | "computed" | "recomputed"
     run_info: dict = field(default_factory=dict)
+
+    @property
+    def reused(self) -> tuple[int, int]:
+        """(units reused from published outputs, units of the phases that may reuse them)."""
+        return (sum(self.run_info.get("reused_units", {}).values()), sum(self.run_info.get("reusable_units", {}).values()))
 
 
 @dataclass
@@ -118,6 +126,15 @@ class StageResult:
     def status(self) -> str:
         statuses = {o.status for o in self.outputs}
         return "recomputed" if "recomputed" in statuses else "computed" if "computed" in statuses else "current"
+
+    @property
+    def status_text(self) -> str:
+        """The run table's word: current, `reused N/M units` (computed, part of it taken from published
+        outputs with the same input and settings), computed (nothing was published), or recomputed (a
+        published output was replaced)."""
+        status = self.status
+        reused, units = (sum(n) for n in zip(*(o.reused for o in self.outputs))) if self.outputs else (0, 0)
+        return f"reused {reused}/{units} units" if status != "current" and reused else status
 
     @property
     def output(self) -> Output:
@@ -178,9 +195,13 @@ def identity_of(manifest: dict) -> dict:
     return {k: manifest.get(k) for k in ("config_sha256", "params", "inputs")}
 
 
-def find_current(candidates: Sequence[Path], identity: dict) -> tuple[Path, dict] | None:
+REPLACE_HINT = "use --replace to rebuild it"
+
+
+def find_current(candidates: Sequence[Path], identity: dict, *, repair: bool = False) -> tuple[Path, dict] | None:
     """The first published output among `candidates` made with `identity`, its parts verified (a damaged
-    one is an error naming the file, never a silent rebuild); None if there is none."""
+    one is an error naming the file, never a silent rebuild; with `repair`, a warning and not current);
+    None if there is none."""
     for d in candidates:
         manifest = read_stage_manifest(d)
         if manifest is None or identity_of(manifest) != identity:
@@ -188,7 +209,10 @@ def find_current(candidates: Sequence[Path], identity: dict) -> tuple[Path, dict
         try:  # recorded sha256, rows and counts are what the parts hold (on s3: sizes; readers hash)
             store_of(d).check_current(d, manifest, recount=verify_counts)
         except CorpusError as e:
-            raise CorpusError(f"{e} (use --force to rebuild it)") from None
+            if repair:
+                log.warning("%s; rebuilding it (--replace)", e)
+                continue
+            raise CorpusError(f"{e} ({REPLACE_HINT})") from None
         return d, manifest
     return None
 
@@ -208,7 +232,7 @@ def published_stage(config: Config, directory: Path, stage: str, *, verify: bool
     """The manifest of a published earlier stage (schema checked; parts present with their size — each
     part's sha256 is checked by whoever reads it) and the {path, sha256} to record as an input.
     `upstream`: the config_sha256 that stage has under this config (stages.config_hash), for the stage's
-    own input — a stage run with --force over a stale input would publish this config's name over
+    own input — a stage run with --replace over a stale input would publish this config's name over
     another config's data."""
     manifest = read_stage_manifest(directory)
     if manifest is None:
@@ -331,7 +355,7 @@ def _reuse_unit(found: tuple[Path, dict, dict], key: str, staging: Path) -> dict
 
 def _run_map(index: int, ctxs: list[PhaseContext], opts: RunOptions, executor: str, desc: str) -> None:
     """Map phase `index` over the units of every job; each finished unit is checkpointed as it arrives. A
-    unit a published output already computed (same fingerprint) is reused from it unless --force."""
+    unit a published output already computed (same fingerprint) is reused from it unless --recompute."""
     phase = ctxs[0].job.phases[index]
     fault = faults.unit_point()
     torn = faults.unit_point(faults.TORN_ENV)
@@ -346,7 +370,9 @@ def _run_map(index: int, ctxs: list[PhaseContext], opts: RunOptions, executor: s
         if len(set(order[-1])) != len(units):
             raise AssertionError(f"{desc}: duplicate unit keys in phase {phase.name}")
         (ctx.staging / PROGRESS_DIR / phase.name).mkdir(parents=True, exist_ok=True)
-        reusable = _reusable(ctx.job, phase.name) if phase.fingerprint is not None and not opts.force else {}
+        reusable = _reusable(ctx.job, phase.name) if phase.fingerprint is not None and not opts.recompute else {}
+        if phase.fingerprint is not None:  # the run table's `reused N/M units`
+            ctx.run_info.setdefault("reusable_units", {})[phase.name] = len(units)
         for u in units:
             if phase.fingerprint is not None:
                 prints[j][u.key] = unit_fingerprint(ctx.job.key, phase, u)
@@ -547,7 +573,7 @@ def all_current(stage: str, jobs: list[Job], opts: RunOptions) -> StageResult | 
     for job in jobs:
         if staging_dir(job, stage).exists() or _old_of(job).exists():
             return None
-        hit = find_current(job.candidates or [job.final], job.identity)
+        hit = find_current(job.candidates or [job.final], job.identity, repair=opts.repair)
         if hit is None:
             return None
         found.append(Output(job.key, hit[0], hit[1], "current"))
@@ -564,10 +590,10 @@ def run_jobs(stage: str, config: Config, opts: RunOptions, jobs: list[Job]) -> S
     pending: list[tuple[Job, str]] = []
     for job in jobs:
         recovered = _recover(job, stage)
-        if recovered is not None:  # a killed run's finished output, now published: even --force is done
+        if recovered is not None:  # a killed run's finished output, now published: even --replace is done
             outputs[job.key] = Output(job.key, job.final, recovered, "recomputed")
             continue
-        found = None if opts.force else find_current(job.candidates or [job.final], job.identity)
+        found = None if opts.force else find_current(job.candidates or [job.final], job.identity, repair=opts.repair)
         if found is not None:
             log.info("%s: %s is current and verified; nothing to do", stage, found[0])
             outputs[job.key] = Output(job.key, found[0], found[1], "current")
@@ -575,7 +601,7 @@ def run_jobs(stage: str, config: Config, opts: RunOptions, jobs: list[Job]) -> S
         published = is_published(job)
         if published and not (opts.force or opts.replace_stale):
             raise StaleError(f"{job.final}: published {stage} output is stale (config, parameters or inputs "
-                             f"changed); use --force to rebuild it")
+                             f"changed); {REPLACE_HINT}")
         pending.append((job, "recomputed" if published else "computed"))
     if pending:
         names = [[p.name for p in job.phases] for job, _ in pending]
@@ -600,6 +626,8 @@ def run_jobs(stage: str, config: Config, opts: RunOptions, jobs: list[Job]) -> S
             manifest = _manifest(stage, job, ctx)
             run_info = {"seconds": round(time.monotonic() - t0, 3), "workers": opts.workers, "executor": executor,
                         "host": platform.node(), "resumed_units": ctx.reused, **ctx.run_info}
+            if job.before_publish is not None:
+                job.before_publish(manifest)
             _publish(job, ctx.staging, manifest, run_info, stage)
             outputs[job.key] = Output(job.key, job.final, manifest, status, run_info)
     return StageResult(stage, [outputs[job.key] for job in jobs], time.monotonic() - t0)

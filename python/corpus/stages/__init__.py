@@ -13,6 +13,7 @@ plus one row below. See docs/ARCHITECTURE.md ("Adding a stage")."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -48,7 +49,7 @@ class Stage:
     make_target: str                # its Makefile target
     adds: dict = field(default_factory=dict)   # columns its parts add to those it reads
     side: Side | None = None
-    # click options of its command beyond --workers/--force/--resume; their values reach the stage
+    # click options of its command beyond --workers/--replace/--recompute/--resume; their values reach the stage
     # as RunOptions.extra (declared here so `corpus --help` never imports a stage module)
     options: tuple = ()
     # the config keys it reads (tables, or "table.key"): with those of the stages before it, its identity's
@@ -112,7 +113,7 @@ class _Later(Mapping):
 
 
 STAGES: tuple[Stage, ...] = (
-    Stage("fetch", "01-fetch", None, "sources", "ledger sources -> corpus/raw/<source_id>/<yyyymmdd>/part-<nnnnn>.jsonl.zst",
+    Stage("fetch", "01-fetch", None, "sources", "ledger sources -> corpus/raw/<source_id>/<key>/part-<nnnnn>.jsonl.zst",
           "fetch", config=("fetch", "extract"), options=(click.option("--source", "sources", multiple=True, metavar="ID",
                                          help="Fetch only this ledger source (repeatable). Default: the dataset's "
                                               "sources, evals and perplexity reference."),)),
@@ -147,8 +148,9 @@ NAMES = tuple(s.name for s in STAGES)
 
 def config_keys(name: str) -> tuple[str, ...]:
     """The config keys a stage's output depends on: its own and those of every stage before it. Not
-    fetch's: a raw output is shared by every dataset and identified by its ledger row and the `[fetch]`
-    part sizes (engine.raw.fetch_identity); a stage after it sees another raw output through its inputs."""
+    fetch's: a raw output is shared by every dataset that reads its file the same way, identified (and its
+    directory named) by its ledger row and the `[fetch]`/`[extract]` settings (engine.raw.raw_key); a
+    stage after it sees another raw output through its inputs."""
     keys: list[str] = []
     for s in STAGES:
         keys += s.config if s.kind != "sources" else ()
@@ -200,6 +202,9 @@ def run_stage(name: str, config: Config, opts: RunOptions | None = None, **kw) -
     from corpus.engine.runner import all_current
 
     opts = opts or RunOptions(**kw)
+    if opts.recompute:  # nothing taken from before: no current output, no reused unit, no cache entry
+        config = dataclasses.replace(config, data={**config.data, "run": {**config["run"], "cache": False}})
+        opts = dataclasses.replace(opts, force=True)
     module = STAGE[name].module()
     with writer_lock(config.artifacts):  # one writer per artifacts root (corpus.store.lock); re-entrant
         jobs = module.plan(config, opts)

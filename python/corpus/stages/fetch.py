@@ -1,8 +1,11 @@
-"""Stage 01 fetch: ledger sources → corpus/raw/<source_id>/<yyyymmdd>/part-<nnnnn>.jsonl.zst + _STAGE.json.
+"""Stage 01 fetch: ledger sources → corpus/raw/<source_id>/<key>/part-<nnnnn>.jsonl.zst + _STAGE.json.
 
-One job (one published directory) per source. A source whose published raw output records the same
-ledger facts and part sizes, and whose parts still match their checksums, is current: nothing is read,
-downloaded or rewritten. The dataset's corpus sources, its protected eval sets, the perplexity
+One job (one published directory) per source, its key the file's sha256 and the settings that shape its
+parts (engine.raw.raw_key): configs that read a file differently publish side by side. A source whose
+published raw output records the same ledger facts and settings, and whose parts still match their
+checksums, is current: nothing is read, downloaded or rewritten. Rebuilding one (a damaged part,
+`--replace`, `--recompute`) keeps its `fetched_at`, so its bytes are those it had, and is refused
+before anything is published when they would differ from what a dataset version read. The dataset's corpus sources, its protected eval sets, the perplexity
 reference and the files enabled filters read (lists, a quality model) are fetched (or only the `--source`
 ones). A row of format binary (role model) is not read: its verified file is copied as it is, the one
 file of its raw output (engine.raw.MODEL_FILE)."""
@@ -12,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import hashlib
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,10 +24,14 @@ from pathlib import Path
 from corpus.store.atomic import CHUNK, atomic_open, sha256_file
 from corpus.store.digest import check_sha, check_size
 from corpus.config import Config
+from corpus.config.layout import STAGE_FILE
 from corpus.errors import CorpusError
 from corpus.formats.jsonl import ZstJsonlWriter
 from corpus.config.ledger import load_ledger, select
-from corpus.engine.raw import BINARY_FORMATS, MODEL_FILE, REJECTS, WEB_FORMATS, dated_dirs, fetch_identity
+from corpus.engine.raw import (BINARY_FORMATS, MODEL_FILE, REJECTS, WEB_FORMATS, fetch_identity, raw_candidates,
+                               raw_dir_of)
+from corpus.engine.references import readers_of
+from corpus.store.atomic import dump_json, sha256_bytes
 from corpus.store.retrieve import locate
 from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step
 from corpus.formats.sources.limits import ReadLimits
@@ -188,10 +196,34 @@ def _record_source(ctx: PhaseContext) -> None:
     ctx.run_info.update(found_by=res["found_by"], source_path=res["source_path"], ranges=len(res["ranges"]))
 
 
+def recorded_fetched_at(directory: Path, identity: dict) -> str | None:
+    """The fetched_at of the raw output already in `directory` with this identity (even a damaged one):
+    a rebuild writes it again, so the rebuilt bytes are the ones dataset versions read."""
+    try:
+        m = json.loads((directory / STAGE_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    same = isinstance(m, dict) and {k: m.get(k) for k in ("config_sha256", "params", "inputs")} == identity
+    return m.get("fetched_at") if same and isinstance(m.get("fetched_at"), str) else None
+
+
+def keep_what_versions_read(config: Config, final: Path):
+    """A guard for the runner (Job.before_publish): a rebuilt raw output must be the bytes every dataset
+    version that read it recorded, or nothing is published."""
+    def guard(manifest: dict) -> None:
+        sha = sha256_bytes(dump_json(manifest))
+        changed = sorted({name for name, read in readers_of(config.artifacts, final) if read != sha})
+        if changed:
+            raise CorpusError(f"{final}: rebuilding it gives other bytes than dataset version "
+                              f"{', '.join(changed)} read (was the file, or a library, changed?); nothing published. "
+                              f"Drop that version first (`corpus gc --version NAME/VERSION`), or build with "
+                              f"other [fetch] settings")
+    return guard
+
+
 def plan(config: Config, opts: RunOptions) -> list[Job]:
     now = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
     fetched_at = now.isoformat().replace("+00:00", "Z")
-    date = fetched_at[:10].replace("-", "")
     jobs = []
     for row in source_rows(config, tuple(opts.extra.get("sources", ()))):
         sid = row["source_id"]
@@ -220,10 +252,10 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
             phases = [Map("read", copy_units, copy_file, unit="ranges"), Step("record", _record_file)]
         else:
             phases = [Map("read", read_units, fetch_range, unit="ranges"), Step("record", _record_source)]
-        jobs.append(Job(sid, config.raw_dir / sid / date, fetch_identity(row, config),
-                        [Map("locate", locate_units, locate_source, unit="sources"), *phases],
-                        extra={"fetched_at": fetched_at, "source": source},
-                        candidates=dated_dirs(config, sid)))
+        final, identity = raw_dir_of(config, row), fetch_identity(row, config)
+        jobs.append(Job(sid, final, identity, [Map("locate", locate_units, locate_source, unit="sources"), *phases],
+                        extra={"fetched_at": recorded_fetched_at(final, identity) or fetched_at, "source": source},
+                        candidates=raw_candidates(config, row), before_publish=keep_what_versions_read(config, final)))
     return jobs
 
 

@@ -1,0 +1,81 @@
+"""What the dataset versions on an artifacts root read: every input their published stage manifests
+name (a raw output, another stage, another version's dedup index), so that nothing a version reads is
+rewritten (fetch) or collected (gc) while that version exists.
+
+A version is `corpus/<dataset>/<version>/` with at least one published `_STAGE.json` (its stages, its
+shards); its token directories (`tokens/<dataset>/<version>/<tokenizer>/`) read its shards. References
+are paths relative to the root, of the manifest read, with the sha256 it had when it was read."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from corpus.config.layout import STAGE_FILE
+
+RAW = ("corpus", "raw")
+NOT_DATASETS = {"raw", "downloads"}   # corpus/raw/ and corpus/downloads/ hold no dataset
+
+
+@dataclass
+class Version:
+    name: str                              # "<dataset>/<version>"
+    directory: Path                        # corpus/<dataset>/<version>
+    manifests: list[Path] = field(default_factory=list)   # its published _STAGE.json files
+    inputs: dict[str, str] = field(default_factory=dict)  # manifest path (root-relative) -> sha256 read
+
+    @property
+    def published(self) -> bool:
+        return bool(self.manifests)
+
+
+def _inputs(path: Path) -> list[dict]:
+    try:
+        return json.loads(path.read_text(encoding="utf-8")).get("inputs") or []
+    except (OSError, ValueError, AttributeError):
+        return []   # a damaged manifest: audit names it; here it refers to nothing
+
+
+def versions(root: Path) -> list[Version]:
+    """Every dataset version on the root, in name order, with what its published manifests read."""
+    out = []
+    corpus = root / "corpus"
+    for ds in sorted(corpus.iterdir()) if corpus.is_dir() else []:
+        if ds.name in NOT_DATASETS or not ds.is_dir():
+            continue
+        for ver in sorted(v for v in ds.iterdir() if v.is_dir() and not v.name.endswith((".incomplete", ".old"))):
+            v = Version(f"{ds.name}/{ver.name}", ver)
+            tokens = root / "tokens" / ds.name / ver.name
+            found = [ver / STAGE_FILE, *sorted((ver / "stages").glob(f"*/{STAGE_FILE}")),
+                     *sorted(tokens.glob(f"*/{STAGE_FILE}"))]
+            for m in found:
+                if m.is_file() and not any(p.endswith(".incomplete") for p in m.parent.parts):
+                    v.manifests.append(m)
+                    for i in _inputs(m):
+                        if isinstance(i, dict) and isinstance(i.get("path"), str):
+                            v.inputs.setdefault(i["path"], i.get("sha256"))
+            out.append(v)
+    return out
+
+
+def raw_readers(root: Path) -> dict[str, list[tuple[str, str]]]:
+    """{raw output directory (root-relative): [(version name, sha256 of its _STAGE.json when read)]}."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for v in versions(root):
+        if not v.published:
+            continue
+        for path, sha in v.inputs.items():
+            parts = Path(path).parts
+            if parts[:2] == RAW and len(parts) >= 4:
+                out.setdefault(str(Path(*parts[:4])), []).append((v.name, sha))
+    return out
+
+
+def readers_of(root: Path, directory: Path) -> list[tuple[str, str]]:
+    """The published versions that read a raw output directory, with the manifest sha256 each read."""
+    try:
+        rel = str(directory.relative_to(root))
+    except ValueError:
+        return []
+    return raw_readers(root).get(rel, [])
