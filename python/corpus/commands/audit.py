@@ -25,7 +25,7 @@ from corpus.config import Config
 from corpus.errors import CorpusError
 from corpus.config.layout import CORPUS_MANIFEST, CORPUS_SCHEMA, STAGE_FILE, TOKENS_MANIFEST, tokens_root
 from corpus.config.ledger import load_ledger
-from corpus.engine.raw import current_raw
+from corpus.engine.raw import current_raw, version_raw
 from corpus.engine.recount import idx_tokens, part_rows, unlisted, verify_counts
 from corpus.formats.parts import read_parquet
 from corpus.engine.runner import read_stage_manifest
@@ -138,7 +138,8 @@ def audit(config: Config) -> list[Check]:
     for sid in config["dataset"]["sources"] + config["decontam"]["evals"]:
         def raw_ok(sid=sid):
             nonlocal raw_docs
-            d, m = current_raw(config, ledger[sid])
+            # a corpus source: the raw output the version read (its normalize manifest says which)
+            d, m = (version_raw if sid in config["dataset"]["sources"] else current_raw)(config, ledger[sid])
             if m["source"]["sha256"] != ledger[sid]["sha256"]:
                 raise CorpusError(f"{d / STAGE_FILE}: made from sha256 {m['source']['sha256']}, ledger says "
                                   f"{ledger[sid]['sha256']}")
@@ -185,11 +186,18 @@ def audit(config: Config) -> list[Check]:
                 if sum(v["docs_in"] for v in c["by_source"].values()) != c["docs_in"]:
                     raise CorpusError(f"{where}: counts.by_source docs_in do not add up to docs_in {c['docs_in']}")
             check_listed(d, m)
+            recorded = {i["path"]: i["sha256"] for i in m["inputs"]}
             if prev is not None:
-                recorded = {i["path"]: i["sha256"] for i in m["inputs"]}
                 rel = str(prev.relative_to(config.artifacts))
                 if recorded.get(rel) != sha256_file(prev):
                     raise CorpusError(f"{where}: its input {rel} changed since it was read (rerun the stage)")
+            for rel, sha in recorded.items():  # raw outputs, eval sets, lists, another version's index
+                if Path(rel).parts[0] not in ("corpus", "tokens"):
+                    continue  # not a file under the root (a ledger by content)
+                path = config.artifacts / rel
+                if not path.is_file() or sha256_file(path) != sha:
+                    raise CorpusError(f"{where}: its input {rel} is {'gone' if not path.is_file() else 'changed'} "
+                                      f"since it was read")
             return (f"{len(m['parts'])} files verified and recounted; {c['docs_in']} in = {c['docs_out']} out + "
                     f"{_drops(c)} dropped")
 

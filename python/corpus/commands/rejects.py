@@ -96,7 +96,7 @@ def _fetch_rejects(config: Config, reason: str | None, source: str | None, per_r
     """[(("fetch", reason), count, [rows])]: the web records fetch rejected (url, locator, record_id, reason,
     detail, source_id), in the reasons' order, rows spread evenly in file order."""
     from corpus.config.ledger import load_ledger
-    from corpus.engine.raw import REJECTS, WEB_FORMATS, current_raw
+    from corpus.engine.raw import REJECTS, WEB_FORMATS, version_raw
     from corpus.formats.jsonl import read_zst_jsonl
     from corpus.web.records import REASONS
 
@@ -106,7 +106,7 @@ def _fetch_rejects(config: Config, reason: str | None, source: str | None, per_r
         row = ledger.get(sid)
         if row is None or row["format"] not in WEB_FORMATS or source not in (None, sid):
             continue
-        directory, manifest = current_raw(config, row)
+        directory, manifest = version_raw(config, row)
         for p in manifest["parts"]:
             if p["name"].startswith(REJECTS + "/"):
                 for rec in read_zst_jsonl(directory / p["name"]):

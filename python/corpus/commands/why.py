@@ -24,7 +24,7 @@ from corpus.formats.jsonl import read_zst_jsonl
 from corpus.config.layout import CORPUS_MANIFEST, STAGE_FILE, TOKENS_MANIFEST, tokens_root
 from corpus.config.ledger import load_ledger
 from corpus.formats.parts import read_parquet, read_table
-from corpus.engine.raw import current_raw, document_parts
+from corpus.engine.raw import document_parts, version_raw
 from corpus.engine.runner import read_stage_manifest
 from corpus.stages import STAGE
 from corpus.formats.megatron import MegatronIndex
@@ -95,7 +95,7 @@ def _pii_redactions(pii_cfg: dict, before: str, after: str, recorded: int) -> li
 
 
 def _raw_step(config: Config, row: dict, k: int) -> dict:
-    directory, manifest = current_raw(config, row)
+    directory, manifest = version_raw(config, row)
     start = 0
     for part in document_parts(manifest):
         if k < start + part["rows"]:  # current_raw has verified every part's sha256 already

@@ -18,6 +18,7 @@ from corpus.store.atomic import canonical_json
 from corpus.store.checksums import verify_file
 from corpus.store.root import store_of
 from corpus.config import Config
+from corpus.config.layout import STAGE_FILE
 from corpus.errors import CorpusError
 from corpus.formats.jsonl import read_zst_jsonl
 from corpus.engine.runner import find_current, identity_of, read_stage_manifest
@@ -110,6 +111,50 @@ def current_raw(config: Config, row: dict, *, verify: bool = True) -> tuple[Path
         raise CorpusError(f"source '{row['source_id']}': no current raw output under "
                           f"{config.raw_dir / row['source_id']} (run `corpus fetch`)")
     return found
+
+
+def version_raw(config: Config, row: dict) -> tuple[Path, dict]:
+    """The raw output this config's dataset version read for a corpus source, as its published normalize
+    manifest records it (that very _STAGE.json, by sha256, its parts verified): audit, why, rejects and
+    report read what the version was built from, even after an extractor upgrade or a [fetch] edit. A
+    version without a published normalize (or a source it did not read): current_raw."""
+    from corpus.store.atomic import sha256_file
+    from corpus.engine.recount import verify_counts
+
+    from corpus.stages import STAGE
+
+    normalize = read_stage_manifest(STAGE["normalize"].path(config))
+    sid = row["source_id"]
+    recorded = [i for i in (normalize or {}).get("inputs", [])
+                if Path(i["path"]).parts[:3] == ("corpus", "raw", sid) and Path(i["path"]).name == STAGE_FILE]
+    if not recorded:
+        return current_raw(config, row)
+    directory = config.artifacts / Path(recorded[0]["path"]).parent
+    path = directory / STAGE_FILE
+    if not path.is_file():
+        raise CorpusError(f"{path}: the raw output dataset version {config.dataset}/{config.version} read is gone")
+    if sha256_file(path) != recorded[0]["sha256"]:
+        raise CorpusError(f"{path}: not the raw manifest dataset version {config.dataset}/{config.version} read "
+                          f"(sha256 {recorded[0]['sha256'][:12]}…): it was rebuilt or edited")
+    manifest = read_stage_manifest(directory)
+    store_of(directory).check_current(directory, manifest, recount=verify_counts)
+    return directory, manifest
+
+
+def raw_refs(config: Config, source_ids) -> list[dict]:
+    """The {path, sha256} of the raw manifests a stage reads beside its input (eval sets, lists, the
+    perplexity reference, quality sources), recorded in its inputs: a version names every raw output it
+    read, so nothing it read is rebuilt or collected while it exists (engine.references)."""
+    from corpus.config.ledger import load_ledger
+    from corpus.engine.runner import input_ref
+
+    ledger = load_ledger(config.ledger_path)
+    refs = []
+    for sid in dict.fromkeys(source_ids):
+        if sid in ledger:  # a missing row: the stage that reads it names it
+            directory, _ = current_raw(config, ledger[sid], verify=False)  # readers verify what they read
+            refs.append(input_ref(config, directory))
+    return refs
 
 
 def not_text(row: dict) -> None:

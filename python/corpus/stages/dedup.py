@@ -40,7 +40,7 @@ from corpus.errors import CorpusError
 from corpus.config.ledger import load_ledger, select
 from corpus.engine.idsort import IdSort, id_sort, rank_range, sample_part, suffixed
 from corpus.formats.parts import read_table, validate_columns, write_table
-from corpus.engine.raw import raw_texts
+from corpus.engine.raw import raw_refs, raw_texts
 from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step, published_stage
 from corpus.stages import STAGE, config_hash, input_columns
 from corpus.web.urls import normalize_url
@@ -298,7 +298,9 @@ def dedup_run(config: Config, opts: RunOptions) -> tuple[DedupRun, dict]:
         against=tuple((name, tuple((str(directory / f["name"]), f["sha256"]) for f in files))
                       for name, directory, files in against),
         sort=id_sort(config, opts.workers, parts, "global/ranges", by_rank=True))
-    return run, {"config_sha256": config_hash(config, ME.name), "params": params, "inputs": [ref, *against_refs]}
+    evals = config["decontam"]["evals"] if config["decontam"]["enabled"] else []
+    return run, {"config_sha256": config_hash(config, ME.name), "params": params,
+                 "inputs": [ref, *raw_refs(config, evals), *against_refs]}
 
 
 def global_dir(ctx: PhaseContext) -> Path:

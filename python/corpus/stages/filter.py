@@ -295,7 +295,11 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
         return {"in_sha256": u.in_sha256, "filters": json.loads(u.filters_json), "resources": resources,
                 "params": params}
 
-    return [Job("filter", ME.path(config), {"config_sha256": config_hash(config, ME.name), "params": params, "inputs": [ref]},
+    from corpus.engine.raw import raw_refs
+    from corpus.stages.fetch import filter_sources
+
+    inputs = [ref, *raw_refs(config, [sid for sid, _ in filter_sources(config)])]
+    return [Job("filter", ME.path(config), {"config_sha256": config_hash(config, ME.name), "params": params, "inputs": inputs},
                 [Step("prepare", prepare), Map("filter", units, filter_part, fingerprint=fingerprint),
                  Step("cache", cache_use_step("filter", "filter_cache", "filter results"))]
                 + (quality_phases(filters["quality"]) if scored else []),
