@@ -98,6 +98,10 @@ def test_v2_against_published_v1_drops_what_an_independent_check_finds(tmp_path,
     assert step["jaccard"] >= THRESHOLD and step["shared_shingles"] > 0
     v1_dedup = "corpus/t/v1/stages/04-dedup/_STAGE.json"
     assert v1_dedup in [i["path"] for i in manifest["inputs"]]  # a changed v1 makes v2 stale
+    from corpus.commands.gc import collect  # and v1 cannot be dropped while v2 reads it
+    with pytest.raises(CorpusError, match=r"dataset version t/v2 reads it"):
+        collect(v1, delete=True, version="t/v1")
+    assert (v1.dataset_dir / "stages" / "04-dedup" / "_STAGE.json").is_file()
 
 
 def test_against_needs_the_same_banding(tmp_path, mirror):
