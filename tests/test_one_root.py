@@ -96,6 +96,19 @@ def test_many_datasets_and_versions_on_one_root(tmp_path, mirror):
         len(list((root / "corpus/raw/minhash-articles-100").iterdir())) == 2  # two part sizes, side by side
     assert len(list((root / "corpus/raw/cc-whirlwind-warc").iterdir())) == 2  # two engines, side by side
 
+    # a damaged raw part: run names the way out (--replace), which rebuilds the very bytes the versions read
+    normalize = json.loads((root / "corpus/text/v1/stages/02-normalize/_STAGE.json").read_text())
+    read = next(i["path"] for i in normalize["inputs"] if i["path"].startswith("corpus/raw/lingua-en/"))
+    part = root / Path(read).parent / "part-00000.jsonl.zst"
+    data = bytearray(part.read_bytes())
+    data[len(data) // 2] ^= 1
+    part.write_bytes(bytes(data))
+    with pytest.raises(CorpusError, match="use --replace to rebuild it"):
+        run_all(load_config(configs["text/v1"]), workers=2)
+    rows = run_all(load_config(configs["text/v1"]), workers=2, replace=True)
+    assert [status for _, status, _, _ in rows] == ["recomputed"] + ["current"] * 6, rows
+    audits_pass("run --replace of a damaged raw part")
+
     # an unreferenced raw output (what a config no version was built from fetched) is listed; none read is
     stray = root / "corpus/raw/lingua-en/000000000000-000000000000"
     stray.mkdir()

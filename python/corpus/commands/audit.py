@@ -31,7 +31,7 @@ from corpus.formats.parts import read_parquet
 from corpus.engine.runner import read_stage_manifest
 from corpus.store.root import verify_entries
 from corpus.config.schemas import load_json
-from corpus.stages import config_hash, part_stages
+from corpus.stages import STAGE, config_hash, part_stages
 from corpus.tokens.directory import verify_tokens_dir
 
 
@@ -139,7 +139,8 @@ def audit(config: Config) -> list[Check]:
         def raw_ok(sid=sid):
             nonlocal raw_docs
             # a corpus source: the raw output the version read (its normalize manifest says which)
-            d, m = (version_raw if sid in config["dataset"]["sources"] else current_raw)(config, ledger[sid])
+            d, m = version_raw(config, ledger[sid], STAGE["normalize"].path(config)) \
+                if sid in config["dataset"]["sources"] else current_raw(config, ledger[sid])
             if m["source"]["sha256"] != ledger[sid]["sha256"]:
                 raise CorpusError(f"{d / STAGE_FILE}: made from sha256 {m['source']['sha256']}, ledger says "
                                   f"{ledger[sid]['sha256']}")

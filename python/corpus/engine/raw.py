@@ -100,8 +100,9 @@ def current_raw(config: Config, row: dict, *, verify: bool = True) -> tuple[Path
     streams it (normalize, in its workers: the driver then neither hashes nor decompresses every part
     before the first unit starts)."""
     candidates, identity = raw_candidates(config, row), fetch_identity(row, config)
-    if verify:
-        found = find_current(candidates, identity)
+    if verify:  # a reader (normalize, a filter, quality train) says what rebuilds it
+        found = find_current(candidates, identity,
+                             hint=f"`corpus fetch --replace --source {row['source_id']}` rebuilds it")
     else:
         found = next(((d, m) for d in candidates if (m := read_stage_manifest(d)) is not None
                       and identity_of(m) == identity), None)
@@ -113,7 +114,7 @@ def current_raw(config: Config, row: dict, *, verify: bool = True) -> tuple[Path
     return found
 
 
-def version_raw(config: Config, row: dict) -> tuple[Path, dict]:
+def version_raw(config: Config, row: dict, normalize_dir: Path) -> tuple[Path, dict]:
     """The raw output this config's dataset version read for a corpus source, as its published normalize
     manifest records it (that very _STAGE.json, by sha256, its parts verified): audit, why, rejects and
     report read what the version was built from, even after an extractor upgrade or a [fetch] edit. A
@@ -121,9 +122,7 @@ def version_raw(config: Config, row: dict) -> tuple[Path, dict]:
     from corpus.store.atomic import sha256_file
     from corpus.engine.recount import verify_counts
 
-    from corpus.stages import STAGE
-
-    normalize = read_stage_manifest(STAGE["normalize"].path(config))
+    normalize = read_stage_manifest(normalize_dir)  # the version's stage 02 (stages.STAGE["normalize"].path)
     sid = row["source_id"]
     recorded = [i for i in (normalize or {}).get("inputs", [])
                 if Path(i["path"]).parts[:3] == ("corpus", "raw", sid) and Path(i["path"]).name == STAGE_FILE]

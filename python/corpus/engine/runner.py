@@ -198,7 +198,8 @@ def identity_of(manifest: dict) -> dict:
 REPLACE_HINT = "use --replace to rebuild it"
 
 
-def find_current(candidates: Sequence[Path], identity: dict, *, repair: bool = False) -> tuple[Path, dict] | None:
+def find_current(candidates: Sequence[Path], identity: dict, *, repair: bool = False,
+                 hint: str = REPLACE_HINT) -> tuple[Path, dict] | None:
     """The first published output among `candidates` made with `identity`, its parts verified (a damaged
     one is an error naming the file, never a silent rebuild; with `repair`, a warning and not current);
     None if there is none."""
@@ -212,7 +213,7 @@ def find_current(candidates: Sequence[Path], identity: dict, *, repair: bool = F
             if repair:
                 log.warning("%s; rebuilding it (--replace)", e)
                 continue
-            raise CorpusError(f"{e} ({REPLACE_HINT})") from None
+            raise CorpusError(f"{e} ({hint})") from None
         return d, manifest
     return None
 

@@ -253,3 +253,18 @@ def _failure(name: str, fail: tuple) -> tuple[str, str, float, str | None]:
 def chain_for(filters_json: str, resources_json: str) -> FilterChain:
     """One chain per worker process and configuration (models load once)."""
     return FilterChain(json.loads(filters_json), json.loads(resources_json))
+
+
+def filter_sources(config) -> list[tuple[str, str]]:
+    """(source id, the config key naming it) of every ledger source the enabled filters read (lists, the
+    perplexity reference, the quality model or its labelled sources), each once, in filter order."""
+    out: dict[str, str] = {}
+    for name, spec in registry().items():
+        if spec.sources is not None and config["filters"][name]["enabled"]:
+            for sid in spec.sources(config):
+                out.setdefault(sid, f"filters.{name}")
+    ppl = config["filters"]["ppl"]
+    if ppl["enabled"]:  # the perplexity reference may be any ledger source
+        for sid in ppl["reference"] if isinstance(ppl["reference"], list) else [ppl["reference"]]:
+            out.setdefault(sid, "filters.ppl.reference")
+    return list(out.items())

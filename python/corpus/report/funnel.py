@@ -10,6 +10,7 @@ from corpus.formats.jsonl import read_zst_jsonl
 from corpus.config.ledger import load_ledger
 from corpus.engine.raw import document_parts, version_raw
 from corpus.report import STAGES, side_prefix
+from corpus.stages import STAGE
 from corpus.report.reading import parts_of, stage_manifest
 from corpus.report.sampling import Budget, choose_parts
 from corpus.report.scan import scan_groups
@@ -21,7 +22,7 @@ def _raw(config: Config, sources: list[str], budget: Budget) -> dict:
     ledger = load_ledger(config.ledger_path)
     rows = []
     for sid in sources:
-        d, m = version_raw(config, ledger[sid])  # verifies every raw part's sha256
+        d, m = version_raw(config, ledger[sid], STAGE["normalize"].path(config))  # verifies every raw part's sha256
         rows += [(sid, d, p, m["counts"]) for p in document_parts(m)]
     choice = choose_parts([p for _, _, p, _ in rows], budget, "raw")
     chosen = {id(p) for p in choice.parts}

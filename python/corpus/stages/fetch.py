@@ -161,29 +161,14 @@ def source_rows(config: Config, only: tuple[str, ...] = ()) -> list[dict]:
         return [ledger[s] for s in only]
     rows = select(ledger, config["dataset"]["sources"], "corpus", what=f"{config.path}: dataset.sources")
     rows += select(ledger, config["decontam"]["evals"], "eval", what=f"{config.path}: decontam.evals")
+    from corpus.filters.registry import filter_sources
+
     for sid, key in filter_sources(config):
         if sid not in ledger:
             raise CorpusError(f"{config.path}: {key}: source '{sid}' is not in the ledger")
         if all(r["source_id"] != sid for r in rows):
             rows.append(ledger[sid])
     return rows
-
-
-def filter_sources(config: Config) -> list[tuple[str, str]]:
-    """(source id, the config key naming it) of every ledger source the enabled filters read (lists, the
-    perplexity reference, the quality model or its labelled sources), each once, in filter order."""
-    from corpus.filters.registry import registry
-
-    out: dict[str, str] = {}
-    for name, spec in registry().items():
-        if spec.sources is not None and config["filters"][name]["enabled"]:
-            for sid in spec.sources(config):
-                out.setdefault(sid, f"filters.{name}")
-    ppl = config["filters"]["ppl"]
-    if ppl["enabled"]:  # the perplexity reference may be any ledger source
-        for sid in ppl["reference"] if isinstance(ppl["reference"], list) else [ppl["reference"]]:
-            out.setdefault(sid, "filters.ppl.reference")
-    return list(out.items())
 
 
 def _record_source(ctx: PhaseContext) -> None:

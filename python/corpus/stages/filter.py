@@ -296,7 +296,7 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
                 "params": params}
 
     from corpus.engine.raw import raw_refs
-    from corpus.stages.fetch import filter_sources
+    from corpus.filters.registry import filter_sources
 
     inputs = [ref, *raw_refs(config, [sid for sid, _ in filter_sources(config)])]
     return [Job("filter", ME.path(config), {"config_sha256": config_hash(config, ME.name), "params": params, "inputs": inputs},
