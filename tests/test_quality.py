@@ -345,3 +345,17 @@ def test_a_model_the_linear_scorer_does_not_cover_is_scored_by_fasttexts_predict
     model = load_model(str(path), sha)
     assert f.annotate_many(texts[:20]) == [((float(np.float32(score(model, classifier_text(t), "__label__hq"))),), None)
                                            for t in texts[:20]]
+
+
+def test_gc_keeps_the_model_a_filter_used_and_lists_one_no_version_used(scored, tmp_path):
+    from corpus.commands.gc import collect
+
+    config, _ = scored
+    path, _ = train(config)
+    stray = path.with_name("0" * 64 + ".bin")
+    stray.write_bytes(b"a model no filter manifest names")
+    try:
+        listed = {g.path for g in collect(config, delete=False)}
+        assert stray in listed and path not in listed and path.with_suffix(".json") not in listed
+    finally:
+        stray.unlink()

@@ -76,15 +76,32 @@ def read_by_config(config: Config) -> set[Path]:
     return {raw_dir_of(config, r).relative_to(config.artifacts) for r in rows}
 
 
-def _manifest_texts(found: list[Version]) -> str:
-    texts = []
+def models_used(found: list[Version]) -> set[str]:
+    """What names the quality models the versions' filters used: a trained model's training key (the
+    sha256 of the facts its filter manifest records, as filters.quality.train keys it) or a model's sha256."""
+    import hashlib
+
+    from corpus.store.atomic import canonical_json
+
+    out = set()
     for v in found:
         for m in v.manifests:
             try:
-                texts.append(m.read_text(encoding="utf-8"))
-            except OSError:
-                pass
-    return "\n".join(texts)
+                model = json.loads(m.read_text(encoding="utf-8")).get("params", {}).get("quality_model")
+            except (OSError, ValueError, AttributeError):
+                continue
+            if isinstance(model, dict):
+                out.add(hashlib.sha256(canonical_json(model).encode()).hexdigest())
+            elif isinstance(model, str):
+                out.add(model)
+    return out
+
+
+def _trained_key(manifest: Path) -> str | None:
+    try:
+        return json.loads(manifest.read_text(encoding="utf-8")).get("key")
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def _tokens_garbage(root: Path, found: list[Version]) -> list[Garbage]:
@@ -130,10 +147,9 @@ def garbage(config: Config) -> list[Garbage]:
         if not d.name.endswith(STAGING) and rel not in read and rel not in keep:
             out.append(Garbage(d, "raw output no dataset version reads", _size(d)))
     out += _tokens_garbage(root, found)
-    models = root / MODELS_DIR
-    named = _manifest_texts(found)
+    models, used = root / MODELS_DIR, models_used(found)
     for m in sorted(models.glob("*.bin")) if models.is_dir() else []:
-        if m.stem not in named:
+        if m.stem not in used and _trained_key(m.with_suffix(".json")) not in used:
             out.append(Garbage(m, "quality model no dataset version's filter used", _size(m)))
             if m.with_suffix(".json").is_file():
                 out.append(Garbage(m.with_suffix(".json"), "its training manifest", _size(m.with_suffix(".json"))))
