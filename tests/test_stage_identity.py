@@ -90,7 +90,8 @@ def test_a_filter_threshold_leaves_fetch_and_normalize_current(demo):
 @pytest.mark.slow
 def test_a_published_version_is_never_replaced_without_force(tmp_path):
     """`corpus run` with a config that would change a published dataset version is refused naming what
-    changed, nothing rewritten; `run --force` rebuilds it; a new [dataset] version is built beside it."""
+    changed, nothing rewritten; `run --replace` (alias --force) rebuilds it; a new [dataset] version is built
+    beside it."""
     from conftest import LEDGER, error_line, run_corpus, write_config
 
     art = tmp_path / "art"
@@ -102,8 +103,8 @@ def test_a_published_version_is_never_replaced_without_force(tmp_path):
                           **tables, **{"filters.gopher": {"min_words": 60}})
     line = error_line(run_corpus("--config", edited, "run", "--through", "shard"))
     assert line == (f"error: {art}/corpus/t/v1: t/v1 is published with other settings (filters.gopher.min_words 50 -> "
-                    f"60); a published version is never replaced: bump [dataset] version in {edited}, or pass --force "
-                    f"(corpus run --force) to rebuild it"), line
+                    f"60); a published version is never replaced: bump [dataset] version in {edited}, or pass --replace "
+                    f"(corpus run --replace) to rebuild it"), line
     assert {p: p.read_bytes() for p in (art / "corpus" / "t").rglob("*") if p.is_file()} == before
     proc = run_corpus("--config", edited, "run", "--through", "shard", "--force", check=True)
     assert "filter     recomputed" in proc.stdout and "normalize  current" in proc.stdout

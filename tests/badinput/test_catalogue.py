@@ -321,14 +321,14 @@ def bad_part_name(m):
 
 
 ARTIFACT_CASES = {  # name: (command, damage(root) -> substrings the error line must hold)
-    "normalize part flipped": (["filter", "--force"], flip(f"{NORM}/part-00002.parquet")),
-    "normalize part truncated": (["filter", "--force"], truncate(f"{NORM}/part-00001.parquet")),
-    "normalize manifest invalid json": (["filter", "--force"], lambda r: (
+    "normalize part flipped": (["filter", "--replace", "--recompute"], flip(f"{NORM}/part-00002.parquet")),
+    "normalize part truncated": (["filter", "--replace", "--recompute"], truncate(f"{NORM}/part-00001.parquet")),
+    "normalize manifest invalid json": (["filter", "--replace", "--recompute"], lambda r: (
         (r / NORM / "_STAGE.json").write_text('{"stage": "normalize",\n  "parts": [\n'),
         [str(r / NORM / "_STAGE.json") + ":3"])[1]),
     "filter manifest schema violation": (["dedup", "--force"], edit_json(
         f"{FILT}/_STAGE.json", lambda m: m.pop("counts"), [f"{{root}}/{FILT}/_STAGE.json", "counts"])),
-    "stage part name escapes": (["filter", "--force"], edit_json(
+    "stage part name escapes": (["filter", "--replace", "--recompute"], edit_json(
         f"{NORM}/_STAGE.json", bad_part_name, [f"{{root}}/{NORM}/_STAGE.json", "parts[0].name"])),
     "pii docs_out edited (shard)": (["shard", "--force"], docs_out(f"{PII}/_STAGE.json")),
     "pii part rows edited (shard)": (["shard", "--force"], edit_json(
@@ -407,7 +407,7 @@ def test_disk_full_names_the_file_and_the_bytes(reference, tmp_path):  # noqa: F
 
         cfg = write_config(tmp_path / "c.toml", ledger=LEDGER, sources=SOURCES, artifacts=mnt / "a", **TABLES)
         before = published(mnt / "a")
-        line = error_line(run_corpus("--config", cfg, "normalize", "--force", "--workers", "1"))
+        line = error_line(run_corpus("--config", cfg, "normalize", "--replace", "--recompute", "--workers", "1"))
         assert f"{mnt / 'a' / DS}/stages/02-normalize.incomplete/" in line and "no space left on device" in line, line
         assert "bytes" in line and "free on its filesystem" in line, line
         assert published(mnt / "a") == before

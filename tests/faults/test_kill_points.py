@@ -42,8 +42,9 @@ POINTS = [  # lean: the whole suite must stay under 10 minutes on 2 cores
 
 
 def recover(cfg, stage: str, how: str):
-    """--force --resume, or a plain --force rerun (the output exists: the killed run was rebuilding it)."""
-    return run_stage(stage, load_config(cfg), RunOptions(workers=1, force=True, resume=how == "resume"))
+    """--replace --recompute --resume, or a plain --replace --recompute rerun (the output exists: the killed
+    run was rebuilding it; --recompute: every unit computed, none linked from the published output)."""
+    return run_stage(stage, load_config(cfg), RunOptions(workers=1, force=True, recompute=True, resume=how == "resume"))
 
 
 def stage_run_file(cfg, stage: str) -> dict:
@@ -59,7 +60,7 @@ def stage_run_file(cfg, stage: str) -> dict:
 def test_kill_point(reference, tmp_path, stage, hook, value, how):
     want = published(reference / "a")
     cfg = clone(reference, tmp_path)
-    run_killed(cfg, [stage, "--force", "--workers", WORKERS], {hook: value})
+    run_killed(cfg, [stage, "--replace", "--recompute", "--workers", WORKERS], {hook: value})
     KILLS[stage] += 1
     if hook != P:  # killed before publication began: the published output is untouched
         assert published(tmp_path / "a") == want
@@ -84,7 +85,7 @@ def test_kill_at_a_seeded_random_time(reference, tmp_path, stage):
     cfg = clone(reference, tmp_path)
     rng = random.Random(f"faults-{stage}")
     delay = rng.uniform(0.3, STAGE_SECONDS[stage])
-    p = corpus_proc(cfg, stage, "--force", "--workers", WORKERS)
+    p = corpus_proc(cfg, stage, "--replace", "--recompute", "--workers", WORKERS)
     time.sleep(delay)
     if p.poll() is None:
         os.killpg(p.pid, signal.SIGKILL)

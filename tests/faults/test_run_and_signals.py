@@ -67,7 +67,7 @@ def test_ctrl_c_during_pii_is_one_line_and_workers_are_quiet(reference, tmp_path
         root = tmp_path / f"try{attempt}"
         cfg = clone(reference, root)
         progress = root / "a/corpus/t/v1/stages/05-pii.incomplete/_progress/pii"
-        p = corpus_proc(cfg, "pii", "--force", "--workers", "2")
+        p = corpus_proc(cfg, "pii", "--replace", "--recompute", "--workers", "2")
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and p.poll() is None and not (progress.is_dir() and any(progress.glob("part-*.json"))):  # a checkpoint, not its temp file
             time.sleep(0.02)
@@ -87,7 +87,7 @@ def test_ctrl_c_during_pii_is_one_line_and_workers_are_quiet(reference, tmp_path
     lines = [l for l in err.splitlines() if l.strip() and not l[:2].isdigit()]  # log lines start with the time
     assert lines == ["interrupted"], err
     assert published(root / "a") == want
-    result = run_stage("pii", load_config(cfg), RunOptions(workers=1, force=True, resume=True))
+    result = run_stage("pii", load_config(cfg), RunOptions(workers=1, force=True, recompute=True, resume=True))
     assert result.output.run_info["resumed_units"]["pii"] >= 1
     assert published(root / "a") == want and leftovers(root / "a") == []
 

@@ -343,6 +343,8 @@ def _reuse_unit(found: tuple[Path, dict, dict], key: str, staging: Path) -> dict
             name = p["name"].replace(res["key"], key)
             dest = staging / name
             dest.parent.mkdir(parents=True, exist_ok=True)
+            if dest.exists():  # linked by an interrupted run before it wrote the checkpoint
+                dest.unlink()
             try:
                 os.link(src / p["name"], dest)
             except OSError:
