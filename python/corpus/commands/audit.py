@@ -25,7 +25,7 @@ from corpus.config import Config
 from corpus.errors import CorpusError
 from corpus.config.layout import CORPUS_MANIFEST, CORPUS_SCHEMA, STAGE_FILE, TOKENS_MANIFEST, tokens_root
 from corpus.config.ledger import load_ledger
-from corpus.engine.raw import current_raw, version_raw
+from corpus.engine.raw import version_raw
 from corpus.engine.recount import idx_tokens, part_rows, unlisted, verify_counts
 from corpus.formats.parts import read_parquet
 from corpus.engine.runner import read_stage_manifest
@@ -135,12 +135,13 @@ def audit(config: Config) -> list[Check]:
         return checks
 
     raw_docs = 0
+    # the raw output the version read: its normalize (a corpus source) or dedup (an eval set) records it
+    readers = [STAGE["normalize"].path(config), STAGE["dedup"].path(config)]
     for sid in config["dataset"]["sources"] + config["decontam"]["evals"]:
         def raw_ok(sid=sid):
             nonlocal raw_docs
             # a corpus source: the raw output the version read (its normalize manifest says which)
-            d, m = version_raw(config, ledger[sid], STAGE["normalize"].path(config)) \
-                if sid in config["dataset"]["sources"] else current_raw(config, ledger[sid])
+            d, m = version_raw(config, ledger[sid], readers)
             if m["source"]["sha256"] != ledger[sid]["sha256"]:
                 raise CorpusError(f"{d / STAGE_FILE}: made from sha256 {m['source']['sha256']}, ledger says "
                                   f"{ledger[sid]['sha256']}")

@@ -49,14 +49,18 @@ def raw_outputs(root: Path) -> list[Path]:
                   for d in src.iterdir() if d.is_dir())
 
 
-def raw_read_by(found: list[Version]) -> dict[Path, list[str]]:
-    """{raw output directory (root-relative): [names of the versions reading it]}."""
+def raw_read_by(found: list[Version], root: Path) -> dict[Path, list[str]]:
+    """{raw output directory (root-relative): [names of the versions reading it]}: those their manifests
+    record, and every raw output of a source a manifest that records none may have read (Version.unrecorded)."""
     out: dict[Path, list[str]] = {}
     for v in found:
         for path in v.inputs:
             parts = Path(path).parts
             if parts[:2] == RAW and len(parts) >= 4:
                 out.setdefault(Path(*parts[:4]), []).append(v.name)
+        for d in raw_outputs(root):
+            if d.parent.name in v.unrecorded:
+                out.setdefault(d.relative_to(root), []).append(v.name)
     return out
 
 
@@ -140,7 +144,7 @@ def garbage(config: Config) -> list[Garbage]:
 
     root = config.artifacts
     found = versions(root)
-    read, keep = raw_read_by(found), read_by_config(config)
+    read, keep = raw_read_by(found, root), read_by_config(config)
     out = _staging(root)
     for d in raw_outputs(root):
         rel = d.relative_to(root)
@@ -189,7 +193,7 @@ def version_garbage(config: Config, name: str) -> list[Garbage]:
                        (root / "reports" / ds / ver, "its report")):
         if extra.is_dir():
             out.append(Garbage(extra, why, _size(extra)))
-    read = raw_read_by([v for v in found if v.name != name])
+    read = raw_read_by([v for v in found if v.name != name], root)
     for path in sorted({Path(*Path(p).parts[:4]) for p in mine.inputs if Path(p).parts[:2] == RAW}):
         if path not in read and (root / path).is_dir():
             out.append(Garbage(root / path, f"raw output only {name} reads", _size(root / path)))

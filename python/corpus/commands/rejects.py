@@ -106,7 +106,7 @@ def _fetch_rejects(config: Config, reason: str | None, source: str | None, per_r
         row = ledger.get(sid)
         if row is None or row["format"] not in WEB_FORMATS or source not in (None, sid):
             continue
-        directory, manifest = version_raw(config, row, STAGE["normalize"].path(config))
+        directory, manifest = version_raw(config, row, [STAGE["normalize"].path(config)])
         for p in manifest["parts"]:
             if p["name"].startswith(REJECTS + "/"):
                 for rec in read_zst_jsonl(directory / p["name"]):

@@ -95,7 +95,7 @@ def _pii_redactions(pii_cfg: dict, before: str, after: str, recorded: int) -> li
 
 
 def _raw_step(config: Config, row: dict, k: int) -> dict:
-    directory, manifest = version_raw(config, row, STAGE["normalize"].path(config))
+    directory, manifest = version_raw(config, row, [STAGE["normalize"].path(config)])
     start = 0
     for part in document_parts(manifest):
         if k < start + part["rows"]:  # current_raw has verified every part's sha256 already

@@ -114,17 +114,18 @@ def current_raw(config: Config, row: dict, *, verify: bool = True) -> tuple[Path
     return found
 
 
-def version_raw(config: Config, row: dict, normalize_dir: Path) -> tuple[Path, dict]:
-    """The raw output this config's dataset version read for a corpus source, as its published normalize
-    manifest records it (that very _STAGE.json, by sha256, its parts verified): audit, why, rejects and
-    report read what the version was built from, even after an extractor upgrade or a [fetch] edit. A
-    version without a published normalize (or a source it did not read): current_raw."""
+def version_raw(config: Config, row: dict, read_by: list[Path]) -> tuple[Path, dict]:
+    """The raw output this config's dataset version read for a source, as the first of its published
+    stage manifests in `read_by` that records one says (normalize: a corpus source; filter: a list or the
+    perplexity reference; dedup: an eval set), that very _STAGE.json by sha256, its parts verified: audit,
+    why, rejects and report read what the version was built from, even after an extractor upgrade or a
+    [fetch] edit. When none records it (a version not built yet, or built before they recorded it):
+    current_raw."""
     from corpus.store.atomic import sha256_file
     from corpus.engine.recount import verify_counts
 
-    normalize = read_stage_manifest(normalize_dir)  # the version's stage 02 (stages.STAGE["normalize"].path)
     sid = row["source_id"]
-    recorded = [i for i in (normalize or {}).get("inputs", [])
+    recorded = [i for d in read_by for i in (read_stage_manifest(d) or {}).get("inputs", [])
                 if Path(i["path"]).parts[:3] == ("corpus", "raw", sid) and Path(i["path"]).name == STAGE_FILE]
     if not recorded:
         return current_raw(config, row)

@@ -24,17 +24,32 @@ class Version:
     directory: Path                        # corpus/<dataset>/<version>
     manifests: list[Path] = field(default_factory=list)   # its published _STAGE.json files
     inputs: dict[str, str] = field(default_factory=dict)  # manifest path (root-relative) -> sha256 read
+    # the strings of the params of a stage manifest that records no raw output although it may read some
+    # (filter, dedup made before they recorded their lists, reference and eval sets): any of them may be a
+    # source id whose raw outputs the version read, so all of that source's raw outputs are kept
+    unrecorded: set[str] = field(default_factory=set)
 
     @property
     def published(self) -> bool:
         return bool(self.manifests)
 
 
-def _inputs(path: Path) -> list[dict]:
+def _manifest(path: Path) -> dict:
     try:
-        return json.loads(path.read_text(encoding="utf-8")).get("inputs") or []
-    except (OSError, ValueError, AttributeError):
-        return []   # a damaged manifest: audit names it; here it refers to nothing
+        m = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}   # a damaged manifest: audit names it; here it refers to nothing
+    return m if isinstance(m, dict) else {}
+
+
+def _strings(value) -> set[str]:
+    if isinstance(value, str):
+        return {value}
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return set().union(*(_strings(v) for v in items)) if items else set()
+
+
+SIDE_READERS = ("filter", "dedup")  # stages that read raw outputs beside their input
 
 
 def versions(root: Path) -> list[Version]:
@@ -52,9 +67,14 @@ def versions(root: Path) -> list[Version]:
             for m in found:
                 if m.is_file() and not any(p.endswith(".incomplete") for p in m.parent.parts):
                     v.manifests.append(m)
-                    for i in _inputs(m):
-                        if isinstance(i, dict) and isinstance(i.get("path"), str):
-                            v.inputs.setdefault(i["path"], i.get("sha256"))
+                    manifest = _manifest(m)
+                    inputs = [i for i in manifest.get("inputs") or [] if isinstance(i, dict)
+                              and isinstance(i.get("path"), str)]
+                    for i in inputs:
+                        v.inputs.setdefault(i["path"], i.get("sha256"))
+                    if manifest.get("stage") in SIDE_READERS and not any(
+                            Path(i["path"]).parts[:2] == RAW for i in inputs):
+                        v.unrecorded |= _strings(manifest.get("params"))
             out.append(v)
     return out
 

@@ -22,7 +22,7 @@ def _raw(config: Config, sources: list[str], budget: Budget) -> dict:
     ledger = load_ledger(config.ledger_path)
     rows = []
     for sid in sources:
-        d, m = version_raw(config, ledger[sid], STAGE["normalize"].path(config))  # verifies every raw part's sha256
+        d, m = version_raw(config, ledger[sid], [STAGE["normalize"].path(config)])  # verifies every raw part's sha256
         rows += [(sid, d, p, m["counts"]) for p in document_parts(m)]
     choice = choose_parts([p for _, _, p, _ in rows], budget, "raw")
     chosen = {id(p) for p in choice.parts}
