@@ -108,6 +108,9 @@ def test_many_datasets_and_versions_on_one_root(tmp_path, mirror):
     rows = run_all(load_config(configs["text/v1"]), workers=2, replace=True)
     assert [status for _, status, _, _ in rows] == ["recomputed"] + ["current"] * 6, rows
     audits_pass("run --replace of a damaged raw part")
+    (part.parent / "_STAGE.json").unlink()  # its manifest lost: fetch rebuilds it with the documents' fetched_at
+    run_all(load_config(configs["text/v1"]), workers=2, replace=True)
+    audits_pass("run --replace after a raw manifest was deleted")
 
     # an unreferenced raw output (what a config no version was built from fetched) is listed; none read is
     stray = root / "corpus/raw/lingua-en/000000000000-000000000000"

@@ -82,3 +82,21 @@ def test_gc_lists_tokens_of_a_version_that_is_gone_and_every_staging_dir(config)
     (root / "corpus/raw/news/x.incomplete").mkdir(parents=True)
     assert listed(config) == {"tokens/old/v1/bpe-1", "corpus/ds/v1/stages/03-filter.incomplete",
                               "corpus/raw/news/x.incomplete"}
+
+
+def test_a_rebuilt_raw_output_must_be_the_bytes_every_version_recorded(config):
+    from corpus.stages.fetch import keep_what_versions_read
+    from corpus.store.atomic import dump_json, sha256_bytes
+
+    root = config.artifacts
+    manifest = {"stage": "fetch", "fetched_at": "2026-12-01T00:00:00Z", "parts": []}
+    d = root / "corpus/raw/news/aaaaaaaaaaaa-111111111111"
+    stage(root, "corpus/ds/v1/stages/02-normalize", "normalize")
+    (root / "corpus/ds/v1/stages/02-normalize/_STAGE.json").write_text(json.dumps({
+        "stage": "normalize", "params": {},
+        "inputs": [{"path": f"{d.relative_to(root)}/_STAGE.json", "sha256": sha256_bytes(dump_json(manifest))}]}))
+    guard = keep_what_versions_read(config, d)
+    guard(manifest)  # the same bytes: published
+    with pytest.raises(CorpusError, match=r"other bytes than dataset version ds/v1 read"):
+        guard({**manifest, "fetched_at": "2026-12-06T00:00:00Z"})
+    keep_what_versions_read(config, root / "corpus/raw/news/other")(manifest)  # nobody read that one

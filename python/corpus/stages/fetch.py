@@ -187,14 +187,26 @@ def _record_source(ctx: PhaseContext) -> None:
 
 
 def recorded_fetched_at(directory: Path, identity: dict) -> str | None:
-    """The fetched_at of the raw output already in `directory` with this identity (even a damaged one):
-    a rebuild writes it again, so the rebuilt bytes are the ones dataset versions read."""
+    """The fetched_at of the raw output already in `directory` with this identity (even a damaged one),
+    from its _STAGE.json, or when that is gone from its first document: a rebuild writes it again, so the
+    rebuilt bytes are the ones dataset versions read."""
     try:
         m = json.loads((directory / STAGE_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return None
+        return _first_fetched_at(directory)
     same = isinstance(m, dict) and {k: m.get(k) for k in ("config_sha256", "params", "inputs")} == identity
     return m.get("fetched_at") if same and isinstance(m.get("fetched_at"), str) else None
+
+
+def _first_fetched_at(directory: Path) -> str | None:
+    from corpus.formats.jsonl import read_zst_jsonl
+
+    try:
+        for rec in read_zst_jsonl(directory / "part-00000.jsonl.zst"):
+            return rec.get("fetched_at") if isinstance(rec.get("fetched_at"), str) else None
+    except (OSError, ValueError, CorpusError):
+        return None
+    return None
 
 
 def keep_what_versions_read(config: Config, final: Path):
