@@ -6,7 +6,7 @@ first article (one pre-token for the byte-level pre-tokenizer; random, so no two
 Both pass the default filters. Each is built once (`corpus run --through shard`), then `corpus tokenize
 --force -j 1` is timed in a fresh child, best of --repeat: the wall, interpreter start and imports
 included, and the BPE training time the stage logs. With --uncapped the same is also run with the
-training cap off (corpus.stages.tokenize.trainer_texts replaced by the identity in the child: what the
+training cap off (corpus.tokens.train.trainer_texts replaced by the identity in the child: what the
 trainer was fed before the cap), each run killed after --timeout seconds.
 
 --trainer-words N ... also times train_tokenizer alone on the news with a word of N characters (capped,
@@ -32,7 +32,7 @@ import common
 CHILD = r"""
 import json, sys, time
 out, capped, argv = sys.argv[1], sys.argv[2] == "1", sys.argv[3:]
-import corpus.stages.tokenize as t
+import corpus.tokens.train as t
 if not capped:
     t.trainer_texts = lambda texts, *a, **k: texts
 sys.argv = ["corpus", *argv]
@@ -50,7 +50,7 @@ sys.exit(rc)
 TRAIN_CHILD = r"""
 import json, sys, time
 out, capped, path, vocab = sys.argv[1], sys.argv[2] == "1", sys.argv[3], int(sys.argv[4])
-import corpus.stages.tokenize as t
+import corpus.tokens.train as t
 if not capped:
     t.trainer_texts = lambda texts, *a, **k: texts
 text = open(path, encoding="utf-8").read()

@@ -179,3 +179,15 @@ def test_no_import_cycles_between_modules():
     for m in sorted(graph):
         if m not in seen:
             visit(m, [m])
+
+
+STAGE_FUNCTION_LINES = 80
+
+
+def test_no_function_in_a_stage_module_is_over_80_lines():
+    """A stage module declares its phases; what they compute lives in the layers below (tokens/, dedup/, ...)."""
+    long = [f"{path.name}:{node.lineno} {node.name} ({node.end_lineno - node.lineno + 1} lines)"
+            for path in sorted((PACKAGE / "stages").glob("*.py")) for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.end_lineno - node.lineno + 1 > STAGE_FUNCTION_LINES]
+    assert not long, "\n".join(long)

@@ -140,7 +140,7 @@ def test_stages_same_parts_whatever_the_batch_size(tmp_path, monkeypatch, mirror
 
 
 def test_tokenizer_sample_bounded_and_seeded(tmp_path):
-    from corpus.stages.tokenize import _sample_key, train_sample
+    from corpus.tokens.sample import sample_key, train_sample
 
     rng = random.Random(5)
     stories = list(tinystories())
@@ -167,7 +167,7 @@ def test_tokenizer_sample_bounded_and_seeded(tmp_path):
     assert set(small) < set(train) and 0.6 * total / 10 < sum(len(t.encode()) for t in small) < 1.4 * total / 10
     assert small == [t for t in train if t in set(small)]  # shard order
     assert texts(total // 10) == small and texts(total // 10, seed=7) != small
-    assert _sample_key(1337, "src:1") == int.from_bytes(hashlib.blake2b(b"1337:src:1", digest_size=8).digest(), "big")
+    assert sample_key(1337, "src:1") == int.from_bytes(hashlib.blake2b(b"1337:src:1", digest_size=8).digest(), "big")
 
 
 def test_batch_size_reaches_the_readers(tmp_path, monkeypatch):

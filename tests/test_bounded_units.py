@@ -19,6 +19,9 @@ import pytest
 import corpus.formats.parts as parts
 import corpus.stages.shard as shard
 import corpus.stages.tokenize as tokenize
+import corpus.tokens.encode as encode
+from corpus.tokens.tokenizer import tokenizer_facts
+from corpus.tokens.train import train_tokenizer
 from corpus.errors import CorpusError
 from corpus.engine.executor import map_units, pool_session
 from conftest import arrow_mb_reading, tinystories
@@ -150,7 +153,7 @@ def test_a_shard_of_long_documents_has_pages_of_about_1mb(tmp_path):
 
 
 def test_encode_threads_follow_each_shards_share_of_the_documents():
-    e = tokenize.encode_threads
+    e = encode.encode_threads
     assert e([100_000, 4_152], cores=2, workers=2) == [2, 1]  # the big shard gets both cores
     assert e([100_000, 4_152], cores=2, workers=1) == [2, 2]  # one at a time: all cores each
     assert e([50, 50], cores=2, workers=2) == [1, 1]
@@ -162,7 +165,7 @@ def test_encode_threads_follow_each_shards_share_of_the_documents():
 def tiny_shard(tmp_path: Path) -> tuple[Path, str, Path]:
     texts = list(tinystories())[:400]
     tok = tmp_path / "tokenizer.json"
-    tok.write_bytes(tokenize.train_tokenizer(texts[:200], 400, "<|endoftext|>"))
+    tok.write_bytes(train_tokenizer(texts[:200], 400, "<|endoftext|>"))
     table = pa.table({"text": texts, "split": ["val" if i % 9 == 0 else "train" for i in range(len(texts))]})
     path = tmp_path / "shard.parquet"
     pq.write_table(table, path, compression="zstd")
@@ -172,8 +175,8 @@ def tiny_shard(tmp_path: Path) -> tuple[Path, str, Path]:
 def encoded(tmp_path: Path, name: str, shard_path: Path, sha: str, tok: Path) -> dict:
     work = tmp_path / name
     work.mkdir()
-    eos = tokenize.tokenizer_facts(tok.read_bytes(), "<|endoftext|>")["eos_id"]
-    res = tokenize.encode_shard(tokenize.EncodeUnit("shard-00000", 0, shard_path, sha, tok, eos, "uint16", work, 1, 7))
+    eos = tokenizer_facts(tok.read_bytes(), "<|endoftext|>")["eos_id"]
+    res = tokenize.encode_shard(encode.EncodeUnit("shard-00000", 0, shard_path, sha, tok, eos, "uint16", work, 1, 7))
     return {e["name"].split("/")[-1]: e["sha256"] for e in res["work"]}
 
 
@@ -182,8 +185,8 @@ def test_encode_gives_the_same_work_files_whatever_the_batches(tmp_path, monkeyp
     want = encoded(tmp_path, "default", shard_path, sha, tok)
     for i, (rows, docs, chars) in enumerate([(1, 1, 1), (7, 3, 100), (64, 8192, 5000)]):
         monkeypatch.setattr(parts, "BATCH_ROWS", rows)
-        monkeypatch.setattr(tokenize, "ENCODE_BATCH_DOCS", docs)
-        monkeypatch.setattr(tokenize, "ENCODE_BATCH_CHARS_PER_THREAD", chars)
+        monkeypatch.setattr(encode, "ENCODE_BATCH_DOCS", docs)
+        monkeypatch.setattr(encode, "ENCODE_BATCH_CHARS_PER_THREAD", chars)
         assert encoded(tmp_path, f"b{i}", shard_path, sha, tok) == want
     tokens = np.fromfile(tmp_path / "default" / "shard-00000.train.bin", dtype="<u2")
     docs = np.load(tmp_path / "default" / "shard-00000.train.docs.npy")

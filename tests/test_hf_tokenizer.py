@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from conftest import tinystories
-from corpus.stages.tokenize import PLACEHOLDERS, tokenizer_facts, train_tokenizer
+from corpus.tokens.tokenizer import tokenizer_facts
+from corpus.tokens.train import PLACEHOLDERS, train_tokenizer
 from corpus.tokens import hf
 
 EOS = "<|endoftext|>"

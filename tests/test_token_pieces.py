@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
 
-from corpus.stages.tokenize import _cuttable, _tasks, encode_docs
+from corpus.tokens.encode import _cuttable, _tasks, encode_docs
 from corpus.tokens.pieces import cuttable, pieces
 
 WIKITEXT_TEST = "4f3e427e4aff23acff917a8a51aeae21bf12832256e26914c8fc250dcef4103c"
@@ -78,7 +78,7 @@ def test_a_text_without_a_cut_is_one_piece():
 
 
 def test_the_trainer_fed_a_long_text_in_pieces_learns_the_same_tokenizer(wiki):
-    from corpus.stages.tokenize import TRAIN_PIECE_CHARS, trainer_texts
+    from corpus.tokens.train import TRAIN_PIECE_CHARS, trainer_texts
 
     text = (wiki[:300_000] + MIXED) * 2
     assert len(text) > 2 * TRAIN_PIECE_CHARS
@@ -97,14 +97,14 @@ def test_the_trainer_fed_a_long_text_in_pieces_learns_the_same_tokenizer(wiki):
 
 
 def test_the_re2_long_run_check_is_the_python_one():
-    """The trainer's feed finds long runs with Arrow's RE2 (tokenize._trainer_feed): its whitespace class is
+    """The trainer's feed finds long runs with Arrow's RE2 (tokens.train._trainer_feed): its whitespace class is
     code point for code point the one of the Python pattern, and the feed is trainer_texts exactly."""
     import sys
 
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from corpus.stages.tokenize import WHITE_SPACE_RE2, _trainer_feed, trainer_texts
+    from corpus.tokens.train import WHITE_SPACE_RE2, _trainer_feed, trainer_texts
 
     chars = [chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF]
     white = pc.match_substring_regex(pa.array(chars), f"^[{WHITE_SPACE_RE2}]$").to_pylist()

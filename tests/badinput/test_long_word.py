@@ -20,7 +20,7 @@ from conftest import mirror_file, write_config, write_ledger
 from corpus.config import load_config
 from corpus.engine.runner import RunOptions
 from corpus.stages import run_stage
-from corpus.stages import tokenize as tokenize_stage
+from corpus.tokens import train as token_training
 
 WORD_CHARS = 200_000
 
@@ -106,7 +106,7 @@ def test_the_trainer_sees_no_word_longer_than_the_cap(tmp_path, monkeypatch):
     # characters): the word is cut at the cap, the pieces the cap's length
     longest = longest_word(fed, pt)
     assert longest <= 1000, f"the trainer was fed a word of {longest:,} characters"
-    assert longest == tokenize_stage.TRAIN_MAX_WORD
+    assert longest == token_training.TRAIN_MAX_WORD
 
     # the document is encoded whole, exactly as the tokenizer encodes the text: no cut reaches the tokens
     (out,) = (tmp_path / "a" / "tokens").glob("*/*/bpe*")
@@ -125,14 +125,14 @@ def test_text_without_long_words_reaches_the_trainer_as_is(mirror):
     news, hostile = news_with_word()
     articles = news.splitlines()
     pt = pretokenizer()
-    out = list(tokenize_stage.trainer_texts(iter(articles), pt))
+    out = list(token_training.trainer_texts(iter(articles), pt))
     assert len(out) == len(articles) and all(a is b for a, b in zip(out, articles))
     # the hostile article: cut inside the word only, nothing lost, no word above the cap
     first = hostile.split("\n", 1)[0]
-    pieces = list(tokenize_stage.trainer_texts([first], pt))
+    pieces = list(token_training.trainer_texts([first], pt))
     assert "".join(pieces) == first
-    assert len(pieces) == -(-(WORD_CHARS + 1) // tokenize_stage.TRAIN_MAX_WORD)  # the word and its space
-    assert longest_word(pieces, pt) == tokenize_stage.TRAIN_MAX_WORD
+    assert len(pieces) == -(-(WORD_CHARS + 1) // token_training.TRAIN_MAX_WORD)  # the word and its space
+    assert longest_word(pieces, pt) == token_training.TRAIN_MAX_WORD
 
 
 @pytest.mark.parametrize("run", ["9" * 3001, "-" * 1000, " " * 2000, "\n" * 999, "漢" * 700, "!\x1c" * 600,
@@ -142,6 +142,6 @@ def test_every_kind_of_long_word_is_cut(run):
     the pre-tokenizer), and a word exactly at the cap with the space before it."""
     text = "The news, in brief: " + run + " and then more news."
     pt = pretokenizer()
-    pieces = list(tokenize_stage.trainer_texts([text], pt))
+    pieces = list(token_training.trainer_texts([text], pt))
     assert "".join(pieces) == text
-    assert longest_word(pieces, pt) <= tokenize_stage.TRAIN_MAX_WORD
+    assert longest_word(pieces, pt) <= token_training.TRAIN_MAX_WORD

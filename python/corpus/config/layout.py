@@ -22,6 +22,7 @@ CORPUS_SCHEMA = "corpus-manifest.schema.json"
 TOKENS_MANIFEST = "_MANIFEST.json"
 TOKENS_SCHEMA = "tokens-manifest.schema.json"
 TOKENIZER_FILE = "tokenizer.json"
+WORK_DIR = "_work"  # a job's scratch files, in its staging directory: never published
 
 
 def tokens_root(config: Config) -> Path:

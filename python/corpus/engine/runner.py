@@ -37,13 +37,12 @@ from corpus.store.checksums import verify_entry
 from corpus.config import Config
 from corpus.errors import CorpusError, StaleError
 from corpus.engine.executor import map_units
-from corpus.config.layout import RUN_FILE, STAGE_FILE, STAGE_SCHEMA
+from corpus.config.layout import RUN_FILE, STAGE_FILE, STAGE_SCHEMA, WORK_DIR as WORK_DIR
 from corpus.engine.recount import verify_counts
 from corpus.config.schemas import load_json, validate
 
 log = logging.getLogger(__name__)
 PROGRESS_DIR = "_progress"
-WORK_DIR = "_work"
 IDENTITY_FILE = "identity.json"
 EXTRA_FILE = "extra.json"
 

@@ -15,7 +15,7 @@ from corpus.store.atomic import sha256_file
 from corpus.config import Config
 from corpus.errors import CorpusError
 from corpus.config.layout import TOKENS_MANIFEST as MANIFEST, tokens_root
-from corpus.stages.tokenize import SPLITS
+from corpus.tokens.workfiles import SPLITS
 from corpus.tokens.plan import replay_order
 from corpus.formats.megatron import MegatronIndex
 from corpus.report.sampling import Budget, sample_indices
