@@ -65,7 +65,12 @@ def train_on_corpus(config: Config, manifest: dict, timing: dict) -> tuple[bytes
     timing.update(sample_s=round(t1 - t0, 3), train_s=round(time.monotonic() - t1, 3))
     log.info("trained a byte-level BPE tokenizer (vocab %d) on %s in %.1fs (sizing the sample %.1fs of it)",
              tcfg["vocab_size"], sampled, time.monotonic() - t0, t1 - t0)
-    return data, f"bpe{tcfg['vocab_size']}-{sha256_bytes(data)[:12]}"
+    return data, trained_id(config, data)
+
+
+def trained_id(config: Config, data: bytes) -> str:
+    """A trained tokenizer's id: `bpe<vocab_size>-<first 12 hex of its sha256>`."""
+    return f"bpe{config['tokenize']['vocab_size']}-{sha256_bytes(data)[:12]}"
 
 
 def training_settings(config: Config, corpus_sha: str) -> dict:
@@ -91,9 +96,11 @@ def trained_before(config: Config, trained_from: dict) -> tuple[bytes, str] | No
         part = _trained_tokenizer_part(root / d / STAGE_FILE, trained_from)
         if part is not None:
             try:
-                return read_verified(root / d / TOKENIZER_FILE, part["sha256"]), d
+                data = read_verified(root / d / TOKENIZER_FILE, part["sha256"])
             except CorpusError:
                 continue
+            # the id training gives, not the directory's name (a mixed stream's is `<id>-mix-<hash>`)
+            return data, trained_id(config, data)
     return None
 
 
