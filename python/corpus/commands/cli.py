@@ -167,15 +167,13 @@ for _stage in STAGES:
 def rejects(c: Ctx, stage, filter_name, rule, source, per_rule, width):
     """Show why documents were dropped: counts and a sample per filter rule (stage 03) or per dedup
     reason (stage 04, with the kept twin or the eval set and n-gram)."""
-    from corpus.commands.rejects import sample_rejects
+    from corpus.commands.rejects import labelled_detail, nothing_found, sample_rejects
 
     c.published_view()
     groups = sample_rejects(c.config, stage=stage, filter_name=filter_name, rule=rule, source=source,
                             per_rule=per_rule)
-    if not groups:  # say so: an empty answer is never silence
-        click.echo(f"no {stage} {'rejects' if stage != 'dedup' else 'drops'}" + (f" for rule {rule}" if rule else "")
-                   + (f" in source {source}" if source else "")
-                   + (" (fetch rejects records of web sources, format warc, only)" if stage == "fetch" else ""))
+    if not groups:
+        click.echo(nothing_found(stage, filter_name, rule, source))
     for (f, r), n, sample in groups:
         click.echo(f"{f}.{r}: {n} {'records' if stage == 'fetch' else 'documents'}")
         for row in sample:
@@ -189,8 +187,7 @@ def rejects(c: Ctx, stage, filter_name, rule, source, per_rule, width):
                        f"eval={row['eval_source']} ngram=\"{row['matched_ngram']}\"")
                 click.echo(f"  {row['id']:<32} {why}\n      {text}")
             else:
-                detail = f" matched={row['detail']!r}" if row.get("detail") is not None else ""
-                click.echo(f"  {row['id']:<32} value={row['value']:<10.4g}{detail} {text}")
+                click.echo(f"  {row['id']:<32} value={row['value']:<10.4g}{labelled_detail(row)} {text}")
 
 
 @cli.command()
