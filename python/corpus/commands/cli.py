@@ -193,8 +193,10 @@ def rejects(c: Ctx, stage, filter_name, rule, source, per_rule, width):
 @cli.command()
 @click.argument("doc_id", metavar="ID")
 @click.option("--json", "as_json", is_flag=True, help="One JSON array of steps (for scripts).")
+@click.option("--max-lines", type=click.IntRange(min=0), default=20, show_default=True, metavar="N",
+              help="Removed or redacted lines shown per stage, then '… K more' (0: all; --json has all).")
 @pass_ctx
-def why(c: Ctx, doc_id, as_json):
+def why(c: Ctx, doc_id, as_json, max_lines):
     """One document's path through every stage: its raw part and line, what each filter measured and
     which rule dropped it (value, threshold), its duplicate (kept id, exact Jaccard, shared shingles) or
     the eval set and n-gram it shares, the PII placeholders inserted, its shard, row and split, and its
@@ -209,7 +211,7 @@ def why(c: Ctx, doc_id, as_json):
         click.echo(json.dumps(steps, indent=2, ensure_ascii=False))
     else:
         click.echo(f"{doc_id}:")
-        for line in describe(steps):
+        for line in describe(steps, max_lines or None):
             click.echo(f"  {line}")
 
 
