@@ -16,7 +16,7 @@ prefer_system_allocator()  # before anything allocates through Arrow
 from corpus import __version__  # noqa: E402
 from corpus.config import Config, load_config
 from corpus.errors import CorpusError
-from corpus.stages import NAMES, STAGES
+from corpus.stages import FILTERS, NAMES, STAGES
 from corpus.store.root import store_of
 
 SIDE_STAGES = tuple(s.name for s in STAGES if s.side is not None)
@@ -157,7 +157,7 @@ for _stage in STAGES:
 @click.option("--stage", type=click.Choice(list(REJECT_STAGES)), default=SIDE_STAGES[0], show_default=True,
               help="filter: stage 03 rejects; dedup: stage 04 drops (decontam, url, exact, near); fetch: web records "
                    "fetch rejected (timeout, undecodable, ...: docs/web.md).")
-@click.option("--filter", "filter_name", default=None, help="Only this filter (lang, gopher, repetition, ppl).")
+@click.option("--filter", "filter_name", default=None, help=f"Only this filter ({', '.join(FILTERS)}).")
 @click.option("--rule", default=None, help="Only this rule (e.g. min_words) or dedup reason (e.g. near).")
 @click.option("--source", default=None, help="Only documents of this source_id.")
 @click.option("-n", "--per-rule", type=click.IntRange(min=1), default=3, show_default=True,
@@ -434,7 +434,9 @@ def ledger_add(c: Ctx, url, source_id, license_spdx, role, fmt, split, delimiter
     where = {"corpus": "[dataset] sources", "eval": "[decontam] evals",
              "list": "the [filters.<name>] key that reads it (e.g. [filters.url] block_domains)",
              "model": "[filters.quality] model_source (with its label)"}[row["role"]]
-    click.echo(f"next: add \"{row['source_id']}\" to {where} in {c.config.path}, then `corpus run`")
+    # with no --config (nor CORPUS_CONFIG) name the default as one: the user may not know it is in use
+    config = c.config.path if c.config_path else f"your config ({c.config.path} by default)"
+    click.echo(f"next: add \"{row['source_id']}\" to {where} in {config}, then `corpus run`")
 
 
 @ledger.command("verify")
