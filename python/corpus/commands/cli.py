@@ -26,6 +26,11 @@ log = logging.getLogger("corpus")
 _LOADED: list = []   # the config this command loaded (main() names its artifacts root on a full disk)
 
 
+# libraries that log at INFO what no run needs to read (presidio: "Loaded recognizer: …" once per
+# recognizer, "Using device of type: cpu"): a run's log holds the stages' lines; -vv shows them
+CHATTY_LOGGERS = ("presidio-analyzer",)
+
+
 def _setup_logging(verbose: int, quiet: bool) -> None:
     level = logging.WARNING if quiet else (logging.DEBUG if verbose else logging.INFO)
     handler = logging.StreamHandler(sys.stderr)
@@ -33,6 +38,8 @@ def _setup_logging(verbose: int, quiet: bool) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
+    for name in CHATTY_LOGGERS:
+        logging.getLogger(name).setLevel(level if verbose >= 2 else max(level, logging.WARNING))
 
 
 class Ctx:
@@ -72,7 +79,7 @@ recompute_flag = click.option("--recompute", is_flag=True,
               help="Corpus config (TOML). Env CORPUS_CONFIG; default configs/demo.toml.")
 @click.option("--artifacts", envvar="CORPUS_ARTIFACTS", default=None, metavar="DIR|s3://BUCKET/PREFIX",
               help="Artifacts root. Env CORPUS_ARTIFACTS; else [paths].artifacts; else /artifacts.")
-@click.option("-v", "--verbose", count=True, help="More log output (debug).")
+@click.option("-v", "--verbose", count=True, help="More log output (debug; -vv: the libraries' too).")
 @click.option("-q", "--quiet", is_flag=True, help="Only warnings and errors.")
 @click.version_option(__version__, prog_name="corpus")
 @click.pass_context
