@@ -81,7 +81,7 @@ fetch: $(STAMP)  ## stage 01: ledger sources -> corpus/raw/
 normalize: $(STAMP)  ## stage 02: NFC, newlines, control chars; assign ids
 	$(RUN) normalize $(STAGE_ARGS)
 
-filter: $(STAMP)  ## stage 03: language ID, Gopher quality and repetition, perplexity
+filter: $(STAMP)  ## stage 03: filters url, lang, gopher, repetition, c4, fineweb, badwords, ppl, quality (those enabled, in [filters] order)
 	$(RUN) filter $(STAGE_ARGS)
 
 rejects: $(STAMP)  ## show a sample of the documents each filter rule dropped

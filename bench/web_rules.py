@@ -42,13 +42,18 @@ def documents(corpus: Path | None, limit: int) -> dict[str, list[str]]:
     for p in (json.loads(x) for x in (m.parent / "web_extraction_eval.jsonl").read_text().splitlines() if x.strip()):
         out["web"].append(fn(decode_page((m / p["sha256"]).read_bytes())[0], p["url"]))
     if corpus is not None:
-        import zstandard
-
-        raw = corpus.read_bytes()
-        if corpus.suffix == ".zst":
-            raw = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(raw)).read()
-        out["corpus"] = [normalize_text(json.loads(x)["text"], **norm) for x in raw.decode().splitlines() if x.strip()]
+        out["corpus"] = [normalize_text(t, **norm) for t in corpus_texts(corpus)]
     return out
+
+
+def corpus_texts(corpus: Path) -> list[str]:
+    """The "text" of every line of a --corpus file (.jsonl, or compressed: every zstd frame read). Lines
+    end at "\n" only: str.splitlines() also splits at U+0085 and U+2028, which JSON strings hold as they are."""
+    from corpus.formats.sources.compression import compression_of, open_decompressed
+
+    with open(corpus, "rb") as raw:
+        lines = io.TextIOWrapper(open_decompressed(raw, compression_of(corpus.name)), encoding="utf-8", newline="\n")
+        return [json.loads(x)["text"] for x in lines if x.strip()]
 
 
 def redirect_badwords_download() -> None:

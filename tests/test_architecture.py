@@ -9,10 +9,11 @@ import re
 from pathlib import Path
 
 import click
+import click.testing
 
 from corpus.commands.cli import cli
 from corpus.filters.registry import build_params, registry, schema_filter_tables
-from corpus.stages import NAMES, STAGES, columns
+from corpus.stages import FILTERS, NAMES, STAGE, STAGES, columns
 from conftest import REPO
 
 PACKAGE = REPO / "python" / "corpus"
@@ -45,6 +46,15 @@ def test_config_schema_filter_tables_equal_the_registry():
         defaults = {k: v["default"] for k, v in props.items() if k != "enabled" and "default" in v}
         assert build_params(spec, defaults) == spec.params()
         assert [k for k, v in props.items() if "default" not in v and k != "enabled"] in ([], ["model_source"]), name
+
+
+def test_the_filter_stage_summary_names_every_filter_of_the_registry():
+    """`corpus --help` and `make help` (issue 47, item 9) list the filters without importing them."""
+    assert FILTERS == tuple(registry())
+    summary = STAGE["filter"].summary
+    assert summary.startswith(f"filters {', '.join(registry())} ")
+    assert f"## stage 03: {summary}" in (REPO / "Makefile").read_text()
+    assert f"stage 03: {' '.join(summary.split())}" in " ".join(click.testing.CliRunner().invoke(cli, ["--help"]).output.split())
 
 
 def test_filter_stage_columns_come_from_the_registry():

@@ -142,6 +142,23 @@ def test_rejects_command_shows_rules(filtered):
     assert "gopher.min_words:" in out and "webtext:" in out and "value=" in out
 
 
+def test_rejects_names_what_found_nothing_and_labels_each_detail():
+    """Issue 47, item 7: "no filter rejects" for --filter url read as "the stage dropped nothing"; the
+    quality cut's threshold note stood under matched=, like a URL list entry."""
+    from corpus.commands.rejects import labelled_detail, nothing_found
+    from corpus.filters.quality import threshold_note
+
+    assert nothing_found("filter", "url", None, None) == "no filter rejects for filter url"
+    assert nothing_found("filter", "url", "domain", "webtext") == \
+        "no filter rejects for filter url and rule domain in source webtext"
+    assert nothing_found("filter", None, None, None) == "no filter rejects"
+    assert nothing_found("dedup", "dedup", "exact", None) == "no dedup drops for rule exact"
+    note = threshold_note(0.25, 10, 40, 0.25)
+    assert labelled_detail({"filter": "quality", "detail": note}) == f" cut={note!r}"
+    assert labelled_detail({"filter": "url", "detail": "phish.example"}) == " matched='phish.example'"
+    assert labelled_detail({"filter": "gopher", "detail": None}) == ""
+
+
 @pytest.mark.slow  # run_all through dedup
 def test_rejects_command_for_dedup(tmp_path, mirror):
     from corpus.commands.pipeline import run_all

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import zstandard
 
+from corpus.formats.sources.compression import read_zst
 from corpus.store.atomic import dump_json
 from corpus.commands.golden import REPO, SUMS, diff, format_sums, parse_sums, published_hashes
 
@@ -59,6 +60,6 @@ def test_golden_hashes_see_a_changed_raw_document(tmp_path):
     a = published_hashes(fake_fetch(tmp_path / "a", "2026-12-01T11:40:39Z"))
     root = fake_fetch(tmp_path / "b", "2026-12-01T11:40:39Z")
     part = next(root.glob("corpus/raw/src/*/part-00000.jsonl.zst"))
-    text = zstandard.ZstdDecompressor().stream_reader(part.open("rb")).read().replace(b"doc 7", b"doc 8")
+    text = read_zst(part).replace(b"doc 7", b"doc 8")
     part.write_bytes(zstandard.ZstdCompressor().compress(text))
     assert "changed  corpus/raw/src/<date>/part-00000.jsonl.zst" in diff(a, published_hashes(root))

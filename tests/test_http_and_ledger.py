@@ -230,3 +230,31 @@ def test_ledger_add_every_format(tmp_path, fmt):
     assert row["format"] == fmt and row["sha256"] == hashlib.sha256(src.read_bytes()).hexdigest()
     if fmt == "warc":
         assert "1 page records" in res.output  # whirlwind.warc.gz: one response (with request and metadata)
+
+
+def test_ledger_add_names_the_config_given_or_the_default(tmp_path, monkeypatch):
+    """Issue 47, item 9: the "next:" line names the config in use; with no --config, the default as one."""
+    from click.testing import CliRunner
+
+    from corpus.commands.cli import cli
+
+    monkeypatch.delenv("CORPUS_CONFIG", raising=False)
+    monkeypatch.delenv("CORPUS_ARTIFACTS", raising=False)
+    monkeypatch.chdir(tmp_path)  # the default config, configs/demo.toml, is the one written here
+    src = tmp_path / "udhr.txt"
+    src.write_bytes(mirror_file("udhr").read_bytes())
+    (tmp_path / "configs").mkdir()
+    for cfg in (tmp_path / "configs" / "demo.toml", tmp_path / "other.toml"):
+        write_config(cfg, ledger=tmp_path / f"{cfg.stem}.jsonl", sources=["udhr"], artifacts=tmp_path / "art")
+
+    def next_line(*config: str) -> str:
+        res = CliRunner().invoke(cli, [*config, "ledger", "add", str(src), "--source-id", "udhr",
+                                       "--license", "LicenseRef-udhr", "--no-check"])
+        assert res.exit_code == 0, res.output
+        return res.output.splitlines()[-1]
+
+    assert next_line("--config", "other.toml") == \
+        'next: add "udhr" to [dataset] sources in other.toml, then `corpus run`'
+    assert next_line() == \
+        'next: add "udhr" to [dataset] sources in your config (configs/demo.toml by default), then `corpus run`'
+    assert "udhr" in (tmp_path / "demo.jsonl").read_text() and "udhr" in (tmp_path / "other.jsonl").read_text()

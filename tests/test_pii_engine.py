@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import re
 import subprocess
 import sys
@@ -94,3 +95,38 @@ def test_importing_the_scrub_loads_neither_torch_nor_transformers() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={"PYTHONPATH": str(REPO / "python"), "PATH": "/usr/bin:/bin"})
     assert out.stdout.split() == ["False", "False", "torch"]  # and torch still imports afterwards
+
+
+@pytest.fixture
+def restored_logging():
+    """The root logger's handlers and level and the chatty loggers' levels, put back after the test."""
+    from corpus.commands.cli import CHATTY_LOGGERS
+
+    root, chatty = logging.getLogger(), [logging.getLogger(n) for n in CHATTY_LOGGERS]
+    handlers, level, levels = root.handlers[:], root.level, [c.level for c in chatty]
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
+    for c, lvl in zip(chatty, levels):
+        c.setLevel(lvl)
+
+
+def test_the_cli_log_holds_no_presidio_chatter(caplog, restored_logging):
+    """Issue 47, item 6: presidio's INFO lines ("Loaded recognizer: …" per recognizer, "Using device of
+    type: cpu") filled a run's log; -vv shows them."""
+    from presidio_analyzer.nlp_engine.device_detector import DeviceDetector
+
+    from corpus.commands.cli import _setup_logging
+
+    def logged(verbose: int) -> list[str]:
+        caplog.clear()
+        _setup_logging(verbose, False)
+        logging.getLogger().addHandler(caplog.handler)  # the setup replaced the root's handlers
+        LineWindowPhoneRecognizer()
+        DeviceDetector()
+        logging.getLogger("corpus").info("pii: 40/40 parts done")
+        return [r.getMessage() for r in caplog.records]
+
+    assert logged(0) == logged(1) == ["pii: 40/40 parts done"]
+    shown = logged(2)
+    assert shown[0] == "Loaded recognizer: LineWindowPhoneRecognizer" and shown[1].startswith("Using device of type: ")

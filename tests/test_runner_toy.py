@@ -8,6 +8,7 @@ whose file no longer verifies)."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -187,3 +188,16 @@ def test_a_run_with_nothing_to_do_starts_no_pool(config):
     assert all_current(STAGE, [toy_job(config, salt="other")], RunOptions()) is None  # stale
     staging_dir(toy_job(config), STAGE).mkdir(parents=True)
     assert all_current(STAGE, [toy_job(config)], RunOptions()) is None  # a half-done run to finish first
+
+
+def test_a_phase_with_no_units_logs_no_progress_line(config, caplog):
+    """Issue 47, item 6: a skipped phase logged "dedup: sample: 0/0 parts done"; the phases that ran
+    still log theirs."""
+    job = toy_job(config)
+    job.phases.insert(0, Map("skipped", lambda ctx: [], write_unit))
+    caplog.set_level(logging.INFO, logger="corpus")
+    RAN.clear()
+    run_jobs(STAGE, config, RunOptions(workers=1), [job])
+    progress = [r.getMessage() for r in caplog.records if " done in " in r.getMessage()]
+    assert progress and progress[0].startswith(f"{STAGE}: write: {N_UNITS}/{N_UNITS} parts done in ")
+    assert not [m for m in progress if "skipped" in m or "0/0" in m], progress

@@ -9,11 +9,11 @@ import re
 from pathlib import Path
 
 import pytest
-import zstandard
 
 from conftest import LEDGER, error_line, mirror_file, run_corpus, write_config, write_ledger
 from corpus.config import load_config
 from corpus.errors import CorpusError
+from corpus.formats.jsonl import read_zst_jsonl
 from corpus.web.records import WebCounts, WebDoc, WebReject, web_documents
 from warcs import arc_file, eval_pages, ledger_row, other, response, write_warc
 
@@ -164,10 +164,8 @@ def _raw_records(art: Path, sid: str, engine: str = "trafilatura") -> dict[str, 
             if json.loads((d / "_STAGE.json").read_text())["params"]["extract"]["engine"] == engine]
     out: dict[str, list[dict]] = {"documents": [], "rejects": []}
     for p in sorted(d.rglob("*.jsonl.zst")):
-        with open(p, "rb") as f:
-            lines = zstandard.ZstdDecompressor().stream_reader(f).read().decode().splitlines()
         out["rejects" if p.parent.name == "rejects" else "documents"] += [
-            {k: v for k, v in json.loads(x).items() if k != "fetched_at"} for x in lines]
+            {k: v for k, v in rec.items() if k != "fetched_at"} for rec in read_zst_jsonl(p)]
     return out
 
 

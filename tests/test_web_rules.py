@@ -8,8 +8,9 @@ import json
 
 import pyarrow.parquet as pq
 import pytest
+import zstandard
 
-from conftest import mirror_file, run_corpus, write_config, write_ledger
+from conftest import REPO, ledger_rows, mirror_file, run_corpus, write_config, write_ledger
 from corpus.filters.badwords import BadWordsFilter, BadWordsParams, kept_by_chance
 from corpus.filters.c4 import C4Params, c4_clean, count_sentences
 from corpus.filters.fineweb import FineWebParams, fineweb_quality
@@ -202,3 +203,33 @@ def test_cleaning_through_the_filter_stage_and_why(tmp_path):
     proc = run_corpus("--config", cfg, "why", doc["id"], check=True)
     first = mine[0]
     assert f"removed c4.{first['rule']} line {first['line']}: {first['text']}" in proc.stdout, proc.stdout
+
+
+def _bench_module(name: str, monkeypatch):
+    """A bench script as a module (bench/ on sys.path, as `python bench/<name>.py` has it)."""
+    import importlib.util
+
+    monkeypatch.syspath_prepend(str(REPO / "bench"))
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", REPO / "bench" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_bench_corpus_of_two_zstd_frames_is_read_to_its_last_line(tmp_path, monkeypatch):
+    """`make bench ARGS="--corpus F.jsonl.zst"` (issue 47, item 14): web_rules reads every document of a
+    .jsonl.zst of two frames, real text written as bench_corpus writes it (ensure_ascii=False), so
+    webtext's U+0085 and GSM8K's U+2028 stand raw inside JSON strings and end no line."""
+    from corpus.formats.sources.read import read_documents
+
+    rows = ledger_rows()
+    texts = [t for sid in ("webtext", "gsm8k-train") for _, t in read_documents(mirror_file(sid), rows[sid])]
+    odd = [t for t in texts if "\x85" in t or "\u2028" in t]
+    texts = texts[:100] + odd + texts[-100:]
+    assert any("\x85" in t for t in odd) and any("\u2028" in t for t in odd)
+    frames = [zstandard.ZstdCompressor().compress(
+        "".join(json.dumps({"text": t}, ensure_ascii=False) + "\n" for t in half).encode())
+        for half in (texts[:150], texts[150:])]
+    path = tmp_path / "corpus.jsonl.zst"
+    path.write_bytes(b"".join(frames))
+    assert _bench_module("web_rules", monkeypatch).corpus_texts(path) == texts

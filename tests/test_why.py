@@ -97,3 +97,19 @@ def test_unknown_ids_are_one_line_errors(workspace):
     assert "unknown document id 'nope:3'" in error_line(run_corpus("--config", workspace.path, "why", "nope:3"))
     assert "the source has 1097 documents" in error_line(
         run_corpus("--config", workspace.path, "why", "tinystories-train-head:5000"))
+
+
+def test_why_shows_max_lines_removed_lines_then_how_many_more():
+    """Issue 47, item 8: one cleaned page printed all of its 169 removed lines."""
+    from corpus.commands.why import describe
+
+    removed = [f"c4.javascript line {n}: Please enable JavaScript to view this page." for n in range(169)]
+    step = {"stage": "filter", "status": "kept", "part": "part-00000.parquet", "row": 3, "removed_lines": removed}
+    indent = " " * 21
+    assert describe([step])[1:] == [f"{indent}removed {x}" for x in removed[:20]] + [f"{indent}removed … 149 more"]
+    assert describe([step], max_lines=5)[-1] == f"{indent}removed … 164 more"
+    assert describe([step], max_lines=None)[1:] == [f"{indent}removed {x}" for x in removed]
+    assert describe([{**step, "removed_lines": removed[:20]}])[-1] == f"{indent}removed {removed[19]}"
+    pii = {"stage": "pii", "status": "kept", "pii_redactions": 30, "redactions": [f"<EMAIL> {n}" for n in range(30)]}
+    assert describe([pii], max_lines=2)[1:] == [f"{indent}redacted <EMAIL> 0", f"{indent}redacted <EMAIL> 1",
+                                                f"{indent}redacted … 28 more"]

@@ -17,9 +17,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import zstandard
-
 from conftest import LEDGER, REPO, write_config
+from corpus.formats.jsonl import read_zst_jsonl
 
 SOURCES = ["tinystories-train-head", "wikitext2-test"]
 TABLES = {"fetch": {"part_docs": 150}, "decontam": {"evals": []}, "shard": {"shard_rows": 300},
@@ -58,9 +57,7 @@ def clone(reference: Path, dest: Path) -> Path:
 
 def _mask_raw(path: Path) -> bytes:
     """A raw part without its fetch time: the decompressed lines with fetched_at blanked."""
-    with open(path, "rb") as f:
-        text = zstandard.ZstdDecompressor().stream_reader(f, read_across_frames=True).read().decode()
-    return "".join(json.dumps({**json.loads(l), "fetched_at": "<t>"}) + "\n" for l in text.splitlines()).encode()
+    return "".join(json.dumps({**rec, "fetched_at": "<t>"}) + "\n" for rec in read_zst_jsonl(path)).encode()
 
 
 def published(root: Path) -> dict[str, bytes]:
@@ -81,9 +78,7 @@ def published(root: Path) -> dict[str, bytes]:
                 m = json.loads(p.read_bytes())
                 stamp = m.pop("fetched_at")
                 for part in p.parent.glob("part-*.jsonl.zst"):
-                    with open(part, "rb") as f:
-                        text = zstandard.ZstdDecompressor().stream_reader(f, read_across_frames=True).read()
-                    assert {json.loads(l)["fetched_at"] for l in text.decode().splitlines()} == {stamp}, part
+                    assert {rec["fetched_at"] for rec in read_zst_jsonl(part)} == {stamp}, part
                 for part in m["parts"]:  # a part's bytes depend on the fetch time: compare its masked lines
                     part["sha256"] = hashlib.sha256(_mask_raw(p.parent / part["name"])).hexdigest()
                     part.pop("bytes")

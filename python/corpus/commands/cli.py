@@ -16,7 +16,7 @@ prefer_system_allocator()  # before anything allocates through Arrow
 from corpus import __version__  # noqa: E402
 from corpus.config import Config, load_config
 from corpus.errors import CorpusError
-from corpus.stages import NAMES, STAGES
+from corpus.stages import FILTERS, NAMES, STAGES
 from corpus.store.root import store_of
 
 SIDE_STAGES = tuple(s.name for s in STAGES if s.side is not None)
@@ -26,6 +26,11 @@ log = logging.getLogger("corpus")
 _LOADED: list = []   # the config this command loaded (main() names its artifacts root on a full disk)
 
 
+# libraries that log at INFO what no run needs to read (presidio: "Loaded recognizer: …" once per
+# recognizer, "Using device of type: cpu"): a run's log holds the stages' lines; -vv shows them
+CHATTY_LOGGERS = ("presidio-analyzer",)
+
+
 def _setup_logging(verbose: int, quiet: bool) -> None:
     level = logging.WARNING if quiet else (logging.DEBUG if verbose else logging.INFO)
     handler = logging.StreamHandler(sys.stderr)
@@ -33,6 +38,8 @@ def _setup_logging(verbose: int, quiet: bool) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
+    for name in CHATTY_LOGGERS:
+        logging.getLogger(name).setLevel(level if verbose >= 2 else max(level, logging.WARNING))
 
 
 class Ctx:
@@ -72,7 +79,7 @@ recompute_flag = click.option("--recompute", is_flag=True,
               help="Corpus config (TOML). Env CORPUS_CONFIG; default configs/demo.toml.")
 @click.option("--artifacts", envvar="CORPUS_ARTIFACTS", default=None, metavar="DIR|s3://BUCKET/PREFIX",
               help="Artifacts root. Env CORPUS_ARTIFACTS; else [paths].artifacts; else /artifacts.")
-@click.option("-v", "--verbose", count=True, help="More log output (debug).")
+@click.option("-v", "--verbose", count=True, help="More log output (debug; -vv: the libraries' too).")
 @click.option("-q", "--quiet", is_flag=True, help="Only warnings and errors.")
 @click.version_option(__version__, prog_name="corpus")
 @click.pass_context
@@ -157,7 +164,7 @@ for _stage in STAGES:
 @click.option("--stage", type=click.Choice(list(REJECT_STAGES)), default=SIDE_STAGES[0], show_default=True,
               help="filter: stage 03 rejects; dedup: stage 04 drops (decontam, url, exact, near); fetch: web records "
                    "fetch rejected (timeout, undecodable, ...: docs/web.md).")
-@click.option("--filter", "filter_name", default=None, help="Only this filter (lang, gopher, repetition, ppl).")
+@click.option("--filter", "filter_name", default=None, help=f"Only this filter ({', '.join(FILTERS)}).")
 @click.option("--rule", default=None, help="Only this rule (e.g. min_words) or dedup reason (e.g. near).")
 @click.option("--source", default=None, help="Only documents of this source_id.")
 @click.option("-n", "--per-rule", type=click.IntRange(min=1), default=3, show_default=True,
@@ -167,15 +174,13 @@ for _stage in STAGES:
 def rejects(c: Ctx, stage, filter_name, rule, source, per_rule, width):
     """Show why documents were dropped: counts and a sample per filter rule (stage 03) or per dedup
     reason (stage 04, with the kept twin or the eval set and n-gram)."""
-    from corpus.commands.rejects import sample_rejects
+    from corpus.commands.rejects import labelled_detail, nothing_found, sample_rejects
 
     c.published_view()
     groups = sample_rejects(c.config, stage=stage, filter_name=filter_name, rule=rule, source=source,
                             per_rule=per_rule)
-    if not groups:  # say so: an empty answer is never silence
-        click.echo(f"no {stage} {'rejects' if stage != 'dedup' else 'drops'}" + (f" for rule {rule}" if rule else "")
-                   + (f" in source {source}" if source else "")
-                   + (" (fetch rejects records of web sources, format warc, only)" if stage == "fetch" else ""))
+    if not groups:
+        click.echo(nothing_found(stage, filter_name, rule, source))
     for (f, r), n, sample in groups:
         click.echo(f"{f}.{r}: {n} {'records' if stage == 'fetch' else 'documents'}")
         for row in sample:
@@ -189,15 +194,16 @@ def rejects(c: Ctx, stage, filter_name, rule, source, per_rule, width):
                        f"eval={row['eval_source']} ngram=\"{row['matched_ngram']}\"")
                 click.echo(f"  {row['id']:<32} {why}\n      {text}")
             else:
-                detail = f" matched={row['detail']!r}" if row.get("detail") is not None else ""
-                click.echo(f"  {row['id']:<32} value={row['value']:<10.4g}{detail} {text}")
+                click.echo(f"  {row['id']:<32} value={row['value']:<10.4g}{labelled_detail(row)} {text}")
 
 
 @cli.command()
 @click.argument("doc_id", metavar="ID")
 @click.option("--json", "as_json", is_flag=True, help="One JSON array of steps (for scripts).")
+@click.option("--max-lines", type=click.IntRange(min=0), default=20, show_default=True, metavar="N",
+              help="Removed or redacted lines shown per stage, then '… K more' (0: all; --json has all).")
 @pass_ctx
-def why(c: Ctx, doc_id, as_json):
+def why(c: Ctx, doc_id, as_json, max_lines):
     """One document's path through every stage: its raw part and line, what each filter measured and
     which rule dropped it (value, threshold), its duplicate (kept id, exact Jaccard, shared shingles) or
     the eval set and n-gram it shares, the PII placeholders inserted, its shard, row and split, and its
@@ -212,7 +218,7 @@ def why(c: Ctx, doc_id, as_json):
         click.echo(json.dumps(steps, indent=2, ensure_ascii=False))
     else:
         click.echo(f"{doc_id}:")
-        for line in describe(steps):
+        for line in describe(steps, max_lines or None):
             click.echo(f"  {line}")
 
 
@@ -435,7 +441,9 @@ def ledger_add(c: Ctx, url, source_id, license_spdx, role, fmt, split, delimiter
     where = {"corpus": "[dataset] sources", "eval": "[decontam] evals",
              "list": "the [filters.<name>] key that reads it (e.g. [filters.url] block_domains)",
              "model": "[filters.quality] model_source (with its label)"}[row["role"]]
-    click.echo(f"next: add \"{row['source_id']}\" to {where} in {c.config.path}, then `corpus run`")
+    # with no --config (nor CORPUS_CONFIG) name the default as one: the user may not know it is in use
+    config = c.config.path if c.config_path else f"your config ({c.config.path} by default)"
+    click.echo(f"next: add \"{row['source_id']}\" to {where} in {config}, then `corpus run`")
 
 
 @ledger.command("verify")

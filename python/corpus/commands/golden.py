@@ -37,8 +37,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-import zstandard
-
+from corpus.formats.sources.compression import read_zst
 from corpus.store.atomic import dump_json
 
 REPO = Path(__file__).resolve().parents[3]
@@ -100,7 +99,7 @@ def published_hashes(root: str | os.PathLike) -> dict[str, str]:
     raw_parts = {}
     for rel, p in files:
         if RAW_DIR.match(rel) and rel.endswith(".jsonl.zst"):
-            text = zstandard.ZstdDecompressor().stream_reader(p.open("rb")).read().decode("utf-8")
+            text = read_zst(p).decode("utf-8")
             raw_parts[rel] = hashlib.sha256(_normalise_text(text, stamps, {}).encode("utf-8")).hexdigest()
     texts = {rel: p.read_text(encoding="utf-8") for rel, p in files if rel.endswith(TEXT_SUFFIXES)}
     for rel in texts:

@@ -59,6 +59,24 @@ def check_selection(config: Config, stage: str, filter_name: str | None, rule: s
         raise _unknown("--rule", rule, rules, f"rule of {filter_name or 'any filter'}")
 
 
+def nothing_found(stage: str, filter_name: str | None, rule: str | None, source: str | None) -> str:
+    """What `corpus rejects` says when nothing matches, naming every selection (an empty answer is never
+    silence, nor a sentence that reads as "this stage dropped nothing")."""
+    picked = [f"filter {filter_name}"] if filter_name not in (None, stage) else []
+    picked += [f"rule {rule}"] if rule else []
+    return (f"no {stage} {'drops' if stage == 'dedup' else 'rejects'}" + (f" for {' and '.join(picked)}" if picked else "")
+            + (f" in source {source}" if source else "")
+            + (" (fetch rejects records of web sources, format warc, only)" if stage == "fetch" else ""))
+
+
+def labelled_detail(row: dict) -> str:
+    """A filter reject's detail with its label: what matched (a URL list entry, a bad word, a symbol), or
+    for the quality filter how its threshold was found (cut=)."""
+    if row.get("detail") is None:
+        return ""
+    return f" {'cut' if row['filter'] == 'quality' else 'matched'}={row['detail']!r}"
+
+
 def sample_rejects(config: Config, *, stage="filter", filter_name=None, rule=None, source=None, per_rule=3):
     """[((filter, rule), count, [rows])] in pipeline order; rows spread evenly in id order.
 

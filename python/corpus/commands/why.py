@@ -315,8 +315,18 @@ def _token_steps(config: Config, corpus: dict, shard: str, row: int, split: str,
     return out
 
 
-def describe(steps: list[dict]) -> list[str]:
-    """The steps as lines for people."""
+MAX_LINES = 20  # removed or redacted lines shown per step: a cleaned page can lose hundreds
+
+
+def _at_most(items: list[str], max_lines: int | None) -> list[str]:
+    """The first max_lines items, then "… K more" for the rest (None: every item)."""
+    if max_lines is None or len(items) <= max_lines:
+        return items
+    return items[:max_lines] + [f"… {len(items) - max_lines} more"]
+
+
+def describe(steps: list[dict], max_lines: int | None = MAX_LINES) -> list[str]:
+    """The steps as lines for people; of a step's removed and redacted lines, the first max_lines (None: all)."""
     lines = []
     for s in steps:
         fields = ", ".join(f"{k} {v!r}" if isinstance(v, str) else
@@ -325,6 +335,6 @@ def describe(steps: list[dict]) -> list[str]:
                            f"{k} {'yes' if v else 'no'}" if isinstance(v, bool) else f"{k} {v}"
                            for k, v in s.items() if k not in ("stage", "status", "removed_lines", "redactions"))
         lines.append(f"{s['stage']:<10} {s['status']:<10} {fields}")
-        lines += [f"{'':<21}removed {x}" for x in s.get("removed_lines", [])]
-        lines += [f"{'':<21}redacted {x}" for x in s.get("redactions", [])]
+        lines += [f"{'':<21}removed {x}" for x in _at_most(s.get("removed_lines", []), max_lines)]
+        lines += [f"{'':<21}redacted {x}" for x in _at_most(s.get("redactions", []), max_lines)]
     return lines

@@ -40,6 +40,8 @@ class Progress:
         self.stream.flush()
 
     def __exit__(self, *exc) -> None:
+        if not self.total:  # nothing ran (a skipped phase, every unit reused): "0/0 done" is noise
+            return
         if self.tty:
             self._draw()
             self.stream.write("\n")

@@ -112,6 +112,10 @@ class _Later(Mapping):
         return len(self._get())
 
 
+# every filter of the registry (corpus.filters.registry), in its default order: named here so that
+# `corpus --help` imports no filter module (a test checks the two agree)
+FILTERS = ("url", "lang", "gopher", "repetition", "c4", "fineweb", "badwords", "ppl", "quality")
+
 STAGES: tuple[Stage, ...] = (
     Stage("fetch", "01-fetch", None, "sources", "ledger sources -> corpus/raw/<source_id>/<key>/part-<nnnnn>.jsonl.zst",
           "fetch", config=("fetch", "extract"), options=(click.option("--source", "sources", multiple=True, metavar="ID",
@@ -120,7 +124,7 @@ STAGES: tuple[Stage, ...] = (
     Stage("normalize", "02-normalize", "fetch", "parts", "NFC, newlines, control characters, trailing spaces; assigns ids",
           "normalize", adds=BASE_COLUMNS, config=("dataset", "normalize")),
     Stage("filter", "03-filter", "normalize", "parts",
-          "language ID, Gopher quality and repetition, perplexity (the filter registry, in configured order)",
+          f"filters {', '.join(FILTERS)} (those enabled, in [filters] order)",
           "filter", adds=_Later(_filter_annotations), config=("filters",),
           side=Side("rejects", {"id": pa.string(), "source_id": pa.string(), "url": pa.string(),
                                 "filter": pa.string(), "rule": pa.string(), "value": pa.float64(),

@@ -162,6 +162,13 @@ def open_decompressed(raw: IO[bytes], compression: str | None) -> IO[bytes]:
     return io.BufferedReader(_ZstdReader(raw), MiB)
 
 
+def read_zst(path: str | os.PathLike) -> bytes:
+    """All a .zst file decompresses to: every frame, to the end (one read() of zstandard's stream reader
+    may stop at a frame's end); a truncated last frame is an EOFError."""
+    with open(path, "rb") as raw:
+        return open_decompressed(raw, ".zst").read()
+
+
 DECODE_ERRORS = (EOFError, OSError, zlib.error, lzma.LZMAError, zstandard.ZstdError, zipfile.BadZipFile,
                  tarfile.TarError)
 
