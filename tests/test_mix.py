@@ -5,6 +5,7 @@ and reruns; a second mix encodes nothing again (the encode cache)."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections import Counter
 
@@ -240,6 +241,12 @@ def test_a_second_mix_encodes_nothing_again_and_shares_are_met(base):
     run = json.loads((second.path / "_RUN.json").read_text())
     assert run["encode_cache"] == {"hits": 4, "computed": 0, "off": 0}  # every shard's tokens from the cache
     assert second.path != first.path and first.path.is_dir()
+    # the tokenizer found in the first mix's directory keeps its own id: `<id>-mix-<hash>`, never twice
+    tok = first.path.name.split("-mix-")[0]
+    assert re.fullmatch(r"bpe\d+-[0-9a-f]{12}", tok) and second.path.name.startswith(f"{tok}-mix-")
+    assert second.path.name.count("-mix-") == 1
+    _, plain = tokenize(base, "second", copy=False)  # and the unmixed stream is the tokenizer's own directory
+    assert plain.path.name == tok and plain.status == "computed"
     m1 = json.loads((first.path / "_MANIFEST.json").read_text())["mix"]["sources"]
     assert m1[TS]["reason"] is None and abs(m1[TS]["share"] - 0.30) < 0.005 and abs(m1[TS]["share_error"]) < 0.005
     assert m1[WT]["weight"] == 1 and m1[WT]["after"]["train_tokens"] == m1[WT]["before"]["train_tokens"]
