@@ -157,6 +157,7 @@ FIXTURE_MARKS = {
         "test_normalize.py": {"fetched"},                 # fetch, 2 workers
         "test_fetch_ranges.py": {"runs"},                 # fetch at four unit sizes
         "test_filter_stage.py": {"filtered"},             # fetch, normalize, filter
+        "test_quality.py": {"scored"},                    # fetch, normalize, filter with a trained classifier
         "test_partitions.py": {"base", "dedup_base"},     # run_all through pii; v1 and v2 through dedup
         "test_pipeline.py": {"runs"},                     # two whole `run_all`s
         "test_report.py": {"run"},                        # a whole `run_all`
@@ -180,10 +181,22 @@ def _defined_in(fixturedef) -> str | None:
         return None
 
 
+# pytest-xdist (`make test`: -n auto --dist loadgroup): a module's tests run on one worker, so a module-scoped
+# build happens once; the modules that start Ray share one group, so no two Ray instances run at once.
+RAY_MODULES = {"test_mix.py", "test_pandas_probe.py", "test_ray_cluster.py", "test_ray_executor.py",
+               "badinput/test_hostile.py"}
+
+
+def _xdist_group(item) -> str:
+    rel = Path(str(item.fspath)).resolve().relative_to(TESTS_DIR).as_posix()
+    return "ray" if rel in RAY_MODULES else rel
+
+
 def pytest_collection_modifyitems(config, items):
     """Mark every test whose fixture closure (item.fixturenames: transitive) holds a FIXTURE_MARKS fixture,
-    as pytest resolves the name for that test (its closest definition)."""
+    as pytest resolves the name for that test (its closest definition); group each for pytest-xdist."""
     for item in items:
+        item.add_marker(pytest.mark.xdist_group(_xdist_group(item)))
         info = getattr(item, "_fixtureinfo", None)
         if info is None:
             continue

@@ -180,6 +180,7 @@ def encoded(tmp_path: Path, name: str, shard_path: Path, sha: str, tok: Path) ->
     return {e["name"].split("/")[-1]: e["sha256"] for e in res["work"]}
 
 
+@pytest.mark.slow  # longer than ~2 s: the full tier
 def test_encode_gives_the_same_work_files_whatever_the_batches(tmp_path, monkeypatch):
     shard_path, sha, tok = tiny_shard(tmp_path)
     want = encoded(tmp_path, "default", shard_path, sha, tok)

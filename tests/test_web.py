@@ -142,8 +142,8 @@ def test_a_truncated_gzip_member_and_garbage(tmp_path):
         read_all(bad, extract_cfg(tmp_path))
 
 
-@pytest.mark.parametrize("how,reason", [("hang", "timeout"), ("crash", "extractor_crash"),
-                                        ("raise", "extractor_error")])
+@pytest.mark.parametrize("how,reason", [pytest.param("hang", "timeout", marks=pytest.mark.slow),  # waits out a timeout
+                                        ("crash", "extractor_crash"), ("raise", "extractor_error")])
 def test_the_sandbox_rejects_a_page_and_goes_on(tmp_path, monkeypatch, how, reason):
     from corpus.web import sandbox
 

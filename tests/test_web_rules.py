@@ -120,6 +120,7 @@ def _first_standing_by_regex(text: str, words: list[str]) -> str | None:
     return min(first)[1] if first else None
 
 
+@pytest.mark.slow  # longer than ~2 s: the full tier
 def test_badwords_fast_paths_decide_as_the_regex(tmp_path, web_texts, wiki_articles):
     """The screens (ASCII runs without lower-casing, the caseless emoji) and the vectorised look-up of long
     texts (_RunTable) name exactly the word the regex finds first, on real pages and articles and on texts
@@ -157,6 +158,7 @@ def test_badwords_unicode_facts_the_screens_rest_on():
     assert _caseless("🖕") and not _caseless("ⓐ") and not _caseless("a")
 
 
+@pytest.mark.slow  # longer than ~2 s: the full tier
 def test_agreement_with_datatrove(web_texts, wiki_articles):
     """Keep/drop decisions against datatrove's C4QualityFilter and FineWebQualityFilter on real pages and
     articles (make bench measures it on more; docs/web-rules.md explains each disagreement class)."""

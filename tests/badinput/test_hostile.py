@@ -199,6 +199,7 @@ def test_a_ray_address_where_nothing_answers_is_one_line(tmp_path):
     assert _published(tmp_path / "art") == []
 
 
+@pytest.mark.slow  # longer than ~2 s: the full tier
 def test_an_s3_endpoint_that_never_answers_fails_after_the_timeouts(tmp_path):
     """An endpoint that accepts connections and never answers: one line naming the root, after the
     user-set timeouts (seconds, not minutes), and the lease's progress line names what it waits for."""
@@ -227,6 +228,7 @@ def test_an_s3_endpoint_that_never_answers_fails_after_the_timeouts(tmp_path):
     assert elapsed < 30, elapsed
 
 
+@pytest.mark.slow  # longer than ~2 s: the full tier
 def test_a_long_s3_transfer_prints_progress_lines(tmp_path, monkeypatch, caplog):
     """Case 12: a transfer that takes long (here: a stream that trickles) prints a line every
     CORPUS_S3_PROGRESS_S seconds naming the object and the bytes so far; a quick one prints none."""
