@@ -14,6 +14,7 @@ import json
 import subprocess
 import sys
 import tomllib
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -95,6 +96,25 @@ def test_many_datasets_and_versions_on_one_root(tmp_path, mirror):
     assert {p.name for p in (root / "corpus/raw/minhash-articles-100").iterdir()} and \
         len(list((root / "corpus/raw/minhash-articles-100").iterdir())) == 2  # two part sizes, side by side
     assert len(list((root / "corpus/raw/cc-whirlwind-warc").iterdir())) == 2  # two engines, side by side
+
+    # corpus diff: the same documents read with other part sizes; a threshold edit's removals with their rule
+    from corpus.commands.diff import diff
+
+    same = diff(load_config(configs["text/v1"]), "text/v1", "text-parts/v1")
+    assert same["documents"]["added"] == same["documents"]["removed"] == 0 and same["documents"]["a"] > 50
+    assert {c["key"] for c in same["config"]} >= {"dataset.name", "raw output of minhash-articles-100"}
+    assert same["tokens"]["a"]["by_source"] == same["tokens"]["b"]["by_source"]
+    v2 = write(tmp_path / "text2.toml", root, edited(TEXT, dataset={"version": "v2"},
+                                                      filters={**TEXT["filters"], "gopher": {"min_words": 245}}))
+    run_all(load_config(v2), workers=2)
+    d = diff(load_config(v2), "text/v1", "text/v2")
+    assert [c["key"] for c in d["config"]] == ["dataset.version", "filters.gopher.min_words"]
+    assert d["documents"]["removed"] > 0 and d["documents"]["added"] == 0
+    by = Counter()
+    for s in d["sources"].values():
+        by.update(s["removed_by"])
+    assert sum(by.values()) == d["documents"]["removed"] and set(by) <= {"gopher.min_words", "dedup.near",
+                                                                          "dedup.exact"}, by
 
     # a damaged raw part: run names the way out (--replace), which rebuilds the very bytes the versions read
     normalize = json.loads((root / "corpus/text/v1/stages/02-normalize/_STAGE.json").read_text())

@@ -306,6 +306,25 @@ def gc(c: Ctx, delete, cache, version):
 
 
 @cli.command()
+@click.argument("a", metavar="A")
+@click.argument("b", metavar="B")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object (for scripts).")
+@pass_ctx
+def diff(c: Ctx, a, b, as_json):
+    """What changed between two published dataset versions A and B (NAME/VERSION each) on the artifacts
+    root: the config keys, ledger rows and raw outputs that differ, documents per stage and drops per rule,
+    the documents added and removed per source (each removed one with the rule or dedup reason B dropped it
+    for), and tokens per source and split. Read from manifests and shards only."""
+    import json
+
+    from corpus.commands.diff import describe, diff as run_diff
+
+    c.published_view()
+    d = run_diff(c.config, a, b)
+    click.echo(json.dumps(d, indent=2, ensure_ascii=False) if as_json else "\n".join(describe(d)))
+
+
+@cli.command()
 @pass_ctx
 def audit(c: Ctx):
     """Validate every manifest against its schema, recompute every sha256, check that document counts
