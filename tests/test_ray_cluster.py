@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import threading
+import tempfile
 import time
 from pathlib import Path
 
@@ -66,18 +67,21 @@ def _stop(proc: subprocess.Popen) -> None:
 def cluster(tmp_path_factory):
     """(env for clients, head process, worker process): two nodes of one CPU each."""
     root = tmp_path_factory.mktemp("ray")
+    # Ray's node sockets live under --temp-dir and a unix socket path has at most 107 bytes: pytest-xdist's
+    # tmp paths (.../pytest-N/popen-gw0/ray0/...) are too long, so the nodes' dirs are short ones in /tmp
+    short = Path(tempfile.mkdtemp(prefix="ray-", dir="/tmp"))
     port = _free_port()
     env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0", RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=secrets.token_hex(32))
     env.pop("RAY_ADDRESS", None)
     procs = []
     try:
-        procs.append(_start(["--head", f"--port={port}", "--include-dashboard=false", f"--temp-dir={root / 'head'}"],
+        procs.append(_start(["--head", f"--port={port}", "--include-dashboard=false", f"--temp-dir={short / 'head'}"],
                             env, root / "head.log"))
         deadline = time.monotonic() + START_TIMEOUT
         while "Ray runtime started" not in (root / "head.log").read_text():
             assert procs[0].poll() is None and time.monotonic() < deadline, (root / "head.log").read_text()
             time.sleep(0.5)
-        procs.append(_start([f"--address=127.0.0.1:{port}", f"--temp-dir={root / 'worker'}"], env, root / "worker.log"))
+        procs.append(_start([f"--address=127.0.0.1:{port}", f"--temp-dir={short / 'worker'}"], env, root / "worker.log"))
         probe = ("import ray, time\nray.init(address='127.0.0.1:%d', log_to_driver=False)\n"
                  "while sum(n['Alive'] for n in ray.nodes()) < 2: time.sleep(0.5)\n"
                  "print(sorted(n['NodeManagerAddress'] for n in ray.nodes() if n['Alive']))\n" % port)
@@ -88,8 +92,7 @@ def cluster(tmp_path_factory):
     finally:
         for p in reversed(procs):
             _stop(p)
-        shutil.rmtree(root / "head", ignore_errors=True)
-        shutil.rmtree(root / "worker", ignore_errors=True)
+        shutil.rmtree(short, ignore_errors=True)
 
 
 def files(root: Path) -> dict:
