@@ -192,6 +192,7 @@ def _xdist_group(item) -> str:
     return "ray" if rel in RAY_MODULES else rel
 
 
+@pytest.hookimpl(tryfirst=True)  # before -m deselects and before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config, items):
     """Mark every test whose fixture closure (item.fixturenames: transitive) holds a FIXTURE_MARKS fixture,
     as pytest resolves the name for that test (its closest definition); group each for pytest-xdist."""
