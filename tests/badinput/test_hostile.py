@@ -274,3 +274,20 @@ def test_a_long_s3_transfer_prints_progress_lines(tmp_path, monkeypatch, caplog)
     with caplog.at_level(logging.WARNING, logger="corpus.store.s3"):
         s3.download(remote, tmp_path / "again")
     assert not caplog.records
+
+
+@pytest.mark.parametrize("table,key,value", [
+    ("filters.lang", "min_score", float("nan")),
+    ("filters.gopher", "max_mean_word_length", float("nan")),
+    ("extract", "timeout_s", float("inf")),
+    ("mix.weights", "tiny", float("inf")),
+    ("dedup", "jaccard_threshold", float("nan")),
+])
+def test_a_non_finite_number_in_the_config_is_refused(tmp_path, table, key, value):
+    ledger, _ = _small_setup(tmp_path)
+    cfg = write_config(tmp_path / "c.toml", ledger=ledger, sources=["tiny"], artifacts=tmp_path / "art",
+                       **{table: {key: value}})
+    line_no = cfg.read_text().splitlines().index(f"{key} = {value!r}") + 1
+    line = error_line(run_corpus("--config", cfg, "fetch"))
+    assert line.startswith(f"error: {cfg}:{line_no}: {table}.{key}: {value!r} is not a finite number"), line
+    assert _published(tmp_path / "art") == []
