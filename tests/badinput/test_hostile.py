@@ -8,6 +8,7 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from conftest import error_line, run_corpus, write_config, write_ledger
@@ -291,3 +292,49 @@ def test_a_non_finite_number_in_the_config_is_refused(tmp_path, table, key, valu
     line = error_line(run_corpus("--config", cfg, "fetch"))
     assert line.startswith(f"error: {cfg}:{line_no}: {table}.{key}: {value!r} is not a finite number"), line
     assert _published(tmp_path / "art") == []
+
+
+def _model_with_nan_weights(d: Path) -> Path:
+    """A tiny fastText classifier whose every input row but the line end's is nan: a document of only
+    unknown words scores a number, one with a known word (fox, ran, story) scores nan."""
+    import struct
+
+    import floret
+    import numpy as np
+
+    from corpus.filters.fasttext_linear import _read_dictionary
+    from corpus.filters.quality import to_fasttext
+
+    (d / "train.txt").write_text("".join(f"__label__{'hq' if i % 2 else 'lq'} the fox ran story {i}\n"
+                                         for i in range(40)))
+    floret.train_supervised(str(d / "train.txt"), dim=4, thread=1, seed=0, verbose=0, mode="fasttext",
+                            bucket=1000).save_model(str(d / "floret.bin"))
+    data = bytearray(to_fasttext((d / "floret.bin").read_bytes()))
+    words, _, off = _read_dictionary(data, d / "floret.bin")
+    rows, dim = struct.unpack_from("<qq", data, off + 1)
+    at = off + 17  # the input matrix: (words + buckets) x dim float32
+    matrix = np.frombuffer(bytes(data[at:at + rows * dim * 4]), dtype=np.float32).reshape(rows, dim).copy()
+    matrix[np.arange(rows) != words.index(b"</s>")] = np.nan
+    data[at:at + rows * dim * 4] = matrix.tobytes()
+    (d / "nan.bin").write_bytes(bytes(data))
+    return d / "nan.bin"
+
+
+@pytest.mark.parametrize("cut", [{"threshold": 0.5}, {"keep_fraction": 0.3}])
+def test_a_quality_model_that_scores_nan_is_one_line_naming_it(tmp_path, mirror, cut):
+    import hashlib
+
+    from conftest import LEDGER
+    from corpus.filters.quality import load_model, score
+
+    model = _model_with_nan_weights(tmp_path)
+    sha = hashlib.sha256(model.read_bytes()).hexdigest()
+    art = tmp_path / "art"
+    cfg = write_config(tmp_path / "c.toml", ledger=LEDGER, sources=["tinystories-train-head"], artifacts=art,
+                       decontam={"evals": []},
+                       **{"filters.quality": {"enabled": True, "model": str(model), "model_sha256": sha, **cut}})
+    line = error_line(run_corpus("--config", cfg, "run", "--through", "filter", "-j", "1"))
+    assert line.startswith(f"error: {model}: the quality model scores document tinystories-train-head:"), line
+    assert "nan, not a finite number" in line, line
+    assert not (art / "corpus/t/v1/stages/03-filter").exists()
+    assert np.isnan(score(load_model(str(model), sha), "the fox ran", "__label__hq"))  # fastText's predictor too: nan
