@@ -338,3 +338,25 @@ def test_a_quality_model_that_scores_nan_is_one_line_naming_it(tmp_path, mirror,
     assert "nan, not a finite number" in line, line
     assert not (art / "corpus/t/v1/stages/03-filter").exists()
     assert np.isnan(score(load_model(str(model), sha), "the fox ran", "__label__hq"))  # fastText's predictor too: nan
+
+
+def test_a_wet_record_over_max_html_bytes_is_a_too_large_reject(tmp_path):
+    """A conversion record is read to max_html_bytes + 1 like a page: it is rejected, never kept cut."""
+    from corpus.config import load_config
+    from corpus.formats.sources.ranges import plan_ranges
+    from corpus.web.records import WebCounts, WebDoc, WebReject, web_documents
+    from warcs import ledger_row, other, write_warc
+
+    text = "A paragraph of ordinary text about gardening, soil and the weather in spring time.\n"
+    records = [other("warcinfo", ""), other("conversion", "http://a.org/one", text.encode()),
+               other("conversion", "http://a.org/long", (text * 50).encode()),
+               other("conversion", "http://a.org/two", text.encode())]
+    wet = write_warc(tmp_path / "x.warc.wet.gz", records)
+    _, cfg_path = _small_setup(tmp_path)
+    cfg = dict(load_config(cfg_path)["extract"], max_html_bytes=1024)
+    row, counts = ledger_row("w", wet), WebCounts()
+    items = [it for r in plan_ranges(wet, row, 1 << 30) for it in web_documents(wet, row, r.start, r.stop, cfg, counts)]
+    assert [(type(i), i.url) for i in items] == [(WebDoc, "http://a.org/one"), (WebReject, "http://a.org/long"),
+                                                 (WebDoc, "http://a.org/two")]
+    assert items[1].reason == "too_large" and "1024 bytes" in items[1].detail
+    assert items[0].text == items[2].text == text and counts.rejected == {"too_large": 1}
