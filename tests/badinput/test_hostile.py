@@ -360,3 +360,31 @@ def test_a_wet_record_over_max_html_bytes_is_a_too_large_reject(tmp_path):
                                                  (WebDoc, "http://a.org/two")]
     assert items[1].reason == "too_large" and "1024 bytes" in items[1].detail
     assert items[0].text == items[2].text == text and counts.rejected == {"too_large": 1}
+
+
+def test_more_workers_than_the_machine_can_run_is_one_line(tmp_path):
+    from corpus.engine.executor import WORKERS_PER_CPU, machine_cpus
+
+    ledger, cfg = _small_setup(tmp_path)
+    too_many = WORKERS_PER_CPU * machine_cpus() + 1
+    line = error_line(run_corpus("--config", cfg, "fetch", "--workers", "100000"))
+    assert line.startswith("error: --workers 100000: 100000 workers is more than this machine can run"), line
+    in_config = write_config(tmp_path / "w.toml", ledger=ledger, sources=["tiny"], artifacts=tmp_path / "art",
+                             run={"workers": too_many})
+    line = error_line(run_corpus("--config", in_config, "run"))
+    assert line.startswith(f"error: {in_config}: run.workers: {too_many} workers is more than"), line
+    assert _published(tmp_path / "art") == []
+
+
+def test_partitions_are_bounded_by_the_schema_and_the_document_count(tmp_path):
+    from corpus.config import load_config
+    from corpus.engine.partitioning import partitions
+
+    ledger, _ = _small_setup(tmp_path)
+    huge = write_config(tmp_path / "p.toml", ledger=ledger, sources=["tiny"], artifacts=tmp_path / "art",
+                        run={"partitions": 10**9})
+    line = error_line(run_corpus("--config", huge, "fetch"))
+    assert line.startswith(f"error: {huge}: run.partitions: 1000000000 is greater than the maximum of 4096"), line
+    most = load_config(write_config(tmp_path / "m.toml", ledger=ledger, sources=["tiny"], artifacts=tmp_path / "art",
+                                    run={"partitions": 4096}))
+    assert [partitions(most, n) for n in (0, 1, 400, 10**7)] == [1, 1, 400, 4096]
