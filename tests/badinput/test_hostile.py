@@ -388,3 +388,33 @@ def test_partitions_are_bounded_by_the_schema_and_the_document_count(tmp_path):
     most = load_config(write_config(tmp_path / "m.toml", ledger=ledger, sources=["tiny"], artifacts=tmp_path / "art",
                                     run={"partitions": 4096}))
     assert [partitions(most, n) for n in (0, 1, 400, 10**7)] == [1, 1, 400, 4096]
+
+
+@pytest.mark.parametrize("kind", ["/dev/zero", "fifo", "long line"])
+def test_a_ledger_that_is_no_regular_file_or_has_an_endless_line_is_one_line(tmp_path, kind):
+    import os
+
+    _, cfg = _small_setup(tmp_path)
+    if kind == "fifo":
+        ledger = tmp_path / "fifo.jsonl"
+        os.mkfifo(ledger)  # nothing ever writes: a reader that opens it waits forever
+    elif kind == "long line":
+        ledger = tmp_path / "long.jsonl"
+        ledger.write_bytes(b'{"source_id": "' + b"x" * (2 << 20) + b'"}\n')
+    else:
+        ledger = Path(kind)
+    cfg.write_text(cfg.read_text().replace(str(tmp_path / "L.jsonl"), str(ledger)))
+    line = error_line(run_corpus("--config", cfg, "fetch", timeout=60))  # it read /dev/zero, and waited on a FIFO
+    want = f"error: {ledger}:1: a line longer than" if kind == "long line" else \
+        f"error: {ledger}: not a regular file ({'a FIFO' if kind == 'fifo' else 'a character device'})"
+    assert line.startswith(want), line
+    assert _published(tmp_path / "art") == []
+
+
+def test_a_config_that_is_a_device_or_too_large_is_one_line(tmp_path):
+    _, cfg = _small_setup(tmp_path)
+    line = error_line(run_corpus("--config", "/dev/zero", "fetch", timeout=60))
+    assert line == "error: /dev/zero: not a regular file (a character device); the config must be a file", line
+    cfg.write_text(cfg.read_text() + "#" * (16 << 20) + "\n")
+    line = error_line(run_corpus("--config", cfg, "fetch", timeout=60))
+    assert line == f"error: {cfg}: larger than 16,777,216 bytes: not a config", line
