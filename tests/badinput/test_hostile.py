@@ -418,3 +418,38 @@ def test_a_config_that_is_a_device_or_too_large_is_one_line(tmp_path):
     cfg.write_text(cfg.read_text() + "#" * (16 << 20) + "\n")
     line = error_line(run_corpus("--config", cfg, "fetch", timeout=60))
     assert line == f"error: {cfg}: larger than 16,777,216 bytes: not a config", line
+
+
+@pytest.mark.parametrize("url", [
+    "http://bücher.de/a",         # a Unicode host; the list holds its punycode
+    "http://BÜCHER.de./a",        # case and a trailing dot
+    "http://b%C3%BCcher.de/a",    # the host percent-encoded
+    "http://bücher%2ede/a",       # %2e: a dot
+    "http://bücher。de/a",        # U+3002, U+FF0E and U+FF61: dots, as browsers read them
+    "http://bücher\uff0ede/a",
+    "http://bücher\uff61de/a",
+    "http://xn--bcher-kva.de\\@safe.example.org/a",  # a backslash is a slash: the host is before it
+    "http:\\\\xn--bcher-kva.de\\a",
+    "http://sub.bücher.de/",      # a parent domain is on the list
+])
+def test_the_url_blocklist_matches_a_host_however_it_is_written(tmp_path, url):
+    from corpus.filters.lists import write_lists
+    from corpus.filters.url import UrlFilter, UrlParams, domain_entry
+    from corpus.web.urls import host_of, normalize_url
+
+    assert host_of(url).endswith("xn--bcher-kva.de"), host_of(url)
+    assert normalize_url(url).split("/")[0].endswith("xn--bcher-kva.de"), normalize_url(url)
+    for entry in ("xn--bcher-kva.de", "Bücher.de", "||bücher。de^"):  # punycode or Unicode lists
+        _, resources = write_lists(tmp_path, "url", {"block_domains": [domain_entry(entry)]})
+        assert UrlFilter(UrlParams(), resources).check(url) == ("domain", 1.0, "xn--bcher-kva.de"), entry
+
+
+def test_host_normalisation_keeps_ascii_hosts_and_the_words_of_unicode_ones():
+    from corpus.web.urls import host_of, normalize_url, url_words
+
+    assert host_of("http://Example.COM:8080/x") == "example.com"
+    assert normalize_url("HTTPS://www.Example.com:443/a\\b?q=\\x#f") == "example.com/a/b?q=\\x"  # the query keeps it
+    assert normalize_url("http://www%2eexample.com/") == "example.com/"
+    assert url_words("http://xn--bcher-kva.de/neu") == ["bücher", "de", "neu"]  # words, not punycode
+    assert host_of("http://ex%zzample.com/") == "ex%zzample.com"  # not percent-encoding: left as it is
+    assert host_of("http://faß.de/") == "xn--fa-hia.de"  # nontransitional, as browsers (IDNA 2003 said fass.de)
