@@ -453,3 +453,46 @@ def test_host_normalisation_keeps_ascii_hosts_and_the_words_of_unicode_ones():
     assert url_words("http://xn--bcher-kva.de/neu") == ["bücher", "de", "neu"]  # words, not punycode
     assert host_of("http://ex%zzample.com/") == "ex%zzample.com"  # not percent-encoding: left as it is
     assert host_of("http://faß.de/") == "xn--fa-hia.de"  # nontransitional, as browsers (IDNA 2003 said fass.de)
+
+
+class _Trickle(http.server.BaseHTTPRequestHandler):
+    """Announces 1000 bytes and sends one every 0.1 s: each byte comes well within a socket timeout."""
+
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Length", "1000")
+        self.end_headers()
+        try:
+            for _ in range(1000):
+                self.wfile.write(b"x")
+                self.wfile.flush()
+                time.sleep(0.1)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.mark.parametrize("fetch", [{"timeout_s": 1}, {"timeout_s": 1, "min_download_bytes_per_s": 500}])
+def test_a_trickling_download_stops_at_its_deadline(tmp_path, fetch):
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Trickle)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{httpd.server_address[1]}/slow.txt"
+    try:
+        row = {"source_id": "slow", "role": "corpus", "url": url, "sha256": "0" * 64, "bytes": 1000,
+               "license_spdx": "MIT", "format": "text"}
+        art = tmp_path / "art"
+        cfg = write_config(tmp_path / "c.toml", ledger=write_ledger(tmp_path / "L.jsonl", [row]), sources=["slow"],
+                           artifacts=art, fetch=fetch)
+        t0 = time.monotonic()
+        line = error_line(run_corpus("--config", cfg, "fetch", env={"CORPUS_MIRROR": ""}, timeout=120))
+        elapsed = time.monotonic() - t0
+    finally:
+        httpd.shutdown()
+    rate = fetch.get("min_download_bytes_per_s", 16384)
+    assert line.startswith(f"error: {url}: download too slow: "), line
+    assert f"under the {rate:,} bytes/s a download must average after its first 1 s" in line, line
+    assert elapsed < 30, elapsed  # the trickle takes 100 s
+    downloads = art / "corpus" / "downloads"
+    assert not downloads.exists() or not any(downloads.iterdir())
