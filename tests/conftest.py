@@ -95,11 +95,11 @@ def write_ledger(path: Path, rows) -> Path:
     return path
 
 
-def run_corpus(*args, env=None, cwd=None, check=False) -> subprocess.CompletedProcess:
-    """Run the CLI in a subprocess, exactly as a user would."""
+def run_corpus(*args, env=None, cwd=None, check=False, timeout=None) -> subprocess.CompletedProcess:
+    """Run the CLI in a subprocess, exactly as a user would (killed after `timeout` seconds when given)."""
     full_env = dict(os.environ, **(env or {}))
     proc = subprocess.run([sys.executable, "-m", "corpus.commands.launch", *map(str, args)], capture_output=True, text=True,
-                          env=full_env, cwd=cwd or REPO)
+                          env=full_env, cwd=cwd or REPO, timeout=timeout)
     if check and proc.returncode != 0:
         raise AssertionError(f"corpus {' '.join(map(str, args))} failed ({proc.returncode}):\n{proc.stderr}")
     return proc

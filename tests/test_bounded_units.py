@@ -331,6 +331,7 @@ def test_the_launchers_defaults_are_the_configs():
     assert corpus.commands.launch.DEFAULT_CONFIG == corpus.config.DEFAULT_CONFIG
     run = load_schema("corpus-config.schema.json")["properties"]["run"]["properties"]
     assert corpus.commands.launch.DEFAULT_WORKERS == run["workers"]["default"]
+    assert corpus.commands.launch.CONFIG_MAX_BYTES == corpus.config.schemas.USER_FILE_MAX_BYTES
 
 
 def test_shard_input_columns_are_the_stage_tables():

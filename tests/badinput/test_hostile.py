@@ -8,6 +8,7 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from conftest import error_line, run_corpus, write_config, write_ledger
@@ -276,3 +277,224 @@ def test_a_long_s3_transfer_prints_progress_lines(tmp_path, monkeypatch, caplog)
     with caplog.at_level(logging.WARNING, logger="corpus.store.s3"):
         s3.download(remote, tmp_path / "again")
     assert not caplog.records
+
+
+@pytest.mark.parametrize("table,key,value", [
+    ("filters.lang", "min_score", float("nan")),
+    ("filters.gopher", "max_mean_word_length", float("nan")),
+    ("extract", "timeout_s", float("inf")),
+    ("mix.weights", "tiny", float("inf")),
+    ("dedup", "jaccard_threshold", float("nan")),
+])
+def test_a_non_finite_number_in_the_config_is_refused(tmp_path, table, key, value):
+    ledger, _ = _small_setup(tmp_path)
+    cfg = write_config(tmp_path / "c.toml", ledger=ledger, sources=["tiny"], artifacts=tmp_path / "art",
+                       **{table: {key: value}})
+    line_no = cfg.read_text().splitlines().index(f"{key} = {value!r}") + 1
+    line = error_line(run_corpus("--config", cfg, "fetch"))
+    assert line.startswith(f"error: {cfg}:{line_no}: {table}.{key}: {value!r} is not a finite number"), line
+    assert _published(tmp_path / "art") == []
+
+
+def _model_with_nan_weights(d: Path) -> Path:
+    """A tiny fastText classifier whose every input row but the line end's is nan: a document of only
+    unknown words scores a number, one with a known word (fox, ran, story) scores nan."""
+    import struct
+
+    import floret
+    import numpy as np
+
+    from corpus.filters.fasttext_linear import _read_dictionary
+    from corpus.filters.quality import to_fasttext
+
+    (d / "train.txt").write_text("".join(f"__label__{'hq' if i % 2 else 'lq'} the fox ran story {i}\n"
+                                         for i in range(40)))
+    floret.train_supervised(str(d / "train.txt"), dim=4, thread=1, seed=0, verbose=0, mode="fasttext",
+                            bucket=1000).save_model(str(d / "floret.bin"))
+    data = bytearray(to_fasttext((d / "floret.bin").read_bytes()))
+    words, _, off = _read_dictionary(data, d / "floret.bin")
+    rows, dim = struct.unpack_from("<qq", data, off + 1)
+    at = off + 17  # the input matrix: (words + buckets) x dim float32
+    matrix = np.frombuffer(bytes(data[at:at + rows * dim * 4]), dtype=np.float32).reshape(rows, dim).copy()
+    matrix[np.arange(rows) != words.index(b"</s>")] = np.nan
+    data[at:at + rows * dim * 4] = matrix.tobytes()
+    (d / "nan.bin").write_bytes(bytes(data))
+    return d / "nan.bin"
+
+
+@pytest.mark.parametrize("cut", [{"threshold": 0.5}, {"keep_fraction": 0.3}])
+def test_a_quality_model_that_scores_nan_is_one_line_naming_it(tmp_path, mirror, cut):
+    import hashlib
+
+    from conftest import LEDGER
+    from corpus.filters.quality import load_model, score
+
+    model = _model_with_nan_weights(tmp_path)
+    sha = hashlib.sha256(model.read_bytes()).hexdigest()
+    art = tmp_path / "art"
+    cfg = write_config(tmp_path / "c.toml", ledger=LEDGER, sources=["tinystories-train-head"], artifacts=art,
+                       decontam={"evals": []},
+                       **{"filters.quality": {"enabled": True, "model": str(model), "model_sha256": sha, **cut}})
+    line = error_line(run_corpus("--config", cfg, "run", "--through", "filter", "-j", "1"))
+    assert line.startswith(f"error: {model}: the quality model scores document tinystories-train-head:"), line
+    assert "nan, not a finite number" in line, line
+    assert not (art / "corpus/t/v1/stages/03-filter").exists()
+    assert np.isnan(score(load_model(str(model), sha), "the fox ran", "__label__hq"))  # fastText's predictor too: nan
+
+
+def test_a_wet_record_over_max_html_bytes_is_a_too_large_reject(tmp_path):
+    """A conversion record is read to max_html_bytes + 1 like a page: it is rejected, never kept cut."""
+    from corpus.config import load_config
+    from corpus.formats.sources.ranges import plan_ranges
+    from corpus.web.records import WebCounts, WebDoc, WebReject, web_documents
+    from warcs import ledger_row, other, write_warc
+
+    text = "A paragraph of ordinary text about gardening, soil and the weather in spring time.\n"
+    records = [other("warcinfo", ""), other("conversion", "http://a.org/one", text.encode()),
+               other("conversion", "http://a.org/long", (text * 50).encode()),
+               other("conversion", "http://a.org/two", text.encode())]
+    wet = write_warc(tmp_path / "x.warc.wet.gz", records)
+    _, cfg_path = _small_setup(tmp_path)
+    cfg = dict(load_config(cfg_path)["extract"], max_html_bytes=1024)
+    row, counts = ledger_row("w", wet), WebCounts()
+    items = [it for r in plan_ranges(wet, row, 1 << 30) for it in web_documents(wet, row, r.start, r.stop, cfg, counts)]
+    assert [(type(i), i.url) for i in items] == [(WebDoc, "http://a.org/one"), (WebReject, "http://a.org/long"),
+                                                 (WebDoc, "http://a.org/two")]
+    assert items[1].reason == "too_large" and "1024 bytes" in items[1].detail
+    assert items[0].text == items[2].text == text and counts.rejected == {"too_large": 1}
+
+
+def test_more_workers_than_the_machine_can_run_is_one_line(tmp_path):
+    from corpus.engine.executor import WORKERS_PER_CPU, machine_cpus
+
+    ledger, cfg = _small_setup(tmp_path)
+    too_many = WORKERS_PER_CPU * machine_cpus() + 1
+    line = error_line(run_corpus("--config", cfg, "fetch", "--workers", "100000"))
+    assert line.startswith("error: --workers 100000: 100000 workers is more than this machine can run"), line
+    in_config = write_config(tmp_path / "w.toml", ledger=ledger, sources=["tiny"], artifacts=tmp_path / "art",
+                             run={"workers": too_many})
+    line = error_line(run_corpus("--config", in_config, "run"))
+    assert line.startswith(f"error: {in_config}: run.workers: {too_many} workers is more than"), line
+    assert _published(tmp_path / "art") == []
+
+
+def test_partitions_are_bounded_by_the_schema_and_the_document_count(tmp_path):
+    from corpus.config import load_config
+    from corpus.engine.partitioning import partitions
+
+    ledger, _ = _small_setup(tmp_path)
+    huge = write_config(tmp_path / "p.toml", ledger=ledger, sources=["tiny"], artifacts=tmp_path / "art",
+                        run={"partitions": 10**9})
+    line = error_line(run_corpus("--config", huge, "fetch"))
+    assert line.startswith(f"error: {huge}: run.partitions: 1000000000 is greater than the maximum of 4096"), line
+    most = load_config(write_config(tmp_path / "m.toml", ledger=ledger, sources=["tiny"], artifacts=tmp_path / "art",
+                                    run={"partitions": 4096}))
+    assert [partitions(most, n) for n in (0, 1, 400, 10**7)] == [1, 1, 400, 4096]
+
+
+@pytest.mark.parametrize("kind", ["/dev/zero", "fifo", "long line"])
+def test_a_ledger_that_is_no_regular_file_or_has_an_endless_line_is_one_line(tmp_path, kind):
+    import os
+
+    _, cfg = _small_setup(tmp_path)
+    if kind == "fifo":
+        ledger = tmp_path / "fifo.jsonl"
+        os.mkfifo(ledger)  # nothing ever writes: a reader that opens it waits forever
+    elif kind == "long line":
+        ledger = tmp_path / "long.jsonl"
+        ledger.write_bytes(b'{"source_id": "' + b"x" * (2 << 20) + b'"}\n')
+    else:
+        ledger = Path(kind)
+    cfg.write_text(cfg.read_text().replace(str(tmp_path / "L.jsonl"), str(ledger)))
+    line = error_line(run_corpus("--config", cfg, "fetch", timeout=60))  # it read /dev/zero, and waited on a FIFO
+    want = f"error: {ledger}:1: a line longer than" if kind == "long line" else \
+        f"error: {ledger}: not a regular file ({'a FIFO' if kind == 'fifo' else 'a character device'})"
+    assert line.startswith(want), line
+    assert _published(tmp_path / "art") == []
+
+
+def test_a_config_that_is_a_device_or_too_large_is_one_line(tmp_path):
+    _, cfg = _small_setup(tmp_path)
+    line = error_line(run_corpus("--config", "/dev/zero", "fetch", timeout=60))
+    assert line == "error: /dev/zero: not a regular file (a character device); the config must be a file", line
+    cfg.write_text(cfg.read_text() + "#" * (16 << 20) + "\n")
+    line = error_line(run_corpus("--config", cfg, "fetch", timeout=60))
+    assert line == f"error: {cfg}: larger than 16,777,216 bytes: not a config", line
+
+
+@pytest.mark.parametrize("url", [
+    "http://bücher.de/a",         # a Unicode host; the list holds its punycode
+    "http://BÜCHER.de./a",        # case and a trailing dot
+    "http://b%C3%BCcher.de/a",    # the host percent-encoded
+    "http://bücher%2ede/a",       # %2e: a dot
+    "http://bücher。de/a",        # U+3002, U+FF0E and U+FF61: dots, as browsers read them
+    "http://bücher\uff0ede/a",
+    "http://bücher\uff61de/a",
+    "http://xn--bcher-kva.de\\@safe.example.org/a",  # a backslash is a slash: the host is before it
+    "http:\\\\xn--bcher-kva.de\\a",
+    "http://sub.bücher.de/",      # a parent domain is on the list
+])
+def test_the_url_blocklist_matches_a_host_however_it_is_written(tmp_path, url):
+    from corpus.filters.lists import write_lists
+    from corpus.filters.url import UrlFilter, UrlParams, domain_entry
+    from corpus.web.urls import host_of, normalize_url
+
+    assert host_of(url).endswith("xn--bcher-kva.de"), host_of(url)
+    assert normalize_url(url).split("/")[0].endswith("xn--bcher-kva.de"), normalize_url(url)
+    for entry in ("xn--bcher-kva.de", "Bücher.de", "||bücher。de^"):  # punycode or Unicode lists
+        _, resources = write_lists(tmp_path, "url", {"block_domains": [domain_entry(entry)]})
+        assert UrlFilter(UrlParams(), resources).check(url) == ("domain", 1.0, "xn--bcher-kva.de"), entry
+
+
+def test_host_normalisation_keeps_ascii_hosts_and_the_words_of_unicode_ones():
+    from corpus.web.urls import host_of, normalize_url, url_words
+
+    assert host_of("http://Example.COM:8080/x") == "example.com"
+    assert normalize_url("HTTPS://www.Example.com:443/a\\b?q=\\x#f") == "example.com/a/b?q=\\x"  # the query keeps it
+    assert normalize_url("http://www%2eexample.com/") == "example.com/"
+    assert url_words("http://xn--bcher-kva.de/neu") == ["bücher", "de", "neu"]  # words, not punycode
+    assert host_of("http://ex%zzample.com/") == "ex%zzample.com"  # not percent-encoding: left as it is
+    assert host_of("http://faß.de/") == "xn--fa-hia.de"  # nontransitional, as browsers (IDNA 2003 said fass.de)
+
+
+class _Trickle(http.server.BaseHTTPRequestHandler):
+    """Announces 1000 bytes and sends one every 0.1 s: each byte comes well within a socket timeout."""
+
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Length", "1000")
+        self.end_headers()
+        try:
+            for _ in range(1000):
+                self.wfile.write(b"x")
+                self.wfile.flush()
+                time.sleep(0.1)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.mark.parametrize("fetch", [{"timeout_s": 1}, {"timeout_s": 1, "min_download_bytes_per_s": 500}])
+def test_a_trickling_download_stops_at_its_deadline(tmp_path, fetch):
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Trickle)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{httpd.server_address[1]}/slow.txt"
+    try:
+        row = {"source_id": "slow", "role": "corpus", "url": url, "sha256": "0" * 64, "bytes": 1000,
+               "license_spdx": "MIT", "format": "text"}
+        art = tmp_path / "art"
+        cfg = write_config(tmp_path / "c.toml", ledger=write_ledger(tmp_path / "L.jsonl", [row]), sources=["slow"],
+                           artifacts=art, fetch=fetch)
+        t0 = time.monotonic()
+        line = error_line(run_corpus("--config", cfg, "fetch", env={"CORPUS_MIRROR": ""}, timeout=120))
+        elapsed = time.monotonic() - t0
+    finally:
+        httpd.shutdown()
+    rate = fetch.get("min_download_bytes_per_s", 16384)
+    assert line.startswith(f"error: {url}: download too slow: "), line
+    assert f"under the {rate:,} bytes/s a download must average after its first 1 s" in line, line
+    assert elapsed < 30, elapsed  # the trickle takes 100 s
+    downloads = art / "corpus" / "downloads"
+    assert not downloads.exists() or not any(downloads.iterdir())

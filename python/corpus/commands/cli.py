@@ -60,7 +60,11 @@ class Ctx:
         return store_of(self.config.artifacts).published_view(self.config.artifacts, fresh=fresh)
 
     def workers(self, workers: int | None) -> int:
-        return workers if workers is not None else self.config["run"]["workers"]
+        from corpus.engine.executor import check_workers
+
+        run = self.config["run"]
+        where = f"--workers {workers}" if workers is not None else f"{self.config.path}: run.workers"
+        return check_workers(workers if workers is not None else run["workers"], run["executor"], where)
 
 
 pass_ctx = click.make_pass_decorator(Ctx)

@@ -19,6 +19,7 @@ GROUP_OPTIONS_WITH_VALUE = ("--config", "--artifacts")  # corpus.commands.cli's 
 # jsonschema, which this one must not); tests/test_bounded_units.py keeps them equal.
 DEFAULT_CONFIG = "configs/demo.toml"
 DEFAULT_WORKERS = 2
+CONFIG_MAX_BYTES = 16 << 20  # corpus.config.schemas.USER_FILE_MAX_BYTES: a larger config is refused there
 
 
 def planned_pool(argv: list[str]) -> tuple[str, int] | None:
@@ -56,9 +57,14 @@ def planned_pool(argv: list[str]) -> tuple[str, int] | None:
             except ValueError:
                 return None  # the CLI reports it
     try:
+        import stat
         import tomllib
 
-        with open(config or os.environ.get("CORPUS_CONFIG") or DEFAULT_CONFIG, "rb") as f:
+        path = config or os.environ.get("CORPUS_CONFIG") or DEFAULT_CONFIG
+        info = os.stat(path)  # a device or a FIFO is never opened here: it could be endless or never answer
+        if not stat.S_ISREG(info.st_mode) or info.st_size > CONFIG_MAX_BYTES:
+            return None  # the CLI reports it
+        with open(path, "rb") as f:
             run = tomllib.load(f).get("run", {})
     except (OSError, ValueError):
         return None  # the CLI reports it

@@ -6,7 +6,7 @@ from corpus.store.atomic import sha256_file
 from corpus.config import Config
 from corpus.errors import CorpusError
 from corpus.config.ledger import append_row, check_row, load_ledger, today
-from corpus.store.retrieve import download, local_path, url_kind, verify
+from corpus.store.retrieve import download, local_path, min_rate_of, url_kind, verify
 from corpus.formats.sources.read import read_documents
 from corpus.engine.raw import BINARY_FORMATS, WEB_FORMATS
 
@@ -26,7 +26,8 @@ def add_source(config: Config, url: str, *, source_id: str, license_spdx: str, r
         if not path.is_file():
             raise CorpusError(f"{url}: file not found")
     else:
-        path, _, _ = download(url, config.downloads_dir, timeout=config["fetch"]["timeout_s"])
+        path, _, _ = download(url, config.downloads_dir, timeout=config["fetch"]["timeout_s"],
+                              min_rate=min_rate_of(config["fetch"]))
     digest, size = sha256_file(path), path.stat().st_size
     if sha256 and digest != sha256:
         raise CorpusError(f"{url}: sha256 mismatch: expected {sha256}, got {digest}")

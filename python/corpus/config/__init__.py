@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 import tomllib
@@ -105,6 +106,7 @@ def load_config(path: str | os.PathLike | None = None, *, artifacts: str | None 
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise CorpusError(f"{path}: invalid TOML: {e}") from None
+    _refuse_non_finite(raw, path, text)
     try:
         validate(raw, SCHEMA, what=str(path))
     except CorpusError as e:  # name the line of an unknown key
@@ -120,6 +122,31 @@ def load_config(path: str | os.PathLike | None = None, *, artifacts: str | None 
         store_root.mount(local, root)
         return Config(path=path, data=data, artifacts=local, remote=root.rstrip("/"))
     return Config(path=path, data=data, artifacts=Path(root))
+
+
+def _non_finite(value: Any, where: str = ""):
+    """(dotted key, value) of the first nan or inf float under `value`, in file order; None if none."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return where, value
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, sub in items:
+        found = _non_finite(sub, f"{where}[{key}]" if isinstance(key, int) else f"{where}.{key}" if where else key)
+        if found:
+            return found
+    return None
+
+
+def _refuse_non_finite(raw: dict, path: Path, text: str) -> None:
+    """TOML allows nan and inf, and the schema's number bounds let nan through (every comparison with it is
+    false): a nan threshold turns a rule off or drops everything, an inf timeout never fires."""
+    found = _non_finite(raw)
+    if found is None:
+        return
+    key, value = found
+    line = _line_of(text, re.sub(r"\[\d+\]", "", key))
+    where = f"{path}:{line}" if line else str(path)
+    raise CorpusError(f"{where}: {key}: {value} is not a finite number; give a number (TOML's nan and inf "
+                      f"are refused in a config)")
 
 
 def _line_of(text: str, dotted: str) -> int | None:

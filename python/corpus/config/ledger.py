@@ -6,10 +6,10 @@ import datetime as dt
 import json
 import os
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from corpus.errors import CorpusError
-from corpus.config.schemas import read_user_file, validate
+from corpus.config.schemas import open_user_file, validate
 
 SCHEMA = "ledger-row.schema.json"
 FIELD_ORDER = ("source_id", "role", "url", "sha256", "bytes", "license_spdx", "format", "members",
@@ -42,13 +42,26 @@ def check_row(row: object, where: str) -> dict:
     return row
 
 
+MAX_LINE_BYTES = 1 << 20  # a row is a few hundred bytes: a longer line is no row (and is never held whole)
+
+
+def ledger_lines(path: Path) -> Iterator[bytes]:
+    """The ledger's lines without their ends, each read to at most MAX_LINE_BYTES (a file of any size,
+    never held whole); a longer line is one error naming it."""
+    with open_user_file(path, "ledger", not_found="ledger not found",
+                        is_dir="a ledger file (a JSON Lines file, one row per source)") as f:
+        for n, line in enumerate(iter(lambda: f.readline(MAX_LINE_BYTES + 1), b""), 1):
+            if len(line) > MAX_LINE_BYTES:
+                raise CorpusError(f"{path}:{n}: a line longer than {MAX_LINE_BYTES:,} bytes; a ledger row is "
+                                  f"one JSON object on a line of its own")
+            yield line.rstrip(b"\r\n")
+
+
 def load_ledger(path: str | os.PathLike) -> dict[str, dict]:
     """Rows by source_id, in file order. Errors name the file and line."""
     path = Path(path)
     rows: dict[str, dict] = {}
-    data = read_user_file(path, "ledger", not_found="ledger not found",
-                          is_dir="a ledger file (a JSON Lines file, one row per source)")
-    for n, raw in enumerate(data.splitlines(), 1):
+    for n, raw in enumerate(ledger_lines(path), 1):
         where = f"{path}:{n}"
         try:
             line = raw.decode("utf-8")

@@ -7,8 +7,9 @@ import difflib
 import functools
 import json
 import os
+import stat
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import jsonschema
 
@@ -18,17 +19,42 @@ PACKAGED = Path(__file__).resolve().parents[3] / "schemas"
 SCHEMA_DIR = Path(os.environ.get("CORPUS_SCHEMAS", PACKAGED))
 
 
-def read_user_file(path: str | os.PathLike, what: str, *, not_found: str, is_dir: str) -> bytes:
-    """The bytes of a file the user names (config, ledger): a missing file, a directory or an unreadable
-    file is one line naming it."""
+USER_FILE_MAX_BYTES = 16 << 20  # a config is a few KB: a larger file is not one (and is never read whole)
+_KINDS = ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO"),
+          (stat.S_ISSOCK, "a socket"))
+
+
+def open_user_file(path: str | os.PathLike, what: str, *, not_found: str, is_dir: str) -> BinaryIO:
+    """A file the user names (config, ledger), open for reading: a missing file, a directory, a device, a
+    FIFO (opened without waiting for a writer) or an unreadable file is one line naming it."""
     try:
-        return Path(path).read_bytes()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
         raise CorpusError(f"{path}: {not_found}") from None
-    except IsADirectoryError:
-        raise CorpusError(f"{path}: is a directory, not {is_dir}") from None
     except OSError as e:
         raise CorpusError(f"{path}: cannot read the {what}: {e.strerror}") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        if stat.S_ISDIR(mode):
+            raise CorpusError(f"{path}: is a directory, not {is_dir}")
+        kind = next((name for test, name in _KINDS if test(mode)), "of an unknown kind")
+        raise CorpusError(f"{path}: not a regular file ({kind}); the {what} must be a file")
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
+
+
+def read_user_file(path: str | os.PathLike, what: str, *, not_found: str, is_dir: str,
+                   max_bytes: int = USER_FILE_MAX_BYTES) -> bytes:
+    """The bytes of a file the user names (open_user_file), at most `max_bytes` of them."""
+    with open_user_file(path, what, not_found=not_found, is_dir=is_dir) as f:
+        try:
+            data = f.read(max_bytes + 1)
+        except OSError as e:
+            raise CorpusError(f"{path}: cannot read the {what}: {e.strerror}") from None
+    if len(data) > max_bytes:
+        raise CorpusError(f"{path}: larger than {max_bytes:,} bytes: not a {what}")
+    return data
 
 
 @functools.cache

@@ -31,8 +31,26 @@ from corpus.engine.memory import prefer_system_allocator, release_freed_memory
 from corpus.engine.progress import Progress
 
 log = logging.getLogger(__name__)
+WORKERS_PER_CPU = 8  # the most worker processes per CPU a run may start on this machine (check_workers)
 _SESSION: list[_Session] = []   # the enclosing pool_session, if any
 _USED: set[int] = set()         # id() of session pools a map phase has used
+
+
+def machine_cpus() -> int:
+    """The CPUs this process may run on (its affinity, not the host's count in a container)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def check_workers(workers: int, executor: str, where: str) -> int:
+    """`workers` if this machine can run them: the local pool starts every worker at once (and a Ray
+    started here gets as many CPUs), so 100,000 would fork until the machine fails. A Ray cluster
+    (RAY_ADDRESS) schedules its tasks on its own CPUs: no bound here. `where` names the setting."""
+    limit = WORKERS_PER_CPU * machine_cpus()
+    on_this_machine = executor == "local" or not os.environ.get("RAY_ADDRESS")
+    if on_this_machine and workers > limit:
+        raise CorpusError(f"{where}: {workers} workers is more than this machine can run (at most {limit}: "
+                          f"{WORKERS_PER_CPU} per CPU, {machine_cpus()} CPUs)")
+    return workers
 
 
 def map_units(fn: Callable[[Any], Any], units: Sequence[Any], *, workers: int = 1, executor: str = "local",

@@ -27,12 +27,15 @@ MAX_PARTITIONS = 4096
 def partitions(config: Config, n_docs: int, *, workers: int = 1, cap: int = MAX_PARTITIONS) -> int:
     """The configured P, or for 0: ceil(n_docs / DOCS_PER_PARTITION), raised to the worker count while
     every partition still gets MIN_DOCS_PER_PARTITION documents (so that a global step of a single-file
-    corpus keeps every worker busy, not one); at least 1, never above `cap`. P never changes a byte."""
+    corpus keeps every worker busy, not one); at least 1, never above `cap` or the document count (more
+    partitions than documents are tasks with nothing to do, and dedup's component rounds read about P x P
+    files: over 980 documents dedup took 4.5 s at P = 64, 14.8 s at P = 256, 114 s at P = 980). P never
+    changes a byte."""
     p = int(config["run"].get("partitions", 0) or 0)
+    n = max(0, n_docs)
     if p <= 0:
-        n = max(0, n_docs)
         p = max(-(-n // DOCS_PER_PARTITION), min(workers, n // MIN_DOCS_PER_PARTITION))
-    return max(1, min(p, cap))
+    return max(1, min(p, cap, n))
 
 
 def ranges(n: int, p: int) -> list[tuple[int, int]]:

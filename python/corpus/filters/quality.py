@@ -326,13 +326,35 @@ def score(model, text: str, label: str) -> float:
     predictor is called directly with the line's end, as fastText's wrapper does (the end is a word of
     every training line too); a text Python cannot encode as UTF-8 (a lone surrogate) has it replaced."""
     try:
-        pairs = model.f.predict(text + "\n", -1, 0.0, "strict")
+        pairs = _predict(model, text)
     except (UnicodeEncodeError, TypeError):  # pybind11 refuses a str it cannot encode with a TypeError
-        pairs = model.f.predict(text.encode("utf-8", "replace").decode("utf-8") + "\n", -1, 0.0, "strict")
+        pairs = _predict(model, text.encode("utf-8", "replace").decode("utf-8"))
+    if pairs is None:
+        return math.nan
     for p, lab in pairs:
         if lab == label:
             return min(1.0, p)
     return 0.0
+
+
+def _predict(model, text: str) -> list | None:
+    """fastText's (probability, label) pairs for a line, or None when its sums are nan (the model's weights
+    hold nan or inf: fastText raises), which score() reports as a nan score for the filter to refuse."""
+    try:
+        return model.f.predict(text + "\n", -1, 0.0, "strict")
+    except RuntimeError as e:
+        if "NaN" not in str(e):
+            raise
+        return None
+
+
+def checked_score(value: float, model: str, doc_id: str) -> float:
+    """A score the cut can use: nan fails every comparison, so a threshold drops the document and
+    keep_fraction's quantile is nonsense; inf cannot be a probability."""
+    if not math.isfinite(value):
+        raise CorpusError(f"{model}: the quality model scores document {doc_id} {value}, not a finite number "
+                          f"(its weights hold nan or inf): train it again or give another model; nothing published")
+    return value
 
 
 def pretrained(config) -> str:

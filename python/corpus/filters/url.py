@@ -13,7 +13,7 @@ from pathlib import Path
 
 from corpus.filters.lists import entries, list_rows, load_lists, write_lists
 from corpus.filters.registry import FilterSpec
-from corpus.web.urls import host_of, host_suffixes, normalize_url, url_letters, url_words, words_of
+from corpus.web.urls import canonical_host, host_of, host_suffixes, normalize_url, url_letters, url_words, words_of
 
 LISTS = ("block_domains", "block_urls", "banned_words", "banned_subwords", "soft_banned_words", "allow_domains")
 RULES = ("domain", "url", "banned_word", "banned_subword", "soft_banned_words")
@@ -43,12 +43,13 @@ def identity(config) -> dict:
 
 def domain_entry(line: str) -> str:
     """A blocklist line as a domain: `example.com`, `0.0.0.0 example.com` (hosts files), `*.example.com`,
-    `||example.com^` (adblock), or a URL (its host)."""
+    `||example.com^` (adblock), or a URL (its host); in the form URLs' hosts take (canonical_host), so a
+    Unicode entry matches a punycode host and the other way round."""
     m = _HOSTS_LINE.match(line)
     d = (m.group(1) if m else line.split()[0]).lower()
-    if "/" in d:
-        d = host_of(d if "://" in d else f"http://{d}")
-    return d.strip("|^").removeprefix("*.").rstrip(".")
+    if "/" in d or "\\" in d:
+        d = host_of(d if "://" in d or ":\\" in d else f"http://{d}")
+    return canonical_host(d.strip("|^").removeprefix("*."))
 
 
 def prepare(config, staging: Path) -> tuple[list[dict], dict]:

@@ -32,7 +32,7 @@ from corpus.engine.raw import (BINARY_FORMATS, MODEL_FILE, REJECTS, WEB_FORMATS,
                                raw_dir_of)
 from corpus.engine.references import readers_of
 from corpus.store.atomic import dump_json, sha256_bytes
-from corpus.store.retrieve import locate
+from corpus.store.retrieve import locate, min_rate_of
 from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step
 from corpus.formats.sources.limits import ReadLimits
 from corpus.formats.sources.ranges import Range, plan_ranges
@@ -52,7 +52,8 @@ class LocateUnit:
 def locate_source(u: LocateUnit) -> dict:
     """Find (download if need be) and verify the source file, and cut it into fetch units
     (corpus.formats.sources.plan_ranges: they depend on the file and `unit_bytes` only)."""
-    path, how = locate(u.row, mirror=u.mirror, downloads=u.downloads, timeout=u.fetch["timeout_s"])
+    path, how = locate(u.row, mirror=u.mirror, downloads=u.downloads, timeout=u.fetch["timeout_s"],
+                       min_rate=min_rate_of(u.fetch))
     ranges = [] if u.row["format"] in BINARY_FORMATS else plan_ranges(path, u.row, u.fetch["unit_bytes"])
     return {"key": u.key, "parts": [], "found_by": how, "source_path": str(path),
             "ranges": [dataclasses.asdict(r) for r in ranges]}

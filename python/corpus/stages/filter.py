@@ -23,7 +23,8 @@ from corpus.engine.cache import cache_root, cache_use_step
 from corpus.store.checksums import read_verified
 from corpus.filters.registry import annotation_columns, chain_for, filter_order, registry
 from corpus.store.atomic import canonical_json
-from corpus.filters.quality import HIGH_BITS, cut_threshold, keep_count, kth_best, score_bits, threshold_note
+from corpus.filters.quality import (HIGH_BITS, checked_score, cut_threshold, keep_count, kth_best, score_bits,
+                                    threshold_note)
 from corpus.formats.parts import PartReader, PartWriter, read_table, schema_of, validate_columns, write_table
 from corpus.engine.runner import WORK_DIR, Job, Map, PhaseContext, RunOptions, Step, published_stage
 from corpus.stages import STAGE, config_hash, columns, input_columns, reuse_sources
@@ -94,6 +95,7 @@ def filter_part(u: FilterUnit) -> dict:
     rem_schema = schema_of(REMOVED_COLUMNS)
     kept_name = f"{WORK_DIR}/{SCORED}/{u.key}.parquet" if u.scored else f"{u.key}.parquet"
     scores: list[float] = []  # the kept documents' quality scores (u.scored), for the quantile step
+    model = json.loads(u.resources_json).get("quality_path") if u.scored else None
     (u.out_dir / kept_name).parent.mkdir(parents=True, exist_ok=True)
     kept_w, rej_w = PartWriter(u.out_dir / kept_name, out_schema), PartWriter(u.out_dir / side, rej_schema)
     rem_w = PartWriter(u.out_dir / lines_side, rem_schema)
@@ -124,7 +126,7 @@ def filter_part(u: FilterUnit) -> dict:
                     keep[k].append(v)
                 keep["cleaned"].append(cleaned_summary(out.removed))
                 if u.scored:
-                    scores.append(keep["quality_score"][-1])
+                    scores.append(checked_score(keep["quality_score"][-1], model, cols["id"][i]))
                 continue
             name, rule, value, detail = failed
             dropped[name] = dropped.get(name, 0) + 1

@@ -10,6 +10,7 @@ import hashlib
 import logging
 import os
 import shutil
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -23,6 +24,14 @@ from corpus.errors import CorpusError
 
 log = logging.getLogger(__name__)
 SCHEMES = ("https", "http", "file", "s3")
+# bytes/s a download must average after its first timeout_s seconds ([fetch] min_download_bytes_per_s, which
+# has no schema default so that an unset one changes no config hash): a 1 GB file has 17 hours
+DEFAULT_MIN_RATE = 16384
+
+
+def min_rate_of(fetch: dict) -> float:
+    """The [fetch] table's minimum download rate (0: no deadline)."""
+    return fetch.get("min_download_bytes_per_s", DEFAULT_MIN_RATE)
 
 
 def url_kind(url: str) -> str:
@@ -70,10 +79,23 @@ def _too_large(url: str, limit: int, got: str) -> CorpusError:
                        f"(nothing kept; check the URL or the ledger row's bytes)")
 
 
-def download(url: str, dest_dir: Path, *, timeout: float, max_bytes: int | None = None) -> tuple[Path, str, int]:
+def _check_pace(url: str, n: int, started: float, grace: float, min_rate: float) -> None:
+    """A download must average `min_rate` bytes/s after its first `grace` seconds, so a file of B bytes has
+    grace + B / min_rate seconds: the socket timeout only bounds the wait for the next byte, which a
+    server that trickles always sends in time."""
+    elapsed = time.monotonic() - started
+    if min_rate and elapsed > grace and n < min_rate * (elapsed - grace):
+        raise CorpusError(f"{url}: download too slow: {n:,} bytes in {elapsed:.1f} s, under the {min_rate:,} bytes/s "
+                          f"a download must average after its first {grace:g} s ([fetch] min_download_bytes_per_s "
+                          f"and timeout_s); nothing kept")
+
+
+def download(url: str, dest_dir: Path, *, timeout: float, max_bytes: int | None = None,
+             min_rate: float = DEFAULT_MIN_RATE) -> tuple[Path, str, int]:
     """Stream `url` into dest_dir/<sha256> (atomically); returns (path, sha256, bytes). `max_bytes` (the
     ledger's size, for fetch): a response that says it is larger is refused before a byte is written, and
-    one that streams past it is cut there, so a server can never fill the disk; nothing is kept of either."""
+    one that streams past it is cut there, so a server can never fill the disk; nothing is kept of either.
+    A download slower than `min_rate` (_check_pace) is stopped, nothing kept."""
     kind = url_kind(url)
     if kind == "s3":
         return _download_s3(url, dest_dir, max_bytes)
@@ -83,19 +105,21 @@ def download(url: str, dest_dir: Path, *, timeout: float, max_bytes: int | None 
     opener = urllib.request.build_opener(_HttpOnlyRedirects)
     req = urllib.request.Request(url, headers={"User-Agent": f"corpus/{__version__}"})
     fd, tmp = temp_beside(dest_dir / "download")
-    h, n = hashlib.sha256(), 0
+    h, n, started = hashlib.sha256(), 0, time.monotonic()
     try:
         with os.fdopen(fd, "wb") as out, opener.open(req, timeout=timeout) as resp:
             declared = resp.headers.get("Content-Length")
             if max_bytes is not None and declared and declared.isdigit() and int(declared) > max_bytes:
                 raise _too_large(url, max_bytes, f"the server announces {int(declared)} bytes")
-            # one byte past the limit is enough to know the file is not the ledger's
-            while chunk := resp.read(CHUNK if max_bytes is None else min(CHUNK, max_bytes + 1 - n)):
+            # one byte past the limit is enough to know the file is not the ledger's; read1: what one
+            # receive gives, so the pace is checked as bytes come, not once a chunk is full
+            while chunk := resp.read1(CHUNK if max_bytes is None else min(CHUNK, max_bytes + 1 - n)):
                 h.update(chunk)
                 n += len(chunk)
                 out.write(chunk)
                 if max_bytes is not None and n > max_bytes:
                     raise _too_large(url, max_bytes, "the server sent more")
+                _check_pace(url, n, started, timeout, min_rate)
             out.flush()
             os.fsync(out.fileno())
         digest = h.hexdigest()
@@ -133,7 +157,8 @@ def _download_s3(url: str, dest_dir: Path, max_bytes: int | None) -> tuple[Path,
             os.unlink(tmp)
 
 
-def locate(row: dict, *, mirror: Path | None, downloads: Path, timeout: float) -> tuple[Path, str]:
+def locate(row: dict, *, mirror: Path | None, downloads: Path, timeout: float,
+           min_rate: float = DEFAULT_MIN_RATE) -> tuple[Path, str]:
     """A verified local copy of the row's file, and how it was found (mirror/cache/local/downloaded)."""
     sha, size, url = row["sha256"], row["bytes"], row["url"]
     what = f"source '{row['source_id']}' ({url})"
@@ -156,7 +181,7 @@ def locate(row: dict, *, mirror: Path | None, downloads: Path, timeout: float) -
         verify(path, sha, size, what=what)
         return path, "local"
     try:
-        path, digest, n = download(url, downloads, timeout=timeout, max_bytes=size)
+        path, digest, n = download(url, downloads, timeout=timeout, max_bytes=size, min_rate=min_rate)
     except CorpusError as e:
         if mirror is None and "download failed" in str(e):  # offline? a mirror of sha256-named files serves
             raise CorpusError(f"{e} (no mirror set: CORPUS_MIRROR=<dir of sha256-named files> finds sources "

@@ -10,7 +10,7 @@ Reject reasons (the fetch stage's `rejects/` parts, `corpus rejects --stage fetc
 
     not_html           the payload is not HTML/XHTML (declared type, or binary bytes under a text/html label)
     http_status        the HTTP status is not 2xx
-    too_large          the payload is larger than [extract] max_html_bytes
+    too_large          the payload (a page's, or a WET record's text) is larger than [extract] max_html_bytes
     too_many_elements  the page has more tags than [extract] max_html_elements
     undecodable        no charset fits the bytes (corpus.web.charset)
     truncated          the file ends inside the record (bad Content-Length, or a download cut short)
@@ -110,6 +110,14 @@ def record_meta(rec: WarcRecord, source_url: str) -> dict:
     return meta
 
 
+def too_large(rec: WarcRecord, cfg: dict) -> tuple[str, str] | None:
+    """The too_large reject of a payload over max_html_bytes (warc_records reads at most one byte more,
+    so a longer payload is there cut: never to be kept)."""
+    if len(rec.payload) > cfg["max_html_bytes"]:
+        return "too_large", f"more than {cfg['max_html_bytes']} bytes ([extract] max_html_bytes)"
+    return None
+
+
 def _page(rec: WarcRecord, cfg: dict) -> tuple[str, dict] | tuple[None, tuple[str, str]]:
     """An HTML record's page as text ready for extraction, and facts for the meta; or a reject."""
     if rec.type == "response" and not (rec.http_status is not None and 200 <= rec.http_status < 300):
@@ -119,8 +127,8 @@ def _page(rec: WarcRecord, cfg: dict) -> tuple[str, dict] | tuple[None, tuple[st
         return None, ("not_html", f"payload type {mtype or 'unknown'} ({how})")
     if looks_binary(rec.payload):
         return None, ("not_html", f"binary payload under the label {mtype} ({how}): {rec.payload[:8]!r}")
-    if len(rec.payload) > cfg["max_html_bytes"]:
-        return None, ("too_large", f"more than {cfg['max_html_bytes']} bytes ([extract] max_html_bytes)")
+    if big := too_large(rec, cfg):
+        return None, big
     try:
         html, codec, found = decode_page(rec.payload, rec.http_charset)
     except Undecodable as e:
@@ -154,6 +162,9 @@ def web_documents(path: Path, row: dict, start: int, stop: int, cfg: dict,
             yield reject("truncated", rec.truncated)
             continue
         if rec.type == "conversion":  # a WET record: the crawler's own text extraction, UTF-8
+            if big := too_large(rec, cfg):
+                yield reject(*big)
+                continue
             try:
                 text = rec.payload.decode("utf-8")
             except UnicodeDecodeError as e:

@@ -17,13 +17,67 @@ def offline_tld_extractor():
     return tldextract.TLDExtract(cache_dir=None, suffix_list_urls=(), fallback_to_snapshot=True)
 
 
-def host_of(url: str) -> str:
-    """The URL's host, lower-cased, without a trailing dot or port ("" when there is none)."""
+# Hosts as a browser reads them (the WHATWG URL standard), so that a list entry matches however a URL
+# writes its host: a backslash is a slash before the query of an http(s), ws(s), ftp or file URL
+# (`http://bad.example\@good.example/` is bad.example), the host is percent-decoded (`bad%2eexample`),
+# the ideographic and fullwidth full stops are dots, and a Unicode host is IDNA-encoded (UTS 46,
+# nontransitional: `faß.de` is xn--fa-hia.de), as blocklists write it. An ASCII host is only lower-cased.
+_SPECIAL_SCHEME = re.compile(r"\s*(https?|wss?|ftp|file):", re.I)
+_DOTS = str.maketrans({"\u3002": ".", "\uff0e": ".", "\uff61": "."})
+
+
+def browser_slashes(url: str) -> str:
+    """`url` with each backslash before its query or fragment a slash, for the schemes browsers do it for."""
+    if "\\" not in url or not _SPECIAL_SCHEME.match(url):
+        return url
+    end = min((i for i in (url.find("?"), url.find("#")) if i >= 0), default=len(url))
+    return url[:end].replace("\\", "/") + url[end:]
+
+
+def canonical_host(host: str) -> str:
+    """A host as lists and URLs are compared: percent-decoded, every full stop a dot, without a trailing
+    dot, lower-cased, IDNA-encoded when it is not ASCII (left Unicode when no IDNA form exists)."""
+    host = urllib.parse.unquote(host, errors="replace") if "%" in host else host
+    host = host.translate(_DOTS).rstrip(".").lower()
+    return host if host.isascii() else _idna(host)
+
+
+def _idna(host: str) -> str:
+    import idna
+
     try:
-        host = urllib.parse.urlsplit(url.strip()).hostname or ""
+        mapped = idna.uts46_remap(host, std3_rules=False, transitional=False)
+        return ".".join(label if label.isascii() else "xn--" + label.encode("punycode").decode("ascii")
+                        for label in mapped.split("."))
+    except (idna.IDNAError, UnicodeError):
+        return host
+
+
+def _split(url: str) -> urllib.parse.SplitResult:
+    return urllib.parse.urlsplit(browser_slashes(url.strip()))
+
+
+def host_of(url: str) -> str:
+    """The URL's host (canonical_host), without its port ("" when there is none)."""
+    try:
+        host = _split(url).hostname or ""
     except ValueError:
         return ""
-    return host.rstrip(".").lower()
+    return canonical_host(host)
+
+
+def unicode_host(host: str) -> str:
+    """A canonical host with its xn-- labels decoded (to read its words), each left as it is if it does not
+    decode."""
+    if "xn--" not in host:
+        return host
+    labels = []
+    for label in host.split("."):
+        try:
+            labels.append(label[4:].encode("ascii").decode("punycode") if label.startswith("xn--") else label)
+        except UnicodeError:
+            labels.append(label)
+    return ".".join(labels)
 
 
 def registered_domain(host: str) -> str:
@@ -48,13 +102,14 @@ def host_suffixes(host: str) -> list[str]:
 
 def normalize_url(url: str) -> str:
     """The form two crawls of one page share: scheme-less (http and https alike), host lower-cased without
-    `www.` and the default port, no fragment, an empty path as `/`; path and query kept as they are."""
+    `www.` and the default port (canonical_host), no fragment, an empty path as `/`; path and query kept as
+    they are (but a backslash before the query, a slash: browser_slashes)."""
     try:
-        p = urllib.parse.urlsplit(url.strip())
+        p = _split(url)
         port = p.port
     except ValueError:
         return url.strip()
-    host = (p.hostname or "").rstrip(".").lower()
+    host = canonical_host(p.hostname or "")
     host = host[4:] if host.startswith("www.") else host
     if port is not None and port not in (80, 443):
         host = f"{host}:{port}"
@@ -70,8 +125,11 @@ def words_of(text: str) -> list[str]:
 
 
 def url_words(url: str) -> list[str]:
-    """The lower-cased words of a URL's host, path and query (runs of letters and digits)."""
-    return words_of(normalize_url(url))
+    """The lower-cased words of a URL's host (in Unicode: `bücher`, not its xn-- form), path and query
+    (runs of letters and digits)."""
+    normal = normalize_url(url)
+    host, slash, rest = normal.partition("/")
+    return words_of(unicode_host(host) + slash + rest)
 
 
 def url_letters(url: str) -> str:
