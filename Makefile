@@ -63,10 +63,10 @@ lint: $(STAMP)   ## ruff over the package, tests and bench (rules in pyproject.t
 	$(VENV)/bin/ruff check python tests bench examples
 
 test: $(STAMP)   ## run the test suite on every core (pytest-xdist), the 15 slowest tests listed
-	$(PY) -m pytest -n auto --dist loadgroup --durations=15
+	$(PY) -m pytest -n auto --dist loadscope --durations=15
 
 test-fast: $(STAMP)  ## the fast tier (<60 s, run it after every edit): no pipeline build, Ray, S3 server or browser
-	$(PY) -m pytest -n auto --dist loadgroup -m "not slow and not cluster and not s3 and not browser"
+	$(PY) -m pytest -n auto --dist loadscope -m "not slow and not cluster and not s3 and not browser"
 
 bench: $(STAMP)  ## stage throughput/memory, core-hours per TB, datatrove peers, quality -> bench/results/<date>.md (ARGS="--corpus F")
 	$(PY) -m pip install -q -e '.[bench]'

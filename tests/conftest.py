@@ -181,23 +181,11 @@ def _defined_in(fixturedef) -> str | None:
         return None
 
 
-# pytest-xdist (`make test`: -n auto --dist loadgroup): a module's tests run on one worker, so a module-scoped
-# build happens once; the modules that start Ray share one group, so no two Ray instances run at once.
-RAY_MODULES = {"test_mix.py", "test_pandas_probe.py", "test_ray_cluster.py", "test_ray_executor.py",
-               "badinput/test_hostile.py"}
-
-
-def _xdist_group(item) -> str:
-    rel = Path(str(item.fspath)).resolve().relative_to(TESTS_DIR).as_posix()
-    return "ray" if rel in RAY_MODULES else rel
-
-
-@pytest.hookimpl(tryfirst=True)  # before -m deselects and before pytest-xdist reads the groups
+@pytest.hookimpl(tryfirst=True)  # before -m deselects
 def pytest_collection_modifyitems(config, items):
     """Mark every test whose fixture closure (item.fixturenames: transitive) holds a FIXTURE_MARKS fixture,
-    as pytest resolves the name for that test (its closest definition); group each for pytest-xdist."""
+    as pytest resolves the name for that test (its closest definition)."""
     for item in items:
-        item.add_marker(pytest.mark.xdist_group(_xdist_group(item)))
         info = getattr(item, "_fixtureinfo", None)
         if info is None:
             continue
