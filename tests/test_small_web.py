@@ -1,0 +1,64 @@
+"""What a newcomer sees building a small web dataset (issue 47): what became of every WARC record (fetch,
+`corpus run`, `corpus rejects --stage fetch`, the report's funnel)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import run_corpus, write_config, write_ledger
+from warcs import eval_pages, ledger_row, other, response, write_warc
+
+OFF = {"enabled": False}
+SMALL = {"filters.lang": OFF, "filters.gopher": OFF, "filters.repetition": OFF, "tokenize": {"vocab_size": 300}}
+# 8 records: 4 that are no page, a PDF (rejected: not_html), 3 pages
+RECORDS_LINE = ("WARC records of 1 web source: 8 read, 4 skipped (metadata 1, request 1, revisit 1, warcinfo 1), "
+                "1 rejected (not_html 1), 3 documents")
+
+
+def web_config(root: Path, artifacts: Path, **tables) -> Path:
+    return write_config(root / f"{artifacts.name}.toml", ledger=root / "ledger.jsonl", sources=["crawl"],
+                        artifacts=artifacts, **{**SMALL, **tables})
+
+
+@pytest.fixture(scope="module")
+def small_web(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
+    """A WARC of three real pages among the records a crawl writes, run through every stage: (config, the
+    `corpus run` process); the config's directory holds the WARC and the ledger."""
+    root = tmp_path_factory.mktemp("small-web")
+    pages = eval_pages()[:3]
+    url = pages[0]["url"]
+    records = [other("warcinfo", "urn:crawl"), other("request", url),
+               *(response(p["url"], p["html"], "text/html") for p in pages),
+               response("http://a.org/report.pdf", b"%PDF-1.4 ...", "application/pdf"),
+               other("metadata", url), other("revisit", url)]
+    warc = write_warc(root / "crawl.warc.gz", records)
+    write_ledger(root / "ledger.jsonl", [ledger_row("crawl", warc)])
+    config = web_config(root, root / "artifacts")
+    return config, run_corpus("--config", config, "run", check=True)
+
+
+def test_every_warc_record_is_accounted_for_where_fetch_is_shown(small_web):
+    config, run = small_web
+    fetch_row = re.search(r"^fetch +\S+ +[\d.]+ +(.*)$", run.stdout, re.M).group(1)
+    assert fetch_row == f"1 of 1 sources fetched; {RECORDS_LINE}", run.stdout
+
+    fetch = run_corpus("--config", config, "fetch", check=True).stdout.splitlines()
+    assert ("  crawl: WARC records 8 read, 4 skipped (metadata 1, request 1, revisit 1, warcinfo 1), "
+            "1 rejected (not_html 1), 3 documents") in fetch and fetch[-1] == RECORDS_LINE, fetch
+
+    rejects = run_corpus("--config", config, "rejects", "--stage", "fetch", check=True).stdout.splitlines()
+    assert rejects[:2] == [RECORDS_LINE, "fetch.not_html: 1 records"], rejects
+
+    report = run_corpus("--config", config, "report", check=True).stdout.splitlines()
+    assert report[1] == RECORDS_LINE, report
+    page = Path(report[-1].removeprefix("html report: ")).read_text(encoding="utf-8")
+    rows = re.findall(r"<tr><td>(.*?)</td></tr>", page[page.index('id="funnel"'):])
+    assert rows[0].startswith("WARC records (1 web source)<div class=\"sub\">skipped by type: metadata 1, request 1, "
+                              "revisit 1, warcinfo 1</div></td><td class=\"n\">8</td><td class=\"n\">4</td>"
+                              "<td class=\"n\">4</td>"), rows[0]
+    assert rows[1].startswith("raw (01 fetch)</td><td class=\"n\">4</td><td class=\"n\">3</td>"), rows[1]
+
