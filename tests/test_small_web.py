@@ -1,9 +1,12 @@
 """What a newcomer sees building a small web dataset (issue 47): what became of every WARC record (fetch,
-`corpus run`, `corpus rejects --stage fetch`, the report's funnel)."""
+`corpus run`, `corpus rejects --stage fetch`, the report's funnel); a mixed tokenize writes only the mixed stream, and the
+loader names the mix to pass."""
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -62,3 +65,20 @@ def test_every_warc_record_is_accounted_for_where_fetch_is_shown(small_web):
                               "<td class=\"n\">4</td>"), rows[0]
     assert rows[1].startswith("raw (01 fetch)</td><td class=\"n\">4</td><td class=\"n\">3</td>"), rows[1]
 
+
+def test_a_mixed_run_writes_the_mix_only_and_the_loader_names_it(small_web):
+    from corpus.errors import CorpusError
+    from corpus.tokens.loader import current_tokens_dir
+
+    config, _ = small_web
+    art = config.parent / "mixed"
+    shutil.copytree(config.parent / "artifacts", art, ignore=shutil.ignore_patterns("tokens", "cache"))
+    mixed = web_config(config.parent, art, mix={"seed": 1}, **{"mix.weights": {"crawl": 1}})
+    run_corpus("--config", mixed, "tokenize", check=True)
+    (directory,) = (art / "tokens" / "t" / "v1").iterdir()  # the mixed stream only: nothing unmixed beside it
+    mix_id = json.loads((directory / "_MANIFEST.json").read_text())["mix"]["id"]
+    assert current_tokens_dir(art, "t", "v1", mix=mix_id) == directory
+    with pytest.raises(CorpusError) as e:
+        current_tokens_dir(art, "t", "v1")
+    assert str(e.value) == (f'{art / "tokens" / "t" / "v1"}: 1 token directory, none is current without a mixture; '
+                            f'current instead: pass mix="{mix_id}" ({directory.name})')

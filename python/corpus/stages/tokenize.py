@@ -22,7 +22,8 @@ split: `mix-sources` (map per shard: each train document's source and keyed hash
 u), `weights` (step: targets resolved), `mix-copies` (map: copies per document, the buckets that keep a
 document), `kept` (step) and `mix-place` (map: the shard's mixed train index, copies in buckets apart);
 `order` then reads that index for train. The val split is never resampled. The output directory is
-`<tokenizer_id>-mix-<12 hex>`, beside the unmixed one."""
+`<tokenizer_id>-mix-<12 hex>` (the only one a mixed run writes: the unmixed `<tokenizer_id>` is a run
+without [mix])."""
 
 # This module declares the phases; what they compute is in corpus.tokens: train/sample/tokenizer (the
 # tokenizer), encode, resample (the mix), buckets (order), parts (plan and write), mix_manifest.
