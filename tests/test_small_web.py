@@ -15,6 +15,7 @@ import pytest
 from conftest import run_corpus, write_config, write_ledger
 from warcs import eval_pages, ledger_row, other, response, write_warc
 
+FORMATS = Path(__file__).resolve().parents[1] / "docs" / "formats.md"
 OFF = {"enabled": False}
 SMALL = {"filters.lang": OFF, "filters.gopher": OFF, "filters.repetition": OFF, "tokenize": {"vocab_size": 300}}
 # 8 records: 4 that are no page, a PDF (rejected: not_html), 3 pages
@@ -66,19 +67,43 @@ def test_every_warc_record_is_accounted_for_where_fetch_is_shown(small_web):
     assert rows[1].startswith("raw (01 fetch)</td><td class=\"n\">4</td><td class=\"n\">3</td>"), rows[1]
 
 
-def test_a_mixed_run_writes_the_mix_only_and_the_loader_names_it(small_web):
-    from corpus.errors import CorpusError
-    from corpus.tokens.loader import current_tokens_dir
-
+@pytest.fixture(scope="module")
+def mixed(small_web) -> Path:
+    """The small web dataset tokenized with a [mix] (one source, all of the train tokens) on an artifacts
+    root without token directories: its artifacts root."""
     config, _ = small_web
     art = config.parent / "mixed"
     shutil.copytree(config.parent / "artifacts", art, ignore=shutil.ignore_patterns("tokens", "cache"))
-    mixed = web_config(config.parent, art, mix={"seed": 1}, **{"mix.weights": {"crawl": 1}})
-    run_corpus("--config", mixed, "tokenize", check=True)
-    (directory,) = (art / "tokens" / "t" / "v1").iterdir()  # the mixed stream only: nothing unmixed beside it
+    run_corpus("--config", web_config(config.parent, art, mix={"seed": 1}, **{"mix.targets": {"crawl": "100%"}}),
+               "tokenize", check=True)
+    return art
+
+
+def test_a_mixed_run_writes_the_mix_only_and_the_loader_names_it(mixed):
+    from corpus.errors import CorpusError
+    from corpus.tokens.loader import current_tokens_dir
+
+    (directory,) = (mixed / "tokens" / "t" / "v1").iterdir()  # the mixed stream only: nothing unmixed beside it
     mix_id = json.loads((directory / "_MANIFEST.json").read_text())["mix"]["id"]
-    assert current_tokens_dir(art, "t", "v1", mix=mix_id) == directory
+    assert current_tokens_dir(mixed, "t", "v1", mix=mix_id) == directory
     with pytest.raises(CorpusError) as e:
-        current_tokens_dir(art, "t", "v1")
-    assert str(e.value) == (f'{art / "tokens" / "t" / "v1"}: 1 token directory, none is current without a mixture; '
-                            f'current instead: pass mix="{mix_id}" ({directory.name})')
+        current_tokens_dir(mixed, "t", "v1")
+    assert str(e.value) == (f'{mixed / "tokens" / "t" / "v1"}: 1 token directory, none is current without a '
+                            f'mixture; current instead: pass mix="{mix_id}" ({directory.name})')
+
+
+def _field_paths(mix: dict) -> set[str]:
+    """The mix section's fields as docs/formats.md names them: `sources.<id>.weight`, `train_tokens`, ..."""
+    entry = next(iter(mix["sources"].values()))
+    return {k for k in mix if k != "sources"} | {f"sources.<id>.{k}" for k in entry}
+
+
+def test_the_mix_manifest_has_one_unit_and_every_field_documented(mixed):
+    (directory,) = (mixed / "tokens" / "t" / "v1").iterdir()
+    mix = json.loads((directory / "_MANIFEST.json").read_text())["mix"]
+    crawl = mix["sources"]["crawl"]
+    assert crawl["target"]["share"] == crawl["share"] == 1.0 and crawl["share_error"] == 0.0  # fractions both
+    assert crawl["weight"] == 1 and "threshold" not in crawl
+    table = FORMATS.read_text(encoding="utf-8").split("adds `mix`", 1)[1].split("\n\n", 2)[1]
+    documented = set(re.findall(r"^\| `([^`]+)` \|", table, re.M))
+    assert _field_paths(mix) <= documented, _field_paths(mix) - documented

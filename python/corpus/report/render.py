@@ -448,7 +448,7 @@ def mixture(x: dict) -> str:
     rows, chart = [], []
     for sid, s in x["sources"].items():
         target = s["target"]
-        want = (f"{target['share']:g}% ({si(target['tokens'])})" if target and "share" in target
+        want = (f"{100 * target['share']:g}% ({si(target['tokens'])})" if target and "share" in target
                 else si(target["tokens"]) if target else "—")
         err = s.get("share_error", s.get("error"))
         reps = ", ".join(f"{k}×: {n(v)}" for k, v in s["repetitions"].items())

@@ -55,7 +55,7 @@ from corpus.tokens import hf
 from corpus.tokens import mix as mixing
 from corpus.tokens.buckets import OrderUnit, order_partition
 from corpus.tokens.encode import EncodeUnit, encode_threads, encode_unit
-from corpus.tokens.mix_manifest import mix_manifest
+from corpus.tokens.mix_manifest import MIX_MANIFEST_FORMAT, mix_manifest
 from corpus.tokens.parts import split_part_units, write_part
 from corpus.tokens.plan import BUCKETS, bucket_ranges
 from corpus.tokens.resample import MixUnit, counts_before, kept_buckets, mix_copies, mix_place, mix_sources
@@ -239,6 +239,7 @@ def tokenize_run(config: Config, opts: RunOptions) -> tuple[TokenizeRun, dict]:
         params["trained_from"] = trained_from
     if mixed:
         params["mix"] = mix_record
+        params["mix_manifest"] = MIX_MANIFEST_FORMAT
     return run, {"config_sha256": config_hash(config, ME.name), "params": params, "inputs": [shard_ref]}
 
 
@@ -383,7 +384,7 @@ def report(result) -> list[str]:
                      f"tokens {mix['train_tokens']['before']:,} -> {mix['train_tokens']['after']:,}; val not resampled")
         for sid, s in mix["sources"].items():
             t = s["target"]
-            target = ("" if t is None else f", target {t['share']:g}%" if "share" in t else f", target {t['tokens']:,}")
+            target = ("" if t is None else f", target {t['share']:.2%}" if "share" in t else f", target {t['tokens']:,}")
             err = s.get("share_error", s.get("error"))
             lines.append(f"    {sid:<28} weight {s['weight']:.4g}: {s['before']['train_tokens']:>11,} -> "
                          f"{s['after']['train_tokens']:>11,} tokens ({s['share']:.2%}{target}"
