@@ -1,6 +1,7 @@
 """What a newcomer sees building a small web dataset (issue 47): what became of every WARC record (fetch,
 `corpus run`, `corpus rejects --stage fetch`, the report's funnel); a mixed tokenize writes only the mixed stream, and the
-loader names the mix to pass."""
+loader names the mix to pass; the mix manifest's units; a tokenizer trained on a few pages and an empty val
+split are warned about."""
 
 from __future__ import annotations
 
@@ -23,8 +24,8 @@ RECORDS_LINE = ("WARC records of 1 web source: 8 read, 4 skipped (metadata 1, re
                 "1 rejected (not_html 1), 3 documents")
 
 
-def web_config(root: Path, artifacts: Path, **tables) -> Path:
-    return write_config(root / f"{artifacts.name}.toml", ledger=root / "ledger.jsonl", sources=["crawl"],
+def web_config(root: Path, artifacts: Path, name: str = "", **tables) -> Path:
+    return write_config(root / f"{name or artifacts.name}.toml", ledger=root / "ledger.jsonl", sources=["crawl"],
                         artifacts=artifacts, **{**SMALL, **tables})
 
 
@@ -107,3 +108,58 @@ def test_the_mix_manifest_has_one_unit_and_every_field_documented(mixed):
     table = FORMATS.read_text(encoding="utf-8").split("adds `mix`", 1)[1].split("\n\n", 2)[1]
     documented = set(re.findall(r"^\| `([^`]+)` \|", table, re.M))
     assert _field_paths(mix) <= documented, _field_paths(mix) - documented
+
+
+def _train_text_bytes(dataset_dir: Path) -> int:
+    import pyarrow.parquet as pq
+
+    rows = [r for s in sorted(dataset_dir.glob("shard-*.parquet"))
+            for r in pq.read_table(s, columns=["split", "text"]).to_pylist()]
+    return sum(len(r["text"].encode("utf-8")) for r in rows if r["split"] == "train")
+
+
+def test_a_tokenizer_trained_on_little_text_and_an_empty_val_split_are_warned_about(small_web):
+    config, run = small_web
+    art = config.parent / "artifacts"
+    (directory,) = (art / "tokens" / "t" / "v1").iterdir()
+    m = json.loads((directory / "_MANIFEST.json").read_text())
+    trained = m["tokenizer"]["trained_on_bytes"]
+    assert trained == _train_text_bytes(art / "corpus" / "t" / "v1") and 0 < trained < 1 << 20
+    assert m["splits"]["val"]["docs"] == 0  # three documents at val_permille 5
+    few = f"the tokenizer was trained on {trained:,} bytes of text, fewer than [tokenize] min_train_bytes = 1,048,576"
+    empty = "the val split is empty ([shard] val_permille = 5 per mille gave no document)"
+    tokenize_row = re.search(r"^tokenize +\S+ +[\d.]+ +(.*)$", run.stdout, re.M).group(1)
+    assert f"WARNING: {few}" in tokenize_row and f"WARNING: {empty}" in tokenize_row, tokenize_row
+    assert f"WARNING tokenize: {few}" in run.stderr and f"WARNING tokenize: {empty}" in run.stderr, run.stderr
+
+    tokenize = run_corpus("--config", config, "tokenize", check=True).stdout  # current: still said
+    assert f"  WARNING: {few}" in tokenize and f"  WARNING: {empty}" in tokenize, tokenize
+    report = run_corpus("--config", config, "report", check=True).stdout.splitlines()
+    assert f"WARNING: tokens: {few}" in " ".join(report) and any(line.startswith(f"WARNING: tokens: {empty}")
+                                                                  for line in report), report
+    page = Path(report[-1].removeprefix("html report: ")).read_text(encoding="utf-8")
+    assert f'<div class="flag unknown"><b>tokens:</b> {few}' in page and empty in page
+
+    quiet = web_config(config.parent, art, name="quiet", tokenize={"vocab_size": 300, "min_train_bytes": 0})
+    rerun = run_corpus("--config", quiet, "run", check=True).stdout  # a warning's threshold reruns nothing
+    assert re.search(r"^tokenize +current +[\d.]+ +train \d+ docs / \d+ tokens, val 0 docs / 0 tokens; "
+                     r"WARNING: the val split is empty", rerun, re.M) and few not in rerun, rerun
+
+
+@pytest.mark.parametrize("recorded", [True, False])
+def test_a_tokenizer_found_trained_before_keeps_its_byte_count(small_web, recorded):
+    """A mixed run takes the unmixed run's tokenizer (trained nothing): its manifest says the same bytes,
+    read from that manifest, or counted again when that manifest predates the count."""
+    config, _ = small_web
+    art = config.parent / f"reuse-{recorded}"
+    shutil.copytree(config.parent / "artifacts", art)
+    (plain,) = (art / "tokens" / "t" / "v1").iterdir()
+    manifest = json.loads((plain / "_MANIFEST.json").read_text())
+    trained = manifest["tokenizer"].pop("trained_on_bytes")
+    if not recorded:
+        (plain / "_MANIFEST.json").write_text(json.dumps(manifest))
+    mixed = web_config(config.parent, art, mix={"seed": 1}, **{"mix.targets": {"crawl": "100%"}})
+    proc = run_corpus("--config", mixed, "tokenize", check=True)
+    assert "tokenizer: the one trained on this corpus with these settings" in proc.stderr
+    (mix_dir,) = [d for d in (art / "tokens" / "t" / "v1").iterdir() if d != plain]
+    assert json.loads((mix_dir / "_MANIFEST.json").read_text())["tokenizer"]["trained_on_bytes"] == trained

@@ -355,6 +355,8 @@ def report(c: Ctx):
                f"(train {m['splits']['train']}, val {m['splits']['val']}); config {m['config_sha256'][:12]}")
     if data["funnel"]["web"]:  # the funnel's row above raw
         click.echo(records_line(data["funnel"]["web"]))
+    for warning in (data["tokens"] or {}).get("warnings", []):  # the page's warnings at its top
+        click.echo(f"WARNING: tokens: {warning}")
     stages = [s.name for s in STAGES if s.name in m["docs_per_stage"]]
     click.echo("documents through the stages: " + ", ".join(
         f"{s} {m['docs_per_stage'][s]['in']}→{m['docs_per_stage'][s]['out']}" for s in stages))

@@ -123,9 +123,14 @@ def header(d: dict) -> str:
             f'<code>corpus/{e(c["dataset"])}/{e(c["version"])}</code></div></header>'
             '<nav><a href="#funnel">Funnel</a><a href="#licences">Licences</a><a href="#filters">Filters</a>'
             '<a href="#dedup">Dedup</a><a href="#pii">PII</a><a href="#tokens">Tokens</a><a href="#samples">Samples</a>'
-            '</nav><main>' + flags(lic) +
+            '</nav><main>' + flags(lic) + token_warnings(tok) +
             '<div class="cards">' + "".join(f'<div class="card"><div class="v">{v}</div><div class="k">{k}</div></div>'
                                              for k, v in cards) + "</div>")
+
+
+def token_warnings(tok: dict | None) -> str:
+    """What the token stream's manifest warns about (tokens.checks), at the top of the page."""
+    return "".join(f'<div class="flag unknown"><b>tokens:</b> {e(w)}.</div>' for w in (tok or {}).get("warnings", []))
 
 
 def flags(lic: dict) -> str:
@@ -411,6 +416,7 @@ def tokens(d: dict) -> str:
                 '(run <code>corpus tokenize</code>).</p></section>')
     tk = t["tokenizer"]
     facts = [["tokenizer id", f"<code>{e(t['id'])}</code>"], ["tokenizer.json sha256", f"<code>{e(tk['sha256'])}</code>"],
+             ["trained on (bytes of text)", n(tk.get("trained_on_bytes"))],  # —: pinned, or not recorded
              ["vocabulary", n(tk["vocab_size"])], ["dtype on disk", f"<code>{e(tk['dtype'])}</code>"],
              ["EOS", f"<code>{e(tk['eos_token'])}</code> = {tk['eos_id']}"],
              ["special tokens", ", ".join(f"<code>{e(k)}</code> {v}" for k, v in tk["special_tokens"].items())],
