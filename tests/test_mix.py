@@ -100,6 +100,7 @@ def test_targets_are_met_within_half_a_percent(targets):
             assert abs(got[s] - t) / t < 0.005, (s, got[s], t)
         else:
             assert abs(got[s] / total - float(t.rstrip("%")) / 100) < 0.005, (s, got[s] / total, t)
+            assert w[s]["target"]["share"] == float(t.rstrip("%")) / 100  # a fraction, as the realised share
 
 
 def test_a_target_larger_than_its_source_is_capped_with_the_reason():
@@ -218,7 +219,7 @@ def test_copies_follow_the_rule_apart_and_val_is_untouched(base):
     # the manifest's record: before / after / stream per source, the repetition counts
     s = m["mix"]["sources"]
     assert s[TS]["repetitions"].keys() <= {"0", "1"} and s[WT]["repetitions"].keys() <= {"2", "3"}
-    assert (s[TS]["threshold"], s[WT]["threshold"]) == (mix.weight_parts(0.3)[1], 1 << 63)
+    assert (s[TS]["weight"], s[WT]["weight"]) == (0.3, 2.5) and "threshold" not in s[TS]
     assert s[TS]["before"]["train_docs"] + s[WT]["before"]["train_docs"] == len(train)
     assert sum(x["after"]["train_tokens"] for x in s.values()) == m["splits"]["train"]["tokens"]
     assert s[WT]["stream"] == s[WT]["after"] and m["mix"]["repetitions"] == {

@@ -7,7 +7,7 @@ import copy
 
 import pytest
 
-from corpus.config import UNHASHED_TABLES, Config, load_config
+from corpus.config import UNHASHED_KEYS, UNHASHED_TABLES, Config, load_config
 from corpus.stages import NAMES, STAGES, config_hash, config_keys
 
 @pytest.fixture(scope="module")
@@ -67,7 +67,7 @@ def test_each_config_key_invalidates_its_stage_and_those_after_only(demo):
     for table in demo.data:
         for leaf in _leaves({table: demo.data[table]}):
             after = {n: config_hash(_edit(demo, leaf), n) for n in NAMES}
-            if table in UNHASHED_TABLES:
+            if table in UNHASHED_TABLES or leaf in UNHASHED_KEYS:
                 assert after == before, leaf
                 continue
             changed = [n for n in NAMES if after[n] != before[n]]
@@ -76,6 +76,14 @@ def test_each_config_key_invalidates_its_stage_and_those_after_only(demo):
                 continue
             first = NAMES.index(_first_reader(leaf))
             assert changed == list(NAMES[first:]), (leaf, changed)
+
+
+def test_a_warning_threshold_changes_no_hash(demo):
+    """[tokenize] min_train_bytes only decides a warning: no stage's hash, nor the config's, moves with it
+    (so adding it left every published output current)."""
+    edited = _edit(demo, "tokenize.min_train_bytes")
+    assert [n for n in NAMES if config_hash(edited, n) != config_hash(demo, n)] == []
+    assert edited.sha256 == demo.sha256
 
 
 def test_a_filter_threshold_leaves_fetch_and_normalize_current(demo):

@@ -184,7 +184,8 @@ def test_fetch_of_a_warc_source_end_to_end(tmp_path):
         cfg = write_config(tmp_path / f"{name}.toml", ledger=ledger, sources=["web-pages"], artifacts=tmp_path / name,
                            fetch={"unit_bytes": unit})
         proc = run_corpus("--config", cfg, "fetch", "-j", workers, check=True)
-        assert "web-pages: 20 pages kept; rejected: not_html 1; skipped records: revisit 1" in proc.stdout
+        assert ("web-pages: WARC records 22 read, 1 skipped (revisit 1), 1 rejected (not_html 1), 20 documents"
+                in proc.stdout), proc.stdout
         runs[name] = _raw_records(tmp_path / name, "web-pages")
     assert runs["one"] == runs["two"]
     docs = runs["one"]["documents"]
@@ -209,7 +210,7 @@ def test_fetch_of_a_warc_source_end_to_end(tmp_path):
     line = error_line(run_corpus("--config", cfg, "rejects", "--stage", "fetch", "--rule", "timeot"))
     assert "did you mean 'timeout'" in line
     proc = run_corpus("--config", cfg, "rejects", "--stage", "fetch", "--rule", "timeout", check=True)
-    assert proc.stdout.startswith("no fetch rejects for rule timeout")
+    assert proc.stdout.splitlines()[1].startswith("no fetch rejects for rule timeout")  # after the records line
     run_corpus("--config", cfg, "normalize", check=True)
     proc = run_corpus("--config", cfg, "why", "web-pages:2", check=True)
     assert f"url '{pages[2]['url']}'" in proc.stdout and "record_id '<urn:uuid:" in proc.stdout, proc.stdout

@@ -178,11 +178,17 @@ for _stage in STAGES:
 def rejects(c: Ctx, stage, filter_name, rule, source, per_rule, width):
     """Show why documents were dropped: counts and a sample per filter rule (stage 03) or per dedup
     reason (stage 04, with the kept twin or the eval set and n-gram)."""
-    from corpus.commands.rejects import labelled_detail, nothing_found, sample_rejects
+    from corpus.commands.rejects import fetch_rejects, labelled_detail, nothing_found, sample_rejects
 
     c.published_view()
-    groups = sample_rejects(c.config, stage=stage, filter_name=filter_name, rule=rule, source=source,
-                            per_rule=per_rule)
+    if stage == "fetch":  # first what became of every record, so the rejects are seen among them
+        summary, groups = fetch_rejects(c.config, filter_name=filter_name, rule=rule, source=source,
+                                        per_rule=per_rule)
+        if summary:
+            click.echo(summary)
+    else:
+        groups = sample_rejects(c.config, stage=stage, filter_name=filter_name, rule=rule, source=source,
+                                per_rule=per_rule)
     if not groups:
         click.echo(nothing_found(stage, filter_name, rule, source))
     for (f, r), n, sample in groups:
@@ -364,8 +370,16 @@ def report(c: Ctx):
     if not path.is_file():
         raise CorpusError(f"{path}: no corpus manifest (run `corpus run` first)")
     m = json.loads(path.read_text())
+    from corpus.report.build import write_report
+    from corpus.web.records import records_line
+
+    page, data = write_report(c.config)  # first: the lines below show what the page shows
     click.echo(f"{m['dataset']} {m['version']}: {m['n_docs']} documents in {m['n_shards']} shards "
                f"(train {m['splits']['train']}, val {m['splits']['val']}); config {m['config_sha256'][:12]}")
+    if data["funnel"]["web"]:  # the funnel's row above raw
+        click.echo(records_line(data["funnel"]["web"]))
+    for warning in (data["tokens"] or {}).get("warnings", []):  # the page's warnings at its top
+        click.echo(f"WARNING: tokens: {warning}")
     stages = [s.name for s in STAGES if s.name in m["docs_per_stage"]]
     click.echo("documents through the stages: " + ", ".join(
         f"{s} {m['docs_per_stage'][s]['in']}→{m['docs_per_stage'][s]['out']}" for s in stages))
@@ -379,9 +393,7 @@ def report(c: Ctx):
                f"{d['num_perm']} perms, {d['bands']} bands), url {d.get('url_dropped', 0)}, decontaminated "
                f"{d['decontaminated']}" + (f" ({by_eval})" if by_eval else ""))
     click.echo("pii placeholders: " + ", ".join(f"{k} {m['pii'][k]}" for k in ("emails", "phones", "cards", "ips", "keys")))
-    from corpus.report.build import build_report
-
-    click.echo(f"html report: {build_report(c.config)}")
+    click.echo(f"html report: {page}")
 
 
 # ---------------------------------------------------------------- quality

@@ -5,6 +5,7 @@ per reason of the web records fetch rejected (a warc source's raw rejects/ parts
 from __future__ import annotations
 
 import difflib
+from pathlib import Path
 
 import pyarrow.compute as pc
 
@@ -82,9 +83,9 @@ def sample_rejects(config: Config, *, stage="filter", filter_name=None, rule=Non
 
     stage "filter": rows of rejects/ (filter, rule, value, text). stage "dedup": rows of dropped/, keyed
     ("dedup", reason), with duplicate_of or eval_source and matched_ngram."""
-    check_selection(config, stage, filter_name, rule, source)
     if stage == "fetch":
-        return _fetch_rejects(config, rule, source, per_rule)
+        return fetch_rejects(config, filter_name=filter_name, rule=rule, source=source, per_rule=per_rule)[1]
+    check_selection(config, stage, filter_name, rule, source)
     st = STAGE[stage]
     d = st.path(config)
     manifest, _ = published_stage(config, d, stage)
@@ -110,29 +111,42 @@ def sample_rejects(config: Config, *, stage="filter", filter_name=None, rule=Non
     return out
 
 
-def _fetch_rejects(config: Config, reason: str | None, source: str | None, per_rule: int):
-    """[(("fetch", reason), count, [rows])]: the web records fetch rejected (url, locator, record_id, reason,
-    detail, source_id), in the reasons' order, rows spread evenly in file order."""
+def _web_raw_outputs(config: Config, source: str | None) -> list[tuple[str, Path, dict]]:
+    """[(source_id, directory, manifest)]: the raw output this dataset version read of each web source."""
     from corpus.config.ledger import load_ledger
-    from corpus.engine.raw import REJECTS, WEB_FORMATS, version_raw
-    from corpus.formats.jsonl import read_zst_jsonl
-    from corpus.web.records import REASONS
+    from corpus.engine.raw import WEB_FORMATS, version_raw
 
     ledger = load_ledger(config.ledger_path)
-    groups: dict[str, list[dict]] = {}
+    out = []
     for sid in config["dataset"]["sources"]:
         row = ledger.get(sid)
         if row is None or row["format"] not in WEB_FORMATS or source not in (None, sid):
             continue
-        directory, manifest = version_raw(config, row, [STAGE["normalize"].path(config)])
+        out.append((sid, *version_raw(config, row, [STAGE["normalize"].path(config)])))
+    return out
+
+
+def fetch_rejects(config: Config, *, filter_name: str | None = None, rule: str | None = None,
+                  source: str | None = None, per_rule: int = 3) -> tuple[str | None, list]:
+    """(summary, groups): the line of what became of every WARC record the web sources hold (None: the
+    dataset has no web source), and [(("fetch", reason), count, [rows])]: the records fetch rejected (url,
+    locator, record_id, reason, detail, source_id), in the reasons' order, rows spread evenly in file order."""
+    from corpus.engine.raw import REJECTS
+    from corpus.formats.jsonl import read_zst_jsonl
+    from corpus.web.records import REASONS, records_line
+
+    check_selection(config, "fetch", filter_name, rule, source)
+    raws = _web_raw_outputs(config, source)
+    groups: dict[str, list[dict]] = {}
+    for sid, directory, manifest in raws:
         for p in manifest["parts"]:
             if p["name"].startswith(REJECTS + "/"):
                 for rec in read_zst_jsonl(directory / p["name"]):
-                    if reason in (None, rec["reason"]):
+                    if rule in (None, rec["reason"]):
                         groups.setdefault(rec["reason"], []).append({**rec, "source_id": sid})
     out = []
     for r in sorted(groups, key=lambda r: REASONS.index(r) if r in REASONS else 99):
         rows = groups[r]
         step = max(1, len(rows) // per_rule)
         out.append((("fetch", r), len(rows), rows[::step][:per_rule]))
-    return out
+    return records_line([m["counts"] for _, _, m in raws]), out

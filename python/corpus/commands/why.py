@@ -240,8 +240,7 @@ def _mix_steps(d: Path, m: dict, rel: str, text: str, doc_id: str, source_id: st
     from corpus.tokens import mix as mixing
 
     info = m["mix"]["sources"][source_id]
-    threshold = info["threshold"]
-    whole = round(info["weight"] - mixing.weight_of(0, threshold))
+    whole, threshold = mixing.weight_parts(info["weight"])  # exactly the rule's (tokens.mix_manifest)
     u_bits = int(mixing.doc_hashes(m["mix"]["config"]["seed"], [source_id], [doc_id])[0, 0])
     by_rule = whole + (u_bits < threshold)
     tok = Tokenizer.from_file(str(d / m["tokenizer"]["file"]))

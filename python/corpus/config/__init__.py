@@ -23,6 +23,8 @@ DEFAULT_ARTIFACTS = "/artifacts"
 SCHEMA = "corpus-config.schema.json"
 # Tables that say where and how to run, not what to compute: they never change config_sha256.
 UNHASHED_TABLES = ("paths", "run")
+# Keys that only decide what is warned about (no output byte): left out of every hash of their table.
+UNHASHED_KEYS = ("tokenize.min_train_bytes",)
 
 
 @dataclass(frozen=True)
@@ -81,14 +83,22 @@ def config_slice(data: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
         table, _, name = key.partition(".")
         if table not in data:  # an optional table without a default ([mix]): absent, it changes no hash
             continue
-        out[key] = data[table][name] if name else data[table]
+        out[key] = data[table][name] if name else _hashed_keys(table, data[table])
     return out
+
+
+def _hashed_keys(table: str, values):
+    """A table without its UNHASHED_KEYS."""
+    if not isinstance(values, dict):
+        return values
+    return {k: v for k, v in values.items() if f"{table}.{k}" not in UNHASHED_KEYS}
 
 
 def config_sha256(data: dict[str, Any], keys: tuple[str, ...] | None = None) -> str:
     """The sha256 of the config's hashed tables, or of only `keys` (config_slice): a stage's identity
     hashes the keys it and its inputs read."""
-    hashed = {k: v for k, v in data.items() if k not in UNHASHED_TABLES} if keys is None else config_slice(data, keys)
+    hashed = ({k: _hashed_keys(k, v) for k, v in data.items() if k not in UNHASHED_TABLES} if keys is None
+              else config_slice(data, keys))
     return hashlib.sha256(canonical_json(hashed).encode("utf-8")).hexdigest()
 
 

@@ -116,6 +116,9 @@ class StageResult:
     stage: str
     outputs: list[Output]
     seconds: float = 0.0
+    # the config it ran with (stages.run_stage): a summary may compare the outputs with settings no
+    # identity records (tokenize: [tokenize] min_train_bytes)
+    config: Config | None = None
 
     @property
     def current(self) -> bool:

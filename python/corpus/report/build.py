@@ -61,7 +61,8 @@ def collect(config: Config, budget: Budget) -> tuple[dict, Redactor]:
     return data, redactor
 
 
-def build_report(config: Config, budget: Budget | None = None) -> Path:
+def write_report(config: Config, budget: Budget | None = None) -> tuple[Path, dict]:
+    """The page written, and the data it shows (the text of `corpus report` reads some of it)."""
     budget = budget or Budget()
     data, redactor = collect(config, budget)
     page = render(data, redactor)
@@ -69,4 +70,8 @@ def build_report(config: Config, budget: Budget | None = None) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     write_bytes(path, page.encode("utf-8"))
     path.chmod(0o644)  # a page to open and share, not a secret
-    return path
+    return path, data
+
+
+def build_report(config: Config, budget: Budget | None = None) -> Path:
+    return write_report(config, budget)[0]

@@ -14,19 +14,22 @@ from corpus.stages import STAGE
 from corpus.report.reading import parts_of, stage_manifest
 from corpus.report.sampling import Budget, choose_parts
 from corpus.report.scan import scan_groups
+from corpus.web.records import is_web_manifest
 
 DROP_PARTS = {"filter": (side_prefix("filter"), ["filter", "rule"]), "dedup": (side_prefix("dedup"), ["reason"])}
 
 
 def _raw(config: Config, sources: list[str], budget: Budget) -> dict:
     ledger = load_ledger(config.ledger_path)
-    rows = []
+    rows, manifests = [], []
     for sid in sources:
         d, m = version_raw(config, ledger[sid], [STAGE["normalize"].path(config)])  # verifies every raw part's sha256
         rows += [(sid, d, p, m["counts"]) for p in document_parts(m)]
+        manifests.append(m)
     choice = choose_parts([p for _, _, p, _ in rows], budget, "raw")
     chosen = {id(p) for p in choice.parts}
     out, drops, seen = {}, {}, set()
+    web = [m["counts"] for m in manifests if is_web_manifest(m)]
     for sid, d, p, counts in rows:
         s = out.setdefault(sid, {"docs": 0, "chars": 0, "estimated": False, "_measured": 0})
         s["docs"] += p["rows"]
@@ -46,15 +49,19 @@ def _raw(config: Config, sources: list[str], budget: Budget) -> dict:
         if m != s["docs"]:
             s["chars"] = round(s["chars"] * s["docs"] / m) if m else None
             s["estimated"] = True
+    # web: the raw counts of each web source (records read, skipped and rejected by kind), the row above raw
     return {"name": "fetch", "label": "raw (01 fetch)", "out": out, "drops": drops, "note": choice.note(),
-            "docs_in": sum(s.pop("docs_in") for s in out.values())}
+            "docs_in": sum(s.pop("docs_in") for s in out.values()), "web": web}
 
 
 def collect_funnel(config: Config, corpus: dict, shards: dict, budget: Budget) -> dict:
     """{"stages": [{name, label, docs_in, out: {source: {docs, chars, estimated}}, drops: {(filter, rule):
-    {source: {...}}}, note}], "sources": [...]}; `shards` is the shards' per-source table from collect_shards."""
+    {source: {...}}}, note}], "sources": [...], "web": [counts]}; `shards` is the shards' per-source table
+    from collect_shards; `web` the raw manifest counts of the web sources (WARC records by kind; [] for none)."""
     sources = list(config["dataset"]["sources"])
-    stages = [_raw(config, sources, budget)]
+    raw = _raw(config, sources, budget)
+    web = raw.pop("web")
+    stages = [raw]
     for name, dirname in STAGES:
         m = stage_manifest(config, dirname)
         parts = parts_of(m)
@@ -85,7 +92,7 @@ def collect_funnel(config: Config, corpus: dict, shards: dict, budget: Budget) -
     for s in stages:
         s.setdefault("docs_out", sum(v["docs"] for v in s["out"].values()))
         s["chars_out"] = _total(s["out"].values())
-    return {"stages": stages, "sources": sources}
+    return {"stages": stages, "sources": sources, "web": web}
 
 
 def _total(values) -> dict:

@@ -9,6 +9,7 @@ from corpus.report import plots
 from corpus.report.filters import LOG_RULES
 from corpus.report.licences import classify
 from corpus.report.text import first_lines
+from corpus.web.records import total_web_counts
 
 CSS = """
 :root{--ink:#1a202c;--muted:#5a6678;--line:#e2e8f0;--bg:#f7f9fc;--card:#fff;--blue:#2b6cb0;--red:#c53030;
@@ -122,9 +123,14 @@ def header(d: dict) -> str:
             f'<code>corpus/{e(c["dataset"])}/{e(c["version"])}</code></div></header>'
             '<nav><a href="#funnel">Funnel</a><a href="#licences">Licences</a><a href="#filters">Filters</a>'
             '<a href="#dedup">Dedup</a><a href="#pii">PII</a><a href="#tokens">Tokens</a><a href="#samples">Samples</a>'
-            '</nav><main>' + flags(lic) +
+            '</nav><main>' + flags(lic) + token_warnings(tok) +
             '<div class="cards">' + "".join(f'<div class="card"><div class="v">{v}</div><div class="k">{k}</div></div>'
                                              for k, v in cards) + "</div>")
+
+
+def token_warnings(tok: dict | None) -> str:
+    """What the token stream's manifest warns about (tokens.checks), at the top of the page."""
+    return "".join(f'<div class="flag unknown"><b>tokens:</b> {e(w)}.</div>' for w in (tok or {}).get("warnings", []))
 
 
 def flags(lic: dict) -> str:
@@ -147,13 +153,24 @@ def flags(lic: dict) -> str:
 FATE_GROUPS = ["kept", "empty", "lang", "gopher", "repetition", "ppl", "dedup"]
 
 
+def web_records_row(web: list[dict]) -> list[str]:
+    """The funnel's row above raw: the web sources' WARC records read, those that are documents (kept or
+    rejected at fetch: the raw row's), and those skipped, by WARC-Type (records, not documents: no chart)."""
+    t = total_web_counts(web)
+    read, skipped = sum(t["records"].values()), sum(t["skipped_records"].values())
+    kinds = ", ".join(f"{k} {v:,}" for k, v in sorted(t["skipped_records"].items())) or "none"
+    label = (f'WARC records ({len(web)} web source{"s" if len(web) > 1 else ""})'
+             f'<div class="sub">skipped by type: {e(kinds)}</div>')
+    return [label, n(read), n(read - skipped), n(skipped), "—", "all"]
+
+
 def funnel(d: dict) -> str:
     f = d["funnel"]
     stages = f["stages"]
     labels = [s["label"] for s in stages]
     docs = [s["docs_out"] for s in stages]
     chars = [s["chars_out"]["chars"] for s in stages]
-    rows = []
+    rows = [web_records_row(f["web"])] if f["web"] else []
     for s in stages:
         rows.append([e(s["label"]), n(s["docs_in"]), n(s["docs_out"]), n(s["docs_in"] - s["docs_out"]),
                      n(s["chars_out"]["chars"], s["chars_out"]["estimated"]), e(s.get("note") or "all")])
@@ -193,7 +210,10 @@ def funnel(d: dict) -> str:
                               n(total), n(None if None in ch else sum(ch), est), by])
     return ('<section id="funnel"><h2>Funnel</h2><p class="muted">Documents (exact, from the manifests and parts) and '
             'characters (<code>len()</code> of the texts each stage wrote) after every stage, as a share of what was '
-            'fetched.</p>' + img(plots.funnel_chart(labels, docs, chars), "documents and characters per stage") +
+            'fetched.' + (' The first row counts the WARC records of the web sources: those that are no page '
+                          '(warcinfo, request, metadata, revisit) are skipped; the others are documents '
+                          'the raw row reads in (kept, or rejected with a reason).' if f["web"] else '') +
+            '</p>' + img(plots.funnel_chart(labels, docs, chars), "documents and characters per stage") +
             table(["stage", "docs in", "docs out", "dropped", "characters out", "parts read"], rows, {1, 2, 3, 4}) +
             "<h3>Where each source's documents went</h3>" +
             img(plots.fate_chart(f["sources"], fates, FATE_GROUPS), "fate of each source's documents") +
@@ -396,6 +416,7 @@ def tokens(d: dict) -> str:
                 '(run <code>corpus tokenize</code>).</p></section>')
     tk = t["tokenizer"]
     facts = [["tokenizer id", f"<code>{e(t['id'])}</code>"], ["tokenizer.json sha256", f"<code>{e(tk['sha256'])}</code>"],
+             ["trained on (bytes of text)", n(tk.get("trained_on_bytes"))],  # —: pinned, or not recorded
              ["vocabulary", n(tk["vocab_size"])], ["dtype on disk", f"<code>{e(tk['dtype'])}</code>"],
              ["EOS", f"<code>{e(tk['eos_token'])}</code> = {tk['eos_id']}"],
              ["special tokens", ", ".join(f"<code>{e(k)}</code> {v}" for k, v in tk["special_tokens"].items())],
@@ -433,7 +454,7 @@ def mixture(x: dict) -> str:
     rows, chart = [], []
     for sid, s in x["sources"].items():
         target = s["target"]
-        want = (f"{target['share']:g}% ({si(target['tokens'])})" if target and "share" in target
+        want = (f"{100 * target['share']:g}% ({si(target['tokens'])})" if target and "share" in target
                 else si(target["tokens"]) if target else "—")
         err = s.get("share_error", s.get("error"))
         reps = ", ".join(f"{k}×: {n(v)}" for k, v in s["repetitions"].items())

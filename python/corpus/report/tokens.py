@@ -15,6 +15,7 @@ from corpus.store.atomic import sha256_file
 from corpus.config import Config
 from corpus.errors import CorpusError
 from corpus.config.layout import TOKENS_MANIFEST as MANIFEST, tokens_root
+from corpus.tokens.checks import tokens_warnings
 from corpus.tokens.workfiles import SPLITS
 from corpus.tokens.plan import replay_order
 from corpus.formats.megatron import MegatronIndex
@@ -65,7 +66,7 @@ def collect_tokens(config: Config, corpus: dict, shards: dict, budget: Budget) -
     texts = ShardTexts(config, corpus)
     out = {"dir": str(d), "id": m["tokenizer_id"], "others": [x.name for x, _ in found[1:]],
            "tokenizer": m["tokenizer"], "seed": m["seed"], "budgets": m["budgets"], "packages": m["packages"],
-           "splits": {}, "by_source": {}, "mapping": "", "lengths": {}}
+           "splits": {}, "by_source": {}, "mapping": "", "lengths": {}, "warnings": tokens_warnings(m, config)}
     check = []
     for split in SPLITS:
         info = m["splits"][split]

@@ -215,9 +215,9 @@ def run_stage(name: str, config: Config, opts: RunOptions | None = None, **kw) -
         # nothing to do: no pool, no model loaded (an s3 root: the runner finishes uploads first)
         done = all_current(name, jobs, opts) if config.remote is None else None
         if done is not None:
-            return done
+            return dataclasses.replace(done, config=config)
         warm = module.warm(config) if hasattr(module, "warm") else warm_import(module.__name__)
         # a module's LAZY_POOL: its workers start when a map phase first needs them (tokenize: one shard's
         # encode runs in the driver with every core, and a small corpus's other phases too)
         with pool_session(opts.workers, warm, config["run"]["executor"], lazy=getattr(module, "LAZY_POOL", False)):
-            return run_jobs(name, config, opts, jobs)
+            return dataclasses.replace(run_jobs(name, config, opts, jobs), config=config)

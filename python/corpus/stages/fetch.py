@@ -37,7 +37,8 @@ from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step
 from corpus.formats.sources.limits import ReadLimits
 from corpus.formats.sources.ranges import Range, plan_ranges
 from corpus.formats.sources.read import read_documents
-from corpus.web.records import WebCounts, WebDoc, web_documents
+from corpus.web.records import (WebCounts, WebDoc, describe_records, is_web_manifest, records_line,
+                                total_web_counts, web_documents)
 
 
 @dataclass(frozen=True)
@@ -262,9 +263,16 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
     return jobs
 
 
+def web_records_line(result) -> str | None:
+    """What became of the web sources' WARC records, added up over them (None: no web source)."""
+    return records_line([o.manifest["counts"] for o in result.outputs if is_web_manifest(o.manifest)])
+
+
 def summary(result) -> str:
     fetched = [o for o in result.outputs if o.status != "current"]
-    return f"{len(fetched)} of {len(result.outputs)} sources fetched"
+    line = f"{len(fetched)} of {len(result.outputs)} sources fetched"
+    records = web_records_line(result)
+    return f"{line}; {records}" if records else line
 
 
 def report(result) -> list[str]:
@@ -275,15 +283,13 @@ def report(result) -> list[str]:
         lines.append(f"{o.key:<28} {'fetched' if fetched else 'current':<10} {o.run_info.get('found_by', 'none'):<10} "
                      f"{o.manifest['counts']['docs_out']:>8} {mb:>7.2f} {o.run_info.get('seconds', 0.0):>6.2f}")
     for o in result.outputs:
-        c = o.manifest["counts"]
-        if c.get("records"):  # a web source: what became of its records
-            rejected = ", ".join(f"{k} {v}" for k, v in sorted(c["rejected"].items())) or "none"
-            skipped = ", ".join(f"{k} {v}" for k, v in sorted(c["skipped_records"].items())) or "none"
-            lines.append(f"  {o.key}: {c['docs_out']} pages kept; rejected: {rejected}; skipped records: {skipped}")
+        if is_web_manifest(o.manifest):  # a web source: what became of its records
+            lines.append(f"  {o.key}: WARC records {describe_records(total_web_counts([o.manifest['counts']]))}")
     fetched = [o for o in result.outputs if o.status != "current"]
     docs = sum(o.manifest["counts"]["docs_out"] for o in fetched)
     mb = sum(o.manifest["source"]["bytes"] for o in fetched) / 1e6
     wall = result.seconds
     lines.append(f"fetched {len(fetched)} of {len(result.outputs)} sources: {docs} docs, {mb:.2f} MB in {wall:.2f}s"
                  + (f" ({docs / wall:,.0f} docs/s, {mb / wall:.2f} MB/s)" if fetched and wall > 0 else ""))
-    return lines
+    records = web_records_line(result)
+    return lines + ([records] if records else [])

@@ -22,7 +22,8 @@ split: `mix-sources` (map per shard: each train document's source and keyed hash
 u), `weights` (step: targets resolved), `mix-copies` (map: copies per document, the buckets that keep a
 document), `kept` (step) and `mix-place` (map: the shard's mixed train index, copies in buckets apart);
 `order` then reads that index for train. The val split is never resampled. The output directory is
-`<tokenizer_id>-mix-<12 hex>`, beside the unmixed one."""
+`<tokenizer_id>-mix-<12 hex>` (the only one a mixed run writes: the unmixed `<tokenizer_id>` is a run
+without [mix])."""
 
 # This module declares the phases; what they compute is in corpus.tokens: train/sample/tokenizer (the
 # tokenizer), encode, resample (the mix), buckets (order), parts (plan and write), mix_manifest.
@@ -53,8 +54,9 @@ from corpus.engine.versions import output_packages
 from corpus.tokens import hf
 from corpus.tokens import mix as mixing
 from corpus.tokens.buckets import OrderUnit, order_partition
+from corpus.tokens.checks import tokens_warnings
 from corpus.tokens.encode import EncodeUnit, encode_threads, encode_unit
-from corpus.tokens.mix_manifest import mix_manifest
+from corpus.tokens.mix_manifest import MIX_MANIFEST_FORMAT, mix_manifest
 from corpus.tokens.parts import split_part_units, write_part
 from corpus.tokens.plan import BUCKETS, bucket_ranges
 from corpus.tokens.resample import MixUnit, counts_before, kept_buckets, mix_copies, mix_place, mix_sources
@@ -178,6 +180,7 @@ class TokenizeRun:
     corpus_sha: str
     tokenizer: bytes              # tokenizer.json
     tokenizer_id: str
+    trained_on_bytes: int | None  # the bytes of text the tokenizer was trained on (None: pinned)
     training: dict                # the BPE training's seconds (sample, train), for _RUN.json; {} if none
     budgets: dict                 # max_documents, train_tokens, max_tokens_per_file
     threads: tuple[int, ...]      # encode threads per shard
@@ -218,7 +221,7 @@ def tokenize_run(config: Config, opts: RunOptions) -> tuple[TokenizeRun, dict]:
     trained_from = None if tcfg["tokenizer"] else training_settings(config, corpus_sha)
     training: dict = {}
     with _trainer_threads(stage_cores(opts.workers)):
-        tok_bytes, tokenizer_id = resolve_tokenizer(config, corpus, trained_from, training)
+        tok_bytes, tokenizer_id, trained_on_bytes = resolve_tokenizer(config, corpus, trained_from, training)
     if training:
         release_freed_memory(collect=True)  # the trainer's word and pair tables: not carried through encode
     # a corpus of up to ORDER_IN_DRIVER_DOCS documents is ordered in the driver (one partition unless
@@ -226,7 +229,7 @@ def tokenize_run(config: Config, opts: RunOptions) -> tuple[TokenizeRun, dict]:
     order_in_driver = corpus["n_docs"] <= ORDER_IN_DRIVER_DOCS
     mix_record = mixing.record(mix_cfg) if mixed else None
     run = TokenizeRun(
-        config, corpus, corpus_sha, tok_bytes, tokenizer_id, training, budgets,
+        config, corpus, corpus_sha, tok_bytes, tokenizer_id, trained_on_bytes, training, budgets,
         threads=tuple(encode_threads([s["rows"] for s in corpus["shards"]], stage_cores(opts.workers), opts.workers)),
         n_parts=partitions(config, corpus["n_docs"], workers=1 if order_in_driver else opts.workers, cap=BUCKETS),
         order_in_driver=order_in_driver, cache=cache_root(config), sources=sources,
@@ -238,6 +241,7 @@ def tokenize_run(config: Config, opts: RunOptions) -> tuple[TokenizeRun, dict]:
         params["trained_from"] = trained_from
     if mixed:
         params["mix"] = mix_record
+        params["mix_manifest"] = MIX_MANIFEST_FORMAT
     return run, {"config_sha256": config_hash(config, ME.name), "params": params, "inputs": [shard_ref]}
 
 
@@ -333,9 +337,12 @@ def manifest_step(run: TokenizeRun, ctx: PhaseContext) -> None:
         splits[split] = {"docs": sum(f["docs"] for f in files), "tokens": sum(f["tokens"] for f in files),
                          "files": files}
     config = run.config
+    tokenizer = {"file": TOKENIZER_FILE, "sha256": sha256_bytes(run.tokenizer), **ctx.state["facts"]}
+    if run.trained_on_bytes is not None:
+        tokenizer["trained_on_bytes"] = run.trained_on_bytes
     manifest = {"dataset": config.dataset, "version": config.version, "tokenizer_id": run.tokenizer_id,
                 "corpus_manifest_sha256": run.corpus_sha, "config_sha256": config_hash(config, ME.name),
-                "tokenizer": {"file": TOKENIZER_FILE, "sha256": sha256_bytes(run.tokenizer), **ctx.state["facts"]},
+                "tokenizer": tokenizer,
                 "seed": run.seed, "budgets": run.budgets, "splits": splits, "packages": output_packages()}
     if run.mix is not None:
         manifest["mix"] = mix_manifest(run.mix_id, run.mix_record, run.sources, ctx.state["before"],
@@ -347,6 +354,8 @@ def manifest_step(run: TokenizeRun, ctx: PhaseContext) -> None:
     ctx.add_part({"name": TOKENS_MANIFEST, "sha256": sha256_bytes(data), "rows": 0, "bytes": len(data)})
     ctx.counts = {"docs_in": run.corpus["n_docs"], "docs_out": sum(s["docs"] for s in splits.values()),
                   "tokens": {s: splits[s]["tokens"] for s in SPLITS}}
+    for warning in tokens_warnings(manifest, config):
+        log.warning("tokenize: %s", warning)
 
 
 def plan(config: Config, opts: RunOptions) -> list[Job]:
@@ -367,13 +376,15 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
 
 def summary(result) -> str:
     m = json.loads((result.path / TOKENS_MANIFEST).read_text())
-    return ", ".join(f"{s} {i['docs']} docs / {i['tokens']} tokens" for s, i in m["splits"].items())
+    counts = ", ".join(f"{s} {i['docs']} docs / {i['tokens']} tokens" for s, i in m["splits"].items())
+    return "; ".join([counts, *(f"WARNING: {w}" for w in tokens_warnings(m, result.config))])
 
 
 def report(result) -> list[str]:
     m = json.loads((result.path / TOKENS_MANIFEST).read_text())
     t = m["tokenizer"]
     lines = [f"tokenize: {m['tokenizer_id']} (vocab {t['vocab_size']}, {t['dtype']}, EOS {t['eos_id']}) -> {result.path}"]
+    lines += [f"  WARNING: {w}" for w in tokens_warnings(m, result.config)]
     for split, info in m["splits"].items():
         lines.append(f"  {split:<5} {info['docs']:>8} docs {info['tokens']:>11} tokens in {len(info['files'])} parts")
     if "mix" in m:
@@ -382,7 +393,7 @@ def report(result) -> list[str]:
                      f"tokens {mix['train_tokens']['before']:,} -> {mix['train_tokens']['after']:,}; val not resampled")
         for sid, s in mix["sources"].items():
             t = s["target"]
-            target = ("" if t is None else f", target {t['share']:g}%" if "share" in t else f", target {t['tokens']:,}")
+            target = ("" if t is None else f", target {t['share']:.2%}" if "share" in t else f", target {t['tokens']:,}")
             err = s.get("share_error", s.get("error"))
             lines.append(f"    {sid:<28} weight {s['weight']:.4g}: {s['before']['train_tokens']:>11,} -> "
                          f"{s['after']['train_tokens']:>11,} tokens ({s['share']:.2%}{target}"

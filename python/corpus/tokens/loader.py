@@ -274,19 +274,31 @@ def stale_reason(tokens_dir: Path, manifest: dict) -> str | None:
 def current_tokens_dir(artifacts: str | os.PathLike, dataset: str, version: str, mix: str | None = None) -> Path:
     """The token directory of <dataset>/<version>'s current shards under an artifacts root (the one the
     README's example opens): the unmixed stream, or with `mix` ("mix-<12 hex>", its manifest's mix id)
-    that mixture's; an error naming them when there is none, or several (other tokenizers)."""
+    that mixture's; an error naming them when there is none (and the `mix=` of each current one that is
+    not the one asked for), or several (other tokenizers)."""
     root = Path(artifacts) / "tokens" / dataset / version
     dirs = sorted(d for d in root.glob("*") if (d / MANIFEST).is_file() and not d.name.endswith(".incomplete"))
-    current = []
+    current = {}  # directory -> its mix id (None: unmixed), for the directories of the current shards
     for d in dirs:
         m = read_manifest(d)
-        if m.get("mix", {}).get("id") == mix and stale_reason(d, m) is None:
-            current.append(d)
-    if len(current) != 1:
-        what = "none is current" if not current else f"several are ({', '.join(d.name for d in current)}): open one by path"
-        raise CorpusError(f"{root}: {len(dirs)} token directories, {what}" + (f" with mixture {mix}" if mix else
-                                                                             " and unmixed" if current else ""))
-    return current[0]
+        if stale_reason(d, m) is None:
+            current[d] = m.get("mix", {}).get("id")
+    chosen = [d for d, mixed in current.items() if mixed == mix]
+    if len(chosen) == 1:
+        return chosen[0]
+    wanted = f"with mixture {mix}" if mix else "without a mixture"
+    found = f"{len(dirs)} token director{'y' if len(dirs) == 1 else 'ies'}"
+    if chosen:
+        raise CorpusError(f"{root}: {found}, several are current {wanted} ({', '.join(d.name for d in chosen)}): "
+                          f"open one by path")
+    raise CorpusError(f"{root}: {found}, none is current {wanted}" + _other_current(current))
+
+
+def _other_current(current: dict[Path, str | None]) -> str:
+    """'; current instead: pass mix="mix-…" (<dir>), …': what to pass for each current directory not asked for."""
+    offers = [f'mix="{mixed}" ({d.name})' if mixed else f"mix=None for the unmixed stream ({d.name})"
+              for d, mixed in current.items()]
+    return f"; current instead: pass {', or '.join(offers)}" if offers else ""
 
 
 def read_manifest(tokens_dir: str | os.PathLike) -> dict:

@@ -214,7 +214,7 @@ def resolve(mix: dict, sources: list[str], tokens: dict[str, int], hist: np.ndar
         else:
             whole, thr, _ = _for_tokens(want, tokens[s], cums[s], cap)
             out[s] = {"whole": whole, "threshold": thr, "reason": note.get(s)}
-        out[s]["target"] = {"share": p * 100, "tokens": int(round(want))}
+        out[s]["target"] = {"share": p, "tokens": int(round(want))}  # a fraction, as the realised share
     return out
 
 

@@ -1,12 +1,16 @@
 """The tokens `_MANIFEST.json`'s `mix`: the [mix] table, and per source its weight, its target and how far
 the mixture is from it (or why), its documents and tokens before and after mixing and in the stream (after
-the budgets), and how often its documents repeat."""
+the budgets), and how often its documents repeat. Every share is a fraction of the mixed train tokens
+(docs/formats.md lists every field)."""
 
 from __future__ import annotations
 
 from corpus.tokens import mix as mixing
 
 TARGET_TOLERANCE = 0.005  # a realised share (or token count, relative) further from its target gets a reason
+# the layout of the manifest's `mix`, in a mixed stream's identity: a directory written with another (a
+# target share in percent, a 64-bit threshold) is stale and written again, never read as this one
+MIX_MANIFEST_FORMAT = 2
 
 
 def mix_manifest(mix_id: str, mix_record: dict, sources: tuple[str, ...], before: dict, weights: dict,
@@ -52,9 +56,11 @@ def _in_stream(written: list[dict], n_sources: int) -> dict:
 
 def _source_entry(i: int, sid: str, w: dict, before: dict, after: dict, stream: dict, reps: dict[str, int],
                   total: int) -> dict:
-    entry = {"weight": mixing.weight_of(w["whole"], w["threshold"]), "threshold": w["threshold"],
-             "target": w["target"],
-             "reason": w["reason"],
+    # no 64-bit threshold: the weight alone gives it back exactly (tokens.mix.weight_parts, checked here)
+    weight = mixing.weight_of(w["whole"], w["threshold"])
+    if mixing.weight_parts(weight) != (w["whole"], w["threshold"]):
+        raise AssertionError(f"{sid}: weight {weight!r} does not give back its copies rule")
+    entry = {"weight": weight, "target": w["target"], "reason": w["reason"],
              "before": {"train_docs": before["train"]["docs"][i], "train_tokens": before["train"]["tokens"][i],
                         "val_docs": before["val"]["docs"][i], "val_tokens": before["val"]["tokens"][i]},
              "after": {"train_docs": after["docs"][i], "train_tokens": after["tokens"][i]},
@@ -72,7 +78,7 @@ def _add_target_error(entry: dict, sid: str, target: dict, total: int) -> None:
     want = target["tokens"]
     entry["error"] = (entry["after"]["train_tokens"] - want) / want if want else 0.0
     if "share" in target:
-        entry["share_error"] = entry["share"] - target["share"] / 100
+        entry["share_error"] = entry["share"] - target["share"]
     off = abs(entry.get("share_error", entry["error"]))
     if entry["reason"] is None and off > TARGET_TOLERANCE and entry["after"]["train_docs"]:
         mean = entry["before"]["train_tokens"] / max(1, entry["before"]["train_docs"])

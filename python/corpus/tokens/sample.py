@@ -36,6 +36,27 @@ def sample_arrays(config: Config, manifest: dict):
             f"a seeded sample of about {budget_bytes} of the train split's {total} bytes of text")
 
 
+class CountedText:
+    """Arrow string arrays passed on as they are, their texts' UTF-8 bytes counted as they go by (what a
+    tokenizer was trained on: the manifest's tokenizer.trained_on_bytes)."""
+
+    def __init__(self, arrays):
+        self._arrays, self.bytes = arrays, 0
+
+    def __iter__(self):
+        for arr in self._arrays:
+            self.bytes += pc.sum(pc.binary_length(arr)).as_py() or 0
+            yield arr
+
+
+def sample_bytes(config: Config, manifest: dict) -> int:
+    """The UTF-8 bytes of the texts a tokenizer is trained on (train_sample's), without training."""
+    counted = CountedText(sample_arrays(config, manifest)[0])
+    for _ in counted:
+        pass
+    return counted.bytes
+
+
 def _shard_batches(config: Config, manifest: dict, columns: list[str]):
     """The shards' record batches (columns + split), in shard order, each shard hashed as it is read."""
     for s in manifest["shards"]:

@@ -12,29 +12,31 @@ from pathlib import Path
 import numpy as np
 
 from corpus.config import Config
-from corpus.config.layout import STAGE_FILE, TOKENIZER_FILE, tokens_root
+from corpus.config.layout import STAGE_FILE, TOKENIZER_FILE, TOKENS_MANIFEST, tokens_root
 from corpus.errors import CorpusError
 from corpus.formats.megatron import choose_dtype
 from corpus.store.atomic import sha256_bytes
 from corpus.tokens import hf
-from corpus.tokens.sample import sample_arrays
+from corpus.tokens.sample import CountedText, sample_arrays, sample_bytes
 from corpus.tokens.train import PLACEHOLDERS, TRAIN_MAX_WORD, train_tokenizer
 
 log = logging.getLogger(__name__)
 
 
 def resolve_tokenizer(config: Config, manifest: dict, trained_from: dict | None = None,
-                      timing: dict | None = None) -> tuple[bytes, str]:
-    """(tokenizer.json bytes, tokenizer_id): the pinned file, or one trained on the train split (or the
-    same one a published token directory trained with `trained_from`). `timing` gets the training's
-    seconds, only when it trains: `sample_s` (the pass that sizes the train split) and `train_s` (reading
-    the sample and training, which overlap)."""
+                      timing: dict | None = None) -> tuple[bytes, str, int | None]:
+    """(tokenizer.json bytes, tokenizer_id, bytes of text it was trained on): the pinned file (None: not
+    trained here), or one trained on the train split (or the same one a published token directory
+    trained with `trained_from`). `timing` gets the training's seconds, only when it trains: `sample_s`
+    (the pass that sizes the train split) and `train_s` (reading the sample and training, which overlap)."""
     if config["tokenize"]["tokenizer"]:
-        return pinned_tokenizer(config)
+        return (*pinned_tokenizer(config), None)
     reused = trained_before(config, trained_from)
     if reused is not None:  # the same corpus and training settings: the same bytes, without training
-        log.info("tokenizer: the one trained on this corpus with these settings (%s)", reused[1])
-        return reused
+        data, tokenizer_id, trained_on = reused
+        log.info("tokenizer: the one trained on this corpus with these settings (%s)", tokenizer_id)
+        # a directory written before manifests recorded it: counted again (the same sample, so the same number)
+        return data, tokenizer_id, trained_on if trained_on is not None else sample_bytes(config, manifest)
     return train_on_corpus(config, manifest, {} if timing is None else timing)
 
 
@@ -55,17 +57,19 @@ def pinned_tokenizer(config: Config) -> tuple[bytes, str]:
     return data, f"{stem}-{sha256_bytes(data)[:12]}"
 
 
-def train_on_corpus(config: Config, manifest: dict, timing: dict) -> tuple[bytes, str]:
-    """A byte-level BPE trained on the train split's sample, its id, and its seconds in `timing`."""
+def train_on_corpus(config: Config, manifest: dict, timing: dict) -> tuple[bytes, str, int]:
+    """A byte-level BPE trained on the train split's sample, its id and the bytes of text it was trained
+    on, and its seconds in `timing`."""
     tcfg = config["tokenize"]
     t0 = time.monotonic()
     arrays, sampled = sample_arrays(config, manifest)
     t1 = time.monotonic()
-    data = train_tokenizer(arrays, tcfg["vocab_size"], tcfg["eos_token"], arrays=True)
+    counted = CountedText(arrays)
+    data = train_tokenizer(counted, tcfg["vocab_size"], tcfg["eos_token"], arrays=True)
     timing.update(sample_s=round(t1 - t0, 3), train_s=round(time.monotonic() - t1, 3))
     log.info("trained a byte-level BPE tokenizer (vocab %d) on %s in %.1fs (sizing the sample %.1fs of it)",
              tcfg["vocab_size"], sampled, time.monotonic() - t0, t1 - t0)
-    return data, trained_id(config, data)
+    return data, trained_id(config, data), counted.bytes
 
 
 def trained_id(config: Config, data: bytes) -> str:
@@ -84,9 +88,10 @@ def training_settings(config: Config, corpus_sha: str) -> dict:
             "tokenizers": metadata.version("tokenizers")}
 
 
-def trained_before(config: Config, trained_from: dict) -> tuple[bytes, str] | None:
+def trained_before(config: Config, trained_from: dict) -> tuple[bytes, str, int | None] | None:
     """The tokenizer.json a published token directory trained with exactly these settings, verified by
-    its sha256: a run whose training inputs did not change (a no-op, new budgets) trains nothing."""
+    its sha256, its id and the bytes of text it was trained on (None: that manifest does not say): a run
+    whose training inputs did not change (a no-op, new budgets) trains nothing."""
     from corpus.store.checksums import read_verified
 
     root = tokens_root(config)
@@ -100,8 +105,16 @@ def trained_before(config: Config, trained_from: dict) -> tuple[bytes, str] | No
             except CorpusError:
                 continue
             # the id training gives, not the directory's name (a mixed stream's is `<id>-mix-<hash>`)
-            return data, trained_id(config, data)
+            return data, trained_id(config, data), _trained_on_bytes(root / d / TOKENS_MANIFEST)
     return None
+
+
+def _trained_on_bytes(manifest_file: Path) -> int | None:
+    """A token directory's tokenizer.trained_on_bytes (None: absent, or no readable manifest)."""
+    try:
+        return json.loads(manifest_file.read_text())["tokenizer"].get("trained_on_bytes")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
 
 
 def _trained_tokenizer_part(stage_file: Path, trained_from: dict) -> dict | None:

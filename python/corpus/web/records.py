@@ -66,6 +66,47 @@ class WebCounts:
     rejected: dict[str, int] = field(default_factory=dict)    # document records rejected, by reason
 
 
+# the web facts of a raw manifest's counts (beside docs_in/docs_out): {kind: n} each
+WEB_COUNTS = ("records", "skipped_records", "rejected")
+
+
+def is_web_manifest(manifest: dict) -> bool:
+    """A raw output of a web source records its [extract] table (even one of an empty WARC, no records)."""
+    return manifest.get("params", {}).get("extract") is not None
+
+
+def total_web_counts(counts: list[dict]) -> dict:
+    """The web record counts of several raw manifests added up: records read, skipped and rejected by
+    kind, and the documents kept (docs_out)."""
+    total: dict = {key: {} for key in WEB_COUNTS} | {"docs_out": 0}
+    for c in counts:
+        for key in WEB_COUNTS:
+            for kind, n in c.get(key, {}).items():
+                total[key][kind] = total[key].get(kind, 0) + n
+        total["docs_out"] += c["docs_out"]
+    return total
+
+
+def _by_kind(n_what: str, counts: dict) -> str:
+    kinds = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+    return f"{sum(counts.values())} {n_what}" + (f" ({kinds})" if kinds else "")
+
+
+def describe_records(counts: dict) -> str:
+    """'12 read, 5 skipped (request 2, warcinfo 3), 1 rejected (not_html 1), 6 documents' of a raw
+    manifest's (or total_web_counts') counts: every record read is exactly one of the last three."""
+    return (f"{sum(counts['records'].values())} read, {_by_kind('skipped', counts['skipped_records'])}, "
+            f"{_by_kind('rejected', counts['rejected'])}, {counts['docs_out']} documents")
+
+
+def records_line(counts: list[dict]) -> str | None:
+    """'WARC records of 2 web sources: 12 read, …' over the raw manifests' counts of web sources (None: none)."""
+    if not counts:
+        return None
+    return (f"WARC records of {len(counts)} web source{'s' if len(counts) > 1 else ''}: "
+            f"{describe_records(total_web_counts(counts))}")
+
+
 def media_type(value: str | None) -> str | None:
     return value.split(";", 1)[0].strip().lower() or None if value else None
 
