@@ -13,11 +13,10 @@ import json
 from collections import Counter
 from pathlib import Path
 
-import pyarrow.parquet as pq
-
 from corpus.config import Config
 from corpus.config.layout import CORPUS_MANIFEST, STAGE_FILE
 from corpus.errors import CorpusError
+from corpus.formats.parts import read_parquet
 from corpus.stages import STAGE
 
 
@@ -75,7 +74,7 @@ def _ids(config: Config, corpus: dict) -> dict[str, str]:
     """{document id: source_id} of every document in the version's shards."""
     out: dict[str, str] = {}
     for s in corpus["shards"]:
-        t = pq.read_table(config.dataset_dir / s["name"], columns=["id", "source_id"])
+        t = read_parquet(config.dataset_dir / s["name"], columns=["id", "source_id"])
         out.update(zip(t.column("id").to_pylist(), t.column("source_id").to_pylist()))
     return out
 
@@ -85,10 +84,10 @@ def _drop_reasons(config: Config) -> dict[str, str]:
     dropped."""
     out: dict[str, str] = {}
     for p in sorted((STAGE["filter"].path(config) / "rejects").glob("*.parquet")):
-        t = pq.read_table(p, columns=["id", "filter", "rule"]).to_pydict()
+        t = read_parquet(p, columns=["id", "filter", "rule"]).to_pydict()
         out.update((i, f"{f}.{r}") for i, f, r in zip(t["id"], t["filter"], t["rule"]))
     for p in sorted((STAGE["dedup"].path(config) / "dropped").glob("*.parquet")):
-        t = pq.read_table(p, columns=["id", "reason"]).to_pydict()
+        t = read_parquet(p, columns=["id", "reason"]).to_pydict()
         out.update((i, f"dedup.{r}") for i, r in zip(t["id"], t["reason"]))
     return out
 
