@@ -100,3 +100,20 @@ def test_a_rebuilt_raw_output_must_be_the_bytes_every_version_recorded(config):
     with pytest.raises(CorpusError, match=r"other bytes than dataset version ds/v1 read"):
         guard({**manifest, "fetched_at": "2026-12-06T00:00:00Z"})
     keep_what_versions_read(config, root / "corpus/raw/news/other")(manifest)  # nobody read that one
+
+
+def test_gc_delete_over_a_symlinked_staging_dir_and_a_broken_token_manifest(config, tmp_path):
+    from corpus.commands.gc import collect
+
+    root = config.artifacts
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "keep").mkdir(parents=True)
+    (root / "corpus/ds/v1/stages").mkdir(parents=True)
+    (root / "corpus/ds/v1/stages/03-filter.incomplete").symlink_to(elsewhere)
+    (root / "corpus/ds/v1/_MANIFEST.json").write_text("{}")
+    broken = root / "tokens/ds/v1/bpe-1"
+    broken.mkdir(parents=True)
+    (broken / "_MANIFEST.json").write_text("{not json")
+    found = {str(g.path.relative_to(root)) for g in collect(config, delete=True)}
+    assert found == {"corpus/ds/v1/stages/03-filter.incomplete"}  # the broken manifest: audit's to name
+    assert (elsewhere / "keep").is_dir() and broken.is_dir()

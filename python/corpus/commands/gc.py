@@ -37,9 +37,19 @@ class Garbage:
 
 
 def _size(path: Path) -> int:
+    if path.is_symlink():
+        return 0  # the link is removed, not what it points to
     if path.is_file():
         return path.stat().st_size
-    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
+
+
+def _corpus_manifest_of(tokens_manifest: Path) -> str | None:
+    """The corpus_manifest_sha256 a token _MANIFEST.json names; None when it is unreadable (audit names it)."""
+    try:
+        return json.loads(tokens_manifest.read_text(encoding="utf-8")).get("corpus_manifest_sha256")
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def raw_outputs(root: Path) -> list[Path]:
@@ -122,8 +132,7 @@ def _tokens_garbage(root: Path, found: list[Version]) -> list[Garbage]:
                 manifest = d / TOKENS_MANIFEST
                 if f"{ds.name}/{ver.name}" not in names:
                     out.append(Garbage(d, f"token directory of {ds.name}/{ver.name}, a version that is gone", _size(d)))
-                elif current is not None and manifest.is_file() and \
-                        json.loads(manifest.read_text())["corpus_manifest_sha256"] != current:
+                elif current is not None and manifest.is_file() and _corpus_manifest_of(manifest) not in (current, None):
                     out.append(Garbage(d, f"token directory of other shards than {corpus}", _size(d)))
     return out
 
@@ -204,8 +213,8 @@ def collect(config: Config, delete: bool, cache: bool = False, version: str | No
     found = version_garbage(config, version) if version else garbage(config) + (cache_entries(config) if cache else [])
     if delete:
         for g in found:
-            if g.path.is_dir():
+            if g.path.is_symlink() or g.path.is_file():
+                g.path.unlink()  # a symlinked staging dir: the link goes, never what it points to
+            elif g.path.is_dir():
                 shutil.rmtree(g.path)
-            elif g.path.exists():
-                g.path.unlink()
     return found
