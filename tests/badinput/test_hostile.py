@@ -498,3 +498,61 @@ def test_a_trickling_download_stops_at_its_deadline(tmp_path, fetch):
     assert elapsed < 30, elapsed  # the trickle takes 100 s
     downloads = art / "corpus" / "downloads"
     assert not downloads.exists() or not any(downloads.iterdir())
+
+
+@pytest.mark.parametrize("name", ["CORPUS_RAY_CONNECT_TIMEOUT_S", "CORPUS_S3_CONNECT_TIMEOUT_S",
+                                  "CORPUS_S3_REQUEST_TIMEOUT_S"])
+@pytest.mark.parametrize("value", ["junk", "0", "-3", "inf", "nan"])
+def test_a_timeout_variable_that_is_no_positive_number_is_one_line(monkeypatch, name, value):
+    from corpus.errors import CorpusError
+    from corpus.store.environment import seconds_from_env
+
+    monkeypatch.setenv(name, value)
+    with pytest.raises(CorpusError, match=rf"^{name}='{value}': not a number of seconds above 0"):
+        seconds_from_env(name, 10)
+    monkeypatch.setenv(name, " 2.5 ")
+    assert seconds_from_env(name, 10) == 2.5
+    monkeypatch.delenv(name)
+    assert seconds_from_env(name, 10) == 10
+
+
+@pytest.mark.parametrize("tables,expected", [
+    ({"dataset": {"name": "news\n"}}, "dataset.name"),             # a name ending in a newline: a directory with one
+    ({"dataset": {"version": "v1\n"}}, "dataset.version"),
+    ({"dataset": {"name": "n" * 300}}, "dataset.name"),            # a name no file system takes as a directory
+    ({"paths": {"artifacts": ""}}, "paths.artifacts"),            # empty: was /artifacts, silently
+    ({"paths": {"artifacts": "a\x00b"}}, "paths.artifacts"),
+    ({"paths": {"ledger": "L\x00.jsonl"}}, "paths.ledger"),
+])
+def test_names_and_paths_the_file_system_cannot_take_are_refused_in_the_config(tmp_path, tables, expected):
+    from corpus.config import dump_toml, load_config
+    from corpus.errors import CorpusError
+
+    data = {"paths": {"ledger": "L.jsonl", "artifacts": str(tmp_path / "a")}, "dataset": {"sources": ["x"]}}
+    for table, keys in tables.items():
+        data[table].update(keys)
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(dump_toml(data))
+    with pytest.raises(CorpusError, match=expected.replace(".", r"\.")):
+        load_config(cfg)
+
+
+def test_a_nul_in_the_artifacts_root_or_config_path_is_one_line(tmp_path):
+    from corpus.config import load_config
+    from corpus.errors import CorpusError
+
+    cfg = write_config(tmp_path / "c.toml", ledger=tmp_path / "L.jsonl", sources=["x"], artifacts=tmp_path / "a")
+    with pytest.raises(CorpusError, match="an artifacts root cannot hold a NUL character"):
+        load_config(cfg, artifacts="/tmp/a\x00b")
+    with pytest.raises(CorpusError, match="a config path cannot hold a NUL character"):
+        load_config(str(cfg) + "\x00")
+
+
+def test_a_source_id_ending_in_a_newline_is_refused_by_the_ledger(tmp_path):
+    from corpus.config.ledger import load_ledger
+    from corpus.errors import CorpusError
+
+    row = {"source_id": "news\n", "role": "corpus", "url": "https://example.org/a.txt", "sha256": "0" * 64,
+           "bytes": 1, "license_spdx": "MIT", "format": "text"}
+    with pytest.raises(CorpusError, match="source_id"):
+        load_ledger(write_ledger(tmp_path / "L.jsonl", [row]))

@@ -104,7 +104,10 @@ def config_sha256(data: dict[str, Any], keys: tuple[str, ...] | None = None) -> 
 
 def load_config(path: str | os.PathLike | None = None, *, artifacts: str | None = None) -> Config:
     """Read, validate and complete a config. Artifacts root: argument > CORPUS_ARTIFACTS > [paths].artifacts > /artifacts."""
-    path = Path(path or os.environ.get("CORPUS_CONFIG") or DEFAULT_CONFIG)
+    given = str(path or os.environ.get("CORPUS_CONFIG") or DEFAULT_CONFIG)
+    if "\x00" in given:
+        raise CorpusError(f"{given!r}: a config path cannot hold a NUL character")
+    path = Path(given)
     data_bytes = read_user_file(path, "config", not_found="config file not found",
                                 is_dir="a config file (pass the .toml file)")
     try:
@@ -127,6 +130,9 @@ def load_config(path: str | os.PathLike | None = None, *, artifacts: str | None 
         raise CorpusError(str(e).replace(f"{path}: ", f"{path}:{line}: ", 1)) from None
     data = with_defaults(raw, load_schema(SCHEMA))
     root = artifacts or os.environ.get("CORPUS_ARTIFACTS") or data["paths"].get("artifacts") or DEFAULT_ARTIFACTS
+    if "\x00" in root:
+        raise CorpusError(f"{root!r}: an artifacts root cannot hold a NUL character (--artifacts, CORPUS_ARTIFACTS "
+                          f"or [paths] artifacts in {path})")
     if is_remote(root):  # stages work in a node-local copy; store/root.py moves objects to and from it
         local = store_root.local_dir_for(root, data["paths"].get("local_dir") or None)
         store_root.mount(local, root)

@@ -24,6 +24,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Sequence
 
 from corpus.errors import CorpusError
+from corpus.store.environment import seconds_from_env
 from corpus.engine.forkserver import start_forkserver
 from corpus.engine.pandas_probe import skip_pandas_probe
 from corpus.store.proc import alive
@@ -252,7 +253,7 @@ def _check_ray_head(address: str) -> None:
     host, sep, port = hostport.rpartition(":")
     if not sep or not port.isdigit():
         return  # "auto", "local": Ray's own resolution
-    timeout = float(os.environ.get(RAY_CONNECT_ENV) or 10)
+    timeout = seconds_from_env(RAY_CONNECT_ENV, 10)
     try:
         socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
     except OSError as e:

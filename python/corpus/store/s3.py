@@ -18,6 +18,7 @@ import urllib.parse
 from pathlib import Path
 
 from corpus.errors import CorpusError
+from corpus.store.environment import seconds_from_env
 from corpus.store.atomic import CHUNK, temp_beside
 
 SCHEME = "s3"
@@ -51,7 +52,7 @@ PROGRESS_ENV = "CORPUS_S3_PROGRESS_S"                 # seconds between progress
 def timeouts() -> tuple[float, float]:
     """(connect, request) timeouts in seconds: an endpoint that accepts and never answers fails each request
     after them (ATTEMPTS times), instead of the SDKs' minutes."""
-    return (float(os.environ.get(CONNECT_TIMEOUT_ENV) or 10), float(os.environ.get(REQUEST_TIMEOUT_ENV) or 30))
+    return seconds_from_env(CONNECT_TIMEOUT_ENV, 10), seconds_from_env(REQUEST_TIMEOUT_ENV, 30)
 
 
 def filesystem(endpoint: str = "", region: str = ""):
