@@ -556,3 +556,17 @@ def test_a_source_id_ending_in_a_newline_is_refused_by_the_ledger(tmp_path):
            "bytes": 1, "license_spdx": "MIT", "format": "text"}
     with pytest.raises(CorpusError, match="source_id"):
         load_ledger(write_ledger(tmp_path / "L.jsonl", [row]))
+
+
+def test_a_mirror_that_is_no_directory_is_named_when_a_download_fails(tmp_path):
+    import socket
+
+    from corpus.errors import CorpusError
+    from corpus.store.retrieve import locate
+
+    with socket.socket() as s:  # a port nothing listens on: the download fails at once
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    row = {"source_id": "x", "url": f"http://127.0.0.1:{port}/x.txt", "sha256": "0" * 64, "bytes": 3}
+    with pytest.raises(CorpusError, match=r"the mirror .*missing-mirror is not a directory"):
+        locate(row, mirror=tmp_path / "missing-mirror", downloads=tmp_path / "dl", timeout=2)

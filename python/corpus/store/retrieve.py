@@ -186,6 +186,9 @@ def locate(row: dict, *, mirror: Path | None, downloads: Path, timeout: float,
         if mirror is None and "download failed" in str(e):  # offline? a mirror of sha256-named files serves
             raise CorpusError(f"{e} (no mirror set: CORPUS_MIRROR=<dir of sha256-named files> finds sources "
                               f"without the network)") from None
+        if mirror is not None and not mirror.is_dir() and "download failed" in str(e):  # a mistyped mirror
+            raise CorpusError(f"{e} (the mirror {mirror} is not a directory: CORPUS_MIRROR or [paths] mirror; "
+                              f"a relative path is read from the working directory)") from None
         raise
     if n != size or digest != sha:
         bad = path.with_name(path.name + ".rejected")
