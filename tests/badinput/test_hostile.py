@@ -570,3 +570,12 @@ def test_a_mirror_that_is_no_directory_is_named_when_a_download_fails(tmp_path):
     row = {"source_id": "x", "url": f"http://127.0.0.1:{port}/x.txt", "sha256": "0" * 64, "bytes": 3}
     with pytest.raises(CorpusError, match=r"the mirror .*missing-mirror is not a directory"):
         locate(row, mirror=tmp_path / "missing-mirror", downloads=tmp_path / "dl", timeout=2)
+
+
+def test_a_config_with_a_utf8_byte_order_mark_reads_as_without_it(tmp_path):
+    from corpus.config import load_config
+
+    cfg = write_config(tmp_path / "c.toml", ledger=tmp_path / "L.jsonl", sources=["x"], artifacts=tmp_path / "a")
+    plain = load_config(cfg)
+    cfg.write_bytes(b"\xef\xbb\xbf" + cfg.read_bytes())
+    assert load_config(cfg).data == plain.data

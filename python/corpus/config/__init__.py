@@ -115,6 +115,7 @@ def load_config(path: str | os.PathLike | None = None, *, artifacts: str | None 
     except UnicodeDecodeError as e:
         bom = " (it starts with a UTF-16 byte-order mark)" if data_bytes[:2] in (b"\xff\xfe", b"\xfe\xff") else ""
         raise CorpusError(f"{path}: not UTF-8 at byte {e.start}{bom}; TOML files are UTF-8: save it as UTF-8") from None
+    text = text.removeprefix("\ufeff")  # a UTF-8 byte-order mark (Windows editors write one): not TOML's to read
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
