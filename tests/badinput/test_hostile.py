@@ -579,3 +579,25 @@ def test_a_config_with_a_utf8_byte_order_mark_reads_as_without_it(tmp_path):
     plain = load_config(cfg)
     cfg.write_bytes(b"\xef\xbb\xbf" + cfg.read_bytes())
     assert load_config(cfg).data == plain.data
+
+
+def test_sources_with_no_document_are_one_line_not_a_schema_error(tmp_path):
+    import hashlib
+
+    from corpus.config import load_config
+    from corpus.errors import CorpusError
+    from corpus.stages import run_stage
+
+    rows = []
+    for sid, body in (("empty", b""), ("blank", b"  \n\n\t\n")):
+        (tmp_path / f"{sid}.txt").write_bytes(body)
+        rows.append({"source_id": sid, "role": "corpus", "url": str(tmp_path / f"{sid}.txt"), "split": "line",
+                     "sha256": hashlib.sha256(body).hexdigest(), "bytes": len(body), "license_spdx": "MIT",
+                     "format": "text"})
+    cfg = load_config(write_config(tmp_path / "c.toml", ledger=write_ledger(tmp_path / "L.jsonl", rows),
+                                   sources=["empty", "blank"], artifacts=tmp_path / "a",
+                                   decontam={"evals": []}, **{"filters.ppl": {"enabled": False}}))
+    run_stage("fetch", cfg, workers=1)
+    with pytest.raises(CorpusError, match=r"dataset.sources empty, blank: their raw outputs hold no documents"):
+        run_stage("normalize", cfg, workers=1)
+    assert not (tmp_path / "a/corpus/t/v1/stages/02-normalize").exists()

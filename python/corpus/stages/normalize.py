@@ -111,6 +111,11 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
             sources.append((row["source_id"], raw_dir / part["name"], part["sha256"], k, part["rows"]))
             k += part["rows"]
 
+    if not sources:  # no part: the manifest would hold no counts; say what is empty instead
+        raise CorpusError(f"{config.path}: dataset.sources {', '.join(r['source_id'] for r in rows)}: their raw "
+                          f"outputs hold no documents (every file, line or record was empty or rejected: "
+                          f"`corpus fetch` shows the counts); nothing to normalize")
+
     def units(ctx: PhaseContext) -> list[NormalizeUnit]:
         return [NormalizeUnit(f"part-{i:05d}", *p, options, ctx.staging) for i, p in enumerate(sources)]
 
