@@ -601,3 +601,16 @@ def test_sources_with_no_document_are_one_line_not_a_schema_error(tmp_path):
     with pytest.raises(CorpusError, match=r"dataset.sources empty, blank: their raw outputs hold no documents"):
         run_stage("normalize", cfg, workers=1)
     assert not (tmp_path / "a/corpus/t/v1/stages/02-normalize").exists()
+
+
+def test_a_vocabulary_the_trainer_cannot_allocate_is_refused_by_the_schema(tmp_path):
+    from corpus.config import load_config
+    from corpus.errors import CorpusError
+
+    cfg = write_config(tmp_path / "c.toml", ledger=tmp_path / "L.jsonl", sources=["x"], artifacts=tmp_path / "a",
+                       tokenize={"vocab_size": 1 << 32})
+    with pytest.raises(CorpusError, match=r"tokenize\.vocab_size"):
+        load_config(cfg)
+    write_config(cfg, ledger=tmp_path / "L.jsonl", sources=["x"], artifacts=tmp_path / "a",
+                 tokenize={"vocab_size": 1 << 22})
+    assert load_config(cfg)["tokenize"]["vocab_size"] == 1 << 22
