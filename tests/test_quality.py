@@ -359,3 +359,10 @@ def test_gc_keeps_the_model_a_filter_used_and_lists_one_no_version_used(scored, 
         assert stray in listed and path not in listed and path.with_suffix(".json") not in listed
     finally:
         stray.unlink()
+
+
+def test_training_that_diverges_is_one_line_naming_the_rate(scored):
+    config, _ = scored
+    with pytest.raises(CorpusError, match=r"filters.quality: training diverged \(fastText: Encountered NaN.*lower "
+                                          r"filters.quality.lr \(100\)"):
+        train(_edited(config, "diverged", lr=100.0))

@@ -214,9 +214,15 @@ def train(config) -> tuple[Path, dict]:
     with tempfile.TemporaryDirectory(prefix="quality-") as tmp:
         data = Path(tmp) / "train.txt"
         data.write_text("".join(f"{n} {t}\n" for n, t in lines), encoding="utf-8")
-        model = floret.train_supervised(str(data), dim=q["dim"], wordNgrams=q["word_ngrams"], lr=q["lr"],
-                                        epoch=q["epoch"], minCount=q["min_count"], bucket=q["bucket"], thread=1,
-                                        seed=q["seed"], verbose=0, mode="fasttext")
+        try:
+            model = floret.train_supervised(str(data), dim=q["dim"], wordNgrams=q["word_ngrams"], lr=q["lr"],
+                                            epoch=q["epoch"], minCount=q["min_count"], bucket=q["bucket"], thread=1,
+                                            seed=q["seed"], verbose=0, mode="fasttext")
+        except RuntimeError as e:  # fastText stops with "Encountered NaN." when the loss diverges
+            if "NaN" not in str(e):
+                raise
+            raise CorpusError(f"{config.path}: filters.quality: training diverged (fastText: {e}): lower "
+                              f"filters.quality.lr ({q['lr']:g})") from None
         model.save_model(str(Path(tmp) / "floret.bin"))
         floret_scores = [_floret_score(model, t) for _, t in held]
         converted = to_fasttext((Path(tmp) / "floret.bin").read_bytes())
