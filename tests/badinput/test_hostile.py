@@ -614,3 +614,22 @@ def test_a_vocabulary_the_trainer_cannot_allocate_is_refused_by_the_schema(tmp_p
     write_config(cfg, ledger=tmp_path / "L.jsonl", sources=["x"], artifacts=tmp_path / "a",
                  tokenize={"vocab_size": 1 << 22})
     assert load_config(cfg)["tokenize"]["vocab_size"] == 1 << 22
+
+
+def test_a_file_size_limit_is_one_line_naming_the_file_not_no_space(tmp_path):
+    """EFBIG (the process's file size limit, `ulimit -f`, or a file system's), and EDQUOT, are named as what
+    they are, like ENOSPC: one line with the file and the bytes it wanted."""
+    import subprocess
+    import sys
+
+    code = ("import resource, sys\n"
+            "resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))\n"
+            "from corpus.store.atomic import write_bytes\n"
+            "from corpus.errors import CorpusError\n"
+            "try:\n    write_bytes(sys.argv[1], b'x' * (3 << 20))\n"
+            "except CorpusError as e:\n    print(e)\n")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "big.bin")], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith(f"{tmp_path / 'big.bin'}: file too large") and "3,145,728 bytes" in out.stdout
+    assert not (tmp_path / "big.bin").exists() and not list(tmp_path.glob("*.tmp*"))

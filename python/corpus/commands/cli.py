@@ -518,11 +518,11 @@ def main() -> None:
         click.echo(f"error: {e}", err=True)
         sys.exit(e.exit_code)
     except OSError as e:  # a full disk that no writer named: name the artifacts root and what is free there
-        from corpus.store.atomic import disk_full, is_enospc
+        from corpus.store.atomic import disk_full, is_enospc, space_reason
 
         if is_enospc(e):
             root = _artifacts_root()
-            click.echo(f"error: {disk_full(root or e.filename or '.', 'an output')}", err=True)
+            click.echo(f"error: {disk_full(root or e.filename or '.', 'an output', space_reason(e))}", err=True)
             sys.exit(1)
         if e.filename is None:
             raise

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from corpus.store.atomic import disk_full, is_enospc, sha256_bytes, temp_beside
+from corpus.store.atomic import disk_full, is_enospc, sha256_bytes, space_reason, temp_beside
 from corpus.dedup.components import both_ways
 from corpus.dedup.grouped import Grouped, grouped, slice_of
 from corpus.dedup.minhash import EMPTY_BAND_KEY, first_of_runs, candidate_pair_batches, confirmed_edges
@@ -60,7 +60,7 @@ def write_scratch(path: Path, data: bytes) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         if is_enospc(e):
-            raise disk_full(path, len(data)) from None
+            raise disk_full(path, len(data), space_reason(e)) from None
         raise
 
 

@@ -32,7 +32,7 @@ from corpus import __version__, faults
 from corpus.store import publish
 from corpus.store import root as store_root
 from corpus.store.root import store_of
-from corpus.store.atomic import disk_full, fsync_dir, is_enospc, publish_dir, sha256_file, write_json
+from corpus.store.atomic import disk_full, fsync_dir, is_enospc, space_reason, publish_dir, sha256_file, write_json
 from corpus.store.checksums import verify_entry
 from corpus.config import Config
 from corpus.errors import CorpusError, StaleError
@@ -625,7 +625,7 @@ def run_jobs(stage: str, config: Config, opts: RunOptions, jobs: list[Job]) -> S
                         ctx.job.phases[i].fn(ctx)
             except OSError as e:  # a writer that did not name the file: name the staging dir and phase
                 if is_enospc(e) and not isinstance(e, CorpusError):
-                    raise disk_full(ctxs[0].staging, f"in phase {phase.name} of {stage}") from None
+                    raise disk_full(ctxs[0].staging, f"in phase {phase.name} of {stage}", space_reason(e)) from None
                 raise
         for (job, status), ctx in zip(pending, ctxs):
             manifest = _manifest(stage, job, ctx)

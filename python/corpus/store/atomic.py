@@ -18,11 +18,27 @@ CHUNK = 1 << 20
 
 
 class DiskFullError(CorpusError):
-    """ENOSPC, as one line naming the file and the bytes it wanted."""
+    """ENOSPC (or a quota, or a file size limit), as one line naming the file and the bytes it wanted."""
+
+    def __init__(self, message: str, reason: str = "no space left on device"):
+        super().__init__(message)
+        self.reason = reason
+
+
+# what a write that found no room says, by errno: a full disk, a quota, a file size limit (ulimit -f; Python
+# ignores SIGXFSZ, so the write fails with EFBIG instead of the process being killed)
+OUT_OF_SPACE = {errno.ENOSPC: "no space left on device", errno.EDQUOT: "disk quota exceeded",
+                errno.EFBIG: "file too large (the file system's or the process's file size limit, ulimit -f)"}
 
 
 def is_enospc(e: BaseException) -> bool:
-    return isinstance(e, OSError) and (e.errno == errno.ENOSPC or "No space left on device" in str(e))
+    return isinstance(e, OSError) and (e.errno in OUT_OF_SPACE or "No space left on device" in str(e))
+
+
+def space_reason(e: BaseException) -> str:
+    if isinstance(e, DiskFullError):
+        return e.reason
+    return OUT_OF_SPACE.get(getattr(e, "errno", None), OUT_OF_SPACE[errno.ENOSPC])
 
 
 def free_bytes(path: str | os.PathLike) -> int | None:
@@ -36,12 +52,14 @@ def free_bytes(path: str | os.PathLike) -> int | None:
     return st.f_bavail * st.f_frsize
 
 
-def disk_full(path: str | os.PathLike, wanted: int | str | None = None) -> DiskFullError:
-    """The one-line error for a full disk: `<path>: no space left on device writing N bytes (M free there)`."""
+def disk_full(path: str | os.PathLike, wanted: int | str | None = None,
+              reason: str = OUT_OF_SPACE[errno.ENOSPC]) -> DiskFullError:
+    """The one-line error for a full disk: `<path>: no space left on device writing N bytes (M free there)`
+    (or `disk quota exceeded`, `file too large ...`: space_reason of the error)."""
     free = free_bytes(path)
     what = f" writing {wanted:,} bytes" if isinstance(wanted, int) else f" writing {wanted}" if wanted else ""
-    return DiskFullError(f"{path}: no space left on device{what}"
-                         + (f" ({free:,} bytes free on its filesystem)" if free is not None else ""))
+    return DiskFullError(f"{path}: {reason}{what}"
+                         + (f" ({free:,} bytes free on its filesystem)" if free is not None else ""), reason)
 
 
 @contextlib.contextmanager
@@ -51,7 +69,7 @@ def naming_enospc(path: str | os.PathLike, wanted: int | str | None = None) -> I
         yield
     except OSError as e:
         if is_enospc(e) and not isinstance(e, DiskFullError):
-            raise disk_full(path, wanted) from None
+            raise disk_full(path, wanted, space_reason(e)) from None
         raise
 
 
@@ -112,7 +130,7 @@ def atomic_open(path: str | os.PathLike, mode: str = "wb") -> Iterator[Any]:
                 if is_enospc(e) and not isinstance(e, DiskFullError):
                     with contextlib.suppress(OSError, ValueError):
                         written = max(written, f.tell())
-                    raise disk_full(path, f"more than {written:,} bytes") from None
+                    raise disk_full(path, f"more than {written:,} bytes", space_reason(e)) from None
                 raise
         os.replace(tmp, path)
     except BaseException:
@@ -125,8 +143,8 @@ def write_bytes(path: str | os.PathLike, data: bytes) -> None:
     try:
         with atomic_open(path, "wb") as f:
             f.write(data)
-    except DiskFullError:
-        raise disk_full(path, len(data)) from None
+    except DiskFullError as e:
+        raise disk_full(path, len(data), e.reason) from None
 
 
 def canonical_json(obj: Any) -> str:
