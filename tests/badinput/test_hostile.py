@@ -476,6 +476,7 @@ class _Trickle(http.server.BaseHTTPRequestHandler):
         pass
 
 
+@pytest.mark.slow  # waits out two deadlines
 @pytest.mark.parametrize("fetch", [{"timeout_s": 1}, {"timeout_s": 1, "min_download_bytes_per_s": 500}])
 def test_a_trickling_download_stops_at_its_deadline(tmp_path, fetch):
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Trickle)
