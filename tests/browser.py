@@ -32,6 +32,7 @@ class PageResult:
     errors: list[str] = field(default_factory=list)       # console errors, exceptions, error log entries
     requests: list[str] = field(default_factory=list)     # every URL the page asked for
     height: int = 0
+    values: dict = field(default_factory=dict)           # what each expression asked for evaluated to
 
 
 class _Pipe:
@@ -99,7 +100,8 @@ def _high(fds: tuple[int, int]) -> tuple[int, int]:
     return out
 
 
-def load_page(chromium: str, page: Path, png: Path, width: int = 1280, timeout: float = 90) -> PageResult:
+def load_page(chromium: str, page: Path, png: Path, width: int = 1280, timeout: float = 90,
+              expressions: dict[str, str] | None = None) -> PageResult:
     to_child_r, to_child_w = _high(os.pipe())
     from_child_r, from_child_w = _high(os.pipe())
     profile = tempfile.mkdtemp(prefix="report-chromium-")
@@ -138,6 +140,9 @@ def load_page(chromium: str, page: Path, png: Path, width: int = 1280, timeout: 
                          session=session, timeout=timeout)["data"]
         png.write_bytes(base64.b64decode(shot))
         result = PageResult(text=text, height=height)
+        for name, expression in (expressions or {}).items():  # after the resize: the page's final layout
+            result.values[name] = pipe.send("Runtime.evaluate", {"expression": expression, "returnByValue": True},
+                                            session=session)["result"]["value"]
         for ev in pipe.events:
             m, p = ev.get("method"), ev.get("params", {})
             if m == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert"):

@@ -127,6 +127,32 @@ def test_open_checks_manifest_sizes_and_hashes(tmp_path):
         TokenStream.open(root, "train")
 
 
+def write_stage_manifest(root: Path) -> Path:
+    """A `_STAGE.json` listing the manifest, as the tokenize stage publishes it."""
+    manifest = root / "_MANIFEST.json"
+    stage = {"stage": "tokenize", "corpus_version": "0.1.0", "dataset": "t", "version": "v1",
+             "config_sha256": "0" * 64, "params": {}, "inputs": [], "counts": {"docs_in": 0, "docs_out": 0},
+             "parts": [{"name": "_MANIFEST.json", "sha256": sha256_file(manifest), "rows": 0,
+                        "bytes": manifest.stat().st_size}]}
+    (root / "_STAGE.json").write_text(json.dumps(stage))
+    return root / "_STAGE.json"
+
+
+def test_verify_checks_the_manifest_against_its_stage_manifest(tmp_path):
+    rng = np.random.default_rng(3)
+    root = build_tokens_dir(tmp_path / "t", {"train": [make_docs(rng, 5, 512)]})
+    stage_path = write_stage_manifest(root)
+    TokenStream.open(root, "train", verify=True)
+    manifest = json.loads((root / "_MANIFEST.json").read_text())
+    manifest["seed"] = 7  # still schema-valid and consistent: only its sha256 tells
+    (root / "_MANIFEST.json").write_text(json.dumps(manifest, indent=2))
+    TokenStream.open(root, "train")
+    with pytest.raises(CorpusError) as e:
+        TokenStream.open(root, "train", verify=True)
+    assert one_line(e).startswith(f"{root / '_MANIFEST.json'}: sha256 mismatch: expected ")
+    assert f"(recorded in {stage_path})" in str(e.value)
+
+
 def test_empty_split(two_parts):
     val = TokenStream.open(two_parts[0], "val")
     assert len(val) == 0 and val.n_docs == 0

@@ -61,6 +61,9 @@ def test_unknown_source_weight_above_cap_and_bad_shares_are_one_line_errors():
         mix.check({**base, "targets": {TS: "60%", WT: "30%"}}, SOURCES, "c.toml")
     with pytest.raises(CorpusError, match="neither a token count nor a share"):
         mix.check({**base, "targets": {TS: "lots"}}, SOURCES, "c.toml")
+    with pytest.raises(CorpusError, match=r"^c.toml: mix.weights: every \[mix\] weight is 0 .*nothing would be trained on$"):
+        mix.check({**base, "weights": {s: 0 for s in SOURCES}}, SOURCES, "c.toml")
+    mix.check({**base, "weights": {SOURCES[0]: 0}}, SOURCES, "c.toml")  # another source is still trained on
 
 
 def _synthetic(n_per_source=(4000, 300), seed=1):

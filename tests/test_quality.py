@@ -115,6 +115,25 @@ def test_metrics_on_known_values():
     assert (m["precision"], m["recall"], m["f1"], m["auc"]) == (0.5, 0.5, 0.5, 0.75)
 
 
+def test_a_truncated_model_is_named_as_truncated(tmp_path):
+    import floret
+
+    from corpus.filters.quality import check_model, to_fasttext
+
+    data = tmp_path / "train.txt"
+    data.write_text("__label__hq good text here\n__label__lq bad text there\n" * 20)
+    floret.train_supervised(str(data), dim=4, epoch=1, thread=1, verbose=0, mode="fasttext").save_model(
+        str(tmp_path / "floret.bin"))
+    model = tmp_path / "model.bin"
+    model.write_bytes(to_fasttext((tmp_path / "floret.bin").read_bytes()))
+    check_model(model, "__label__hq")
+    cut = tmp_path / "cut.bin"
+    cut.write_bytes(model.read_bytes()[:10])  # fastText's loader dies of SIGFPE on this one
+    with pytest.raises(CorpusError) as e:
+        check_model(cut, "__label__hq")
+    assert str(e.value).startswith(f"{cut}: truncated, or not a fastText model (") and "\n" not in str(e.value)
+
+
 def test_a_bad_model_or_a_label_without_documents_is_one_line(scored, tmp_path):
     config, _ = scored
     path, manifest = train(config)

@@ -64,6 +64,18 @@ def report_cli(config_path: Path, *options) -> tuple[subprocess.CompletedProcess
     return proc, Path(line[0].removeprefix("html report: "))
 
 
+# every chart: [alt, rendered width, natural width] (CSS px; an SVG's natural width is its own, in pt)
+CHART_SIZES = "[...document.querySelectorAll('img.fig')].map(i => [i.alt, i.getBoundingClientRect().width, i.naturalWidth])"
+
+
+def assert_charts_drawn_alike(charts: list) -> None:
+    """Every chart shown at the same scale of its drawing (all are drawn with the same font sizes), within
+    10%: a chart stretched past the others shows bigger letters."""
+    assert len(charts) >= 5, charts
+    scales = {alt: shown / natural for alt, shown, natural in charts}
+    assert max(scales.values()) <= 1.1 * min(scales.values()), scales
+
+
 @pytest.mark.browser
 def test_report_renders_in_chromium_offline_with_the_manifest_funnel(run, rendered, tmp_path):
     config_path, config = run
@@ -72,8 +84,9 @@ def test_report_renders_in_chromium_offline_with_the_manifest_funnel(run, render
     assert page == report_path(config) and page.is_file()
     assert "documents through the stages" in stdout  # the text summary is still there
     png = tmp_path / "report.png"
-    result = load_page(chromium, page, png)
+    result = load_page(chromium, page, png, expressions={"charts": CHART_SIZES})
     assert result.errors == []
+    assert_charts_drawn_alike(result.values["charts"])
     assert [u for u in result.requests if not (u.startswith("data:") or u == page.resolve().as_uri())] == []
     assert png.stat().st_size > 100_000 and result.height > 4000
     m = json.loads((config.dataset_dir / "_MANIFEST.json").read_text())

@@ -417,6 +417,9 @@ def _probe(path: str, label: str) -> None:  # in a forked child: exit 0 when fas
     import os
     import resource
 
+    import faulthandler
+
+    faulthandler.disable()  # a loader killed by a signal is reported in one line by the parent, not a dump
     try:  # a damaged header can make fastText's loader allocate without end: bound the child's memory
         in_use = int(open("/proc/self/statm").read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
         limit = in_use + 4 * os.path.getsize(path) + (1 << 30)
@@ -446,13 +449,14 @@ def check_model(path: Path, label: str) -> None:
     if child.is_alive():
         child.kill()
         child.join()
-        raise CorpusError(f"{path}: not a fastText model (the loader did not finish in {PROBE_TIMEOUT_S} s)")
+        raise CorpusError(f"{path}: truncated, or not a fastText model (the loader did not finish in {PROBE_TIMEOUT_S} s)")
     if child.exitcode == 3:
         raise CorpusError(f"{path}: the model has no label '{label}' (filters.quality.label)")
     if child.exitcode != 0:
         how = f"the loader failed (exit {child.exitcode})" if child.exitcode > 0 else \
             f"the loader was killed by signal {-child.exitcode}"
-        raise CorpusError(f"{path}: not a fastText model ({how})")
+        # a cut-off file kills fastText's loader too (SIGFPE on a zero-sized matrix): say both
+        raise CorpusError(f"{path}: truncated, or not a fastText model ({how})")
 
 
 def prepare(config, staging: Path) -> tuple[list[dict], dict]:

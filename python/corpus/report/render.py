@@ -46,7 +46,7 @@ th{font-weight:600;color:#2d3748;background:#f1f5f9;position:sticky;top:37px}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 tr:hover td{background:#f8fafc}
 td .sub{color:var(--muted);font-size:11.5px}
-img.fig{max-width:100%;height:auto;display:block;margin:8px 0}img.fig.wide{width:100%}
+img.fig{max-width:100%;height:auto;display:block;margin:8px 0}
 .pair{display:grid;grid-template-columns:1fr 1fr;gap:10px;margin:6px 0 14px}
 .doc{background:#f8fafc;border:1px solid var(--line);border-radius:6px;padding:8px 10px;font-size:12.5px;
 white-space:pre-wrap;overflow-wrap:anywhere}
@@ -88,8 +88,10 @@ def table(head: list[str] | None, rows: list[list], numeric: set[int] = frozense
     return f'<table class="{cls}">{thead}<tbody>{body}</tbody></table>'
 
 
-def img(uri: str, alt: str, wide: bool = True) -> str:
-    return f'<img class="fig{" wide" if wide else ""}" src="{uri}" alt="{e(alt)}">'
+def img(uri: str, alt: str) -> str:
+    # Every chart at its natural size, never stretched to the column: all are drawn with the same font
+    # sizes, so they read alike (a one-panel rule grid stretched to 100% had 3x the others' fonts).
+    return f'<img class="fig" src="{uri}" alt="{e(alt)}">'
 
 
 def badge(flag: str) -> str:
@@ -363,7 +365,7 @@ def dedup(d: dict, red) -> str:
            f'{x["multi"]:,} clusters hold more than one document; {x["sizes"].get(1, 0):,} documents have no '
            f'near twin.</p>']
     if x["multi"]:
-        out.append(img(plots.cluster_chart(x["sizes"]), "cluster sizes", wide=False))
+        out.append(img(plots.cluster_chart(x["sizes"]), "cluster sizes"))
         out.append("<h3>Largest clusters</h3>")
         for t in x["top"]:
             a, b = t["a"], t["b"]

@@ -3,7 +3,8 @@
 - `TokenStream.open(tokens_dir, split)` checks `_MANIFEST.json` (schema, sizes) and every `.idx` against
   its `.bin` (lengths, pointers, total), then memmaps every part; windows may cross part boundaries. Ids
   stay uint16/uint32 on disk and become int64 only per batch. Every id read is checked to be below the
-  manifest's vocab_size (one max per batch); `verify=True` adds every file's sha256 (reads everything).
+  manifest's vocab_size (one max per batch); `verify=True` adds every file's sha256 (reads everything),
+  `_MANIFEST.json`'s own against the `_STAGE.json` that lists it.
 - `get_batch` draws random windows: `(x, y)` int64 (B, T), `y[:, :-1] == x[:, 1:]`, offsets uniform in
   [0, len - T - 1], so every token can land at every position.
 - `make_train_loader` is stateless: batch k is a pure function of (seed, k) through its own
@@ -30,6 +31,7 @@ from torch.utils.data import Dataset, IterableDataset, get_worker_info
 
 from corpus.store.atomic import sha256_file
 from corpus.errors import CorpusError
+from corpus.config.layout import STAGE_FILE, STAGE_SCHEMA
 from corpus.config.schemas import load_json
 from corpus.store.root import local_copy
 from corpus.formats.megatron import MAX_ID, MegatronIndex, memmap_tokens
@@ -97,8 +99,10 @@ class TokenStream:
     def open(cls, tokens_dir: str | os.PathLike, split: str, *, verify: bool = False) -> TokenStream:
         """Open `<tokens_dir>/_MANIFEST.json`'s `split`: schema-checked, every .bin's size and every .idx
         checked against the manifest and its .bin, nothing read beyond the indexes. `verify` adds every
-        file's sha256, which reads every byte of the split."""
+        file's sha256, which reads every byte of the split, and the manifest's against `_STAGE.json`."""
         tokens_dir = local_copy(tokens_dir)  # an s3:// tokens directory: its verified local copy
+        if verify:
+            _check_manifest_sha(tokens_dir)
         manifest = read_manifest(tokens_dir)
         stale = stale_reason(tokens_dir, manifest)
         if stale is not None:
@@ -304,6 +308,26 @@ def _other_current(current: dict[Path, str | None]) -> str:
 def read_manifest(tokens_dir: str | os.PathLike) -> dict:
     """The tokens _MANIFEST.json, validated against schemas/tokens-manifest.schema.json."""
     return load_json(local_copy(tokens_dir) / MANIFEST, SCHEMA, missing="tokens manifest not found (has the tokenize stage run?)")
+
+
+def _check_manifest_sha(tokens_dir: Path) -> None:
+    """The manifest's sha256 against its `_STAGE.json` entry, as audit checks it: the manifest holds every
+    other file's sha256, so an edited one would vouch for edited parts. A directory without `_STAGE.json`
+    (assembled by hand, not published by tokenize) has nothing that records it."""
+    stage_path = tokens_dir / STAGE_FILE
+    if not stage_path.is_file():
+        return
+    stage = load_json(stage_path, STAGE_SCHEMA)
+    entry = next((p for p in stage["parts"] if p["name"] == MANIFEST), None)
+    if entry is None:
+        raise CorpusError(f"{stage_path}: does not list {MANIFEST}, so the manifest cannot be verified")
+    path = tokens_dir / MANIFEST
+    if not path.is_file():
+        raise CorpusError(f"{path}: listed in {stage_path} but missing")
+    actual = sha256_file(path)
+    if actual != entry["sha256"]:
+        raise CorpusError(f"{path}: sha256 mismatch: expected {entry['sha256']} (recorded in {stage_path}), "
+                          f"got {actual}")
 
 
 def _check_tokenizer(tokens_dir: Path, tokenizer: dict, *, verify: bool) -> np.dtype:

@@ -59,6 +59,9 @@ def check(mix: dict, sources: list[str], where: str) -> None:
     if total > 100 + 1e-9:
         raise CorpusError(f"{where}: mix.targets: the shares sum to {total:g}%, more than 100%")
     dropped = {s for s, w in mix.get("weights", {}).items() if w == 0}
+    if sources and known <= dropped:  # else "every source has a share ... 0%", about targets never given
+        raise CorpusError(f"{where}: mix.weights: every [mix] weight is 0 ({', '.join(sorted(known))}): "
+                          f"nothing would be trained on")
     if set(sources) - dropped <= {s for s, (kind, _) in shares.items() if kind == "share"}:
         if abs(total - 100) > 1e-6:
             raise CorpusError(f"{where}: mix.targets: every source has a share and they sum to {total:g}%, not 100%")
