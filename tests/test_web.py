@@ -275,3 +275,47 @@ def test_a_50_mb_page_is_rejected_unread(tmp_path):
     items, counts = read_all(write_warc(tmp_path / "h.warc.gz", records), extract_cfg(tmp_path))
     assert [type(i).__name__ for i in items] == ["WebDoc", "WebReject", "WebDoc"]
     assert items[1].reason == "too_large" and counts.rejected == {"too_large": 1}
+
+
+def test_an_arc_file_gzipped_as_one_stream_gives_every_record(tmp_path):
+    """Real pages in an ARC file that is one gzip stream (not a member per record): every page is a
+    document, each with its own record id."""
+    pages = eval_pages()[:8]
+    path = arc_file(tmp_path / "one.arc.gz", [(p["url"], p["html"], "text/html") for p in pages], one_stream=True)
+    items, counts = read_all(path, extract_cfg(tmp_path))
+    assert [i.url for i in items if isinstance(i, WebDoc)] == [p["url"] for p in pages], counts.rejected
+    assert len({d.meta["record_id"] for d in items}) == len(pages) and counts.skipped == {"warcinfo": 1}
+
+
+def _arc_line(url: str, length: int) -> bytes:
+    return f"{url} 93.184.216.34 20050614070159 text/html {length}\n".encode()
+
+
+@pytest.mark.parametrize("gz", [True, False])
+def test_an_arc_record_over_the_limit_is_read_bounded(tmp_path, gz):
+    """A record over max_html_bytes is a too_large reject (the page after it a document); one declaring
+    10**15 bytes is a truncated reject, read without holding it (a subprocess's peak RSS stays small)."""
+    import subprocess
+    import sys
+    import zlib
+
+    page = _page("Text about the harbour, its ships and the gulls that follow them home.").encode()
+    path = arc_file(tmp_path / "big.arc", [("http://a.org/big", b"<html><body>" + b"<p>x</p>" * 200_000, "text/html"),
+                                           ("http://a.org/ok", page, "text/html")], gz=gz)
+    items, counts = read_all(path, extract_cfg(tmp_path, max_html_bytes=100_000))
+    assert [(i.url, getattr(i, "reason", None)) for i in items] == [("http://a.org/big", "too_large"),
+                                                                     ("http://a.org/ok", None)]
+    head, body = _arc_line("http://a.org/huge", 10**15) + b"HTTP/1.0 200 OK\r\n\r\n", b"<p>x</p>" * (1 << 20)
+    with open(tmp_path / "huge.arc", "wb") as f:
+        f.write(path.read_bytes())
+        if not gz:
+            f.write(head + body)
+        else:  # 256 MiB inflated from a member of 0.3 MB
+            z = zlib.compressobj(6, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+            f.write(b"".join([z.compress(head), *(z.compress(body) for _ in range(32)), z.flush()]))
+    script = ("import resource, sys; from pathlib import Path; from corpus.formats.sources.arc import arc_records\n"
+              "p = Path(sys.argv[1]); rs = list(arc_records(p, 'x', 0, p.stat().st_size, 100_000))\n"
+              "print(rs[-1].truncated, len(rs[-1].payload), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+    out = subprocess.run([sys.executable, "-c", script, str(tmp_path / "huge.arc")], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out[0] == "the" and int(out[-2]) == 100_001 and int(out[-1]) < 200_000, out  # KiB
