@@ -294,7 +294,8 @@ def _arc_line(url: str, length: int) -> bytes:
 @pytest.mark.parametrize("gz", [True, False])
 def test_an_arc_record_over_the_limit_is_read_bounded(tmp_path, gz):
     """A record over max_html_bytes is a too_large reject (the page after it a document); one declaring
-    10**15 bytes is a truncated reject, read without holding it (a subprocess's peak RSS stays small)."""
+    10**15 bytes is a truncated reject, read without holding it (a subprocess's peak RSS stays small;
+    ru_maxrss would carry pytest's own over exec)."""
     import subprocess
     import sys
     import zlib
@@ -313,9 +314,40 @@ def test_an_arc_record_over_the_limit_is_read_bounded(tmp_path, gz):
         else:  # 256 MiB inflated from a member of 0.3 MB
             z = zlib.compressobj(6, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
             f.write(b"".join([z.compress(head), *(z.compress(body) for _ in range(32)), z.flush()]))
-    script = ("import resource, sys; from pathlib import Path; from corpus.formats.sources.arc import arc_records\n"
+    script = ("import re, sys; from pathlib import Path; from corpus.formats.sources.arc import arc_records\n"
               "p = Path(sys.argv[1]); rs = list(arc_records(p, 'x', 0, p.stat().st_size, 100_000))\n"
-              "print(rs[-1].truncated, len(rs[-1].payload), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+              "peak = re.search(r'VmHWM:\\s+(\\d+)', Path('/proc/self/status').read_text())[1]\n"
+              "print(rs[-1].truncated, len(rs[-1].payload), peak)")  # VmHWM: this process's own peak (KiB)
     out = subprocess.run([sys.executable, "-c", script, str(tmp_path / "huge.arc")], capture_output=True, text=True,
                          check=True).stdout.split()
-    assert out[0] == "the" and int(out[-2]) == 100_001 and int(out[-1]) < 200_000, out  # KiB
+    assert out[0] == "the" and int(out[-2]) == 100_001 and int(out[-1]) < 200_000, out
+
+
+def _http_response(url: str, http_head: bytes, body: bytes) -> bytes:
+    """A response record whose HTTP header block is `http_head` as given (any names, any encodings)."""
+    http = b"HTTP/1.1 200 OK\r\n" + http_head + b"\r\n" + body
+    head = (f"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {url}\r\nWARC-Date: 2024-05-18T01:58:10Z\r\n"
+            f"WARC-Record-ID: <urn:uuid:{url}>\r\nContent-Type: application/http; msgtype=response\r\n"
+            f"Content-Length: {len(http)}\r\n\r\n").encode()
+    return head + http + b"\r\n\r\n"
+
+
+def test_a_bad_content_or_transfer_encoding_is_one_record_not_the_file(tmp_path):
+    """Encodings as browsers read them are decoded; a body that is not what its Content-Encoding says is an
+    undecodable reject; the records around them are documents."""
+    import gzip
+    import zlib
+
+    page = _page("Text about the orchard, its apple trees and the bees that visit them in May.").encode()
+    html = b"Content-Type: text/html\r\n"
+    bodies = {"x-gzip": (html + b"Content-Encoding: x-gzip\r\n", gzip.compress(page)),
+              "none": (html + b"Content-Encoding: none\r\n", page),
+              "raw-deflate": (html + b"Content-Encoding: deflate\r\n", zlib.compress(page)[2:-4]),
+              "fake-chunked": (html + b"Transfer-Encoding: chunked\r\n", page),
+              "lower-case": (b"content-type: text/html\r\ncontent-encoding: gzip\r\n", gzip.compress(page)),
+              "gzip-over-plain": (html + b"Content-Encoding: gzip\r\n", page)}
+    records = [_http_response(f"http://a.org/{name}", head, body) for name, (head, body) in bodies.items()]
+    items, counts = read_all(write_warc(tmp_path / "e.warc.gz", records), extract_cfg(tmp_path))
+    assert [(i.url.rsplit("/", 1)[1], getattr(i, "reason", None)) for i in items] == [
+        (name, "undecodable" if name == "gzip-over-plain" else None) for name in bodies]
+    assert counts.rejected == {"undecodable": 1} and "Content-Encoding: gzip" in items[-1].detail

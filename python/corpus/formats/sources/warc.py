@@ -15,6 +15,7 @@ from typing import Iterator
 
 from corpus.errors import CorpusError
 from corpus.formats.sources.arc import arc_offsets, arc_records, is_arc
+from corpus.formats.sources.http_body import BodyUndecodable, decode_body
 from corpus.formats.sources.record import WarcRecord
 
 GZIP_MAGIC = b"\x1f\x8b\x08"
@@ -162,6 +163,17 @@ def tail_problem(path: Path, offset: int, stop: int) -> str | None:
     return None
 
 
+def _payload(raw: bytes, http, max_payload: int) -> tuple[bytes, str | None]:
+    """(the body decoded, bounded; why it cannot be) of a record's first max_payload + 1 bytes: decoded
+    here, not by FastWARC, whose decoding error on one body ends the whole file."""
+    if http is None or len(raw) > max_payload:  # too large already: rejected unread
+        return raw, None
+    try:
+        return decode_body(raw, {k.lower(): v for k, v in http.items()}, max_payload), None
+    except BodyUndecodable as e:
+        return raw, str(e)
+
+
 def warc_records(path: Path, where: str, start: int, stop: int, max_payload: int) -> Iterator[WarcRecord]:
     """The records that start in [start, stop) of the file. A payload larger than `max_payload` bytes is
     not read whole: its first max_payload + 1 bytes are (enough to tell it is too large). A file that is
@@ -175,21 +187,20 @@ def warc_records(path: Path, where: str, start: int, stop: int, max_payload: int
         window = _Window(f, start, stop)
         last, held = start, None
         try:
-            for rec in ArchiveIterator(window, parse_http=True, auto_decode="all", fsspec_args=False,
+            for rec in ArchiveIterator(window, parse_http=True, auto_decode="none", fsspec_args=False,
                                        stream_detect=True, quirks_mode=True):
                 if held is not None:
                     yield held
                 last = start + rec.stream_pos
                 is_http = rec.is_http and rec.is_http_parsed
                 http = rec.http_headers if is_http else None
-                payload = rec.reader.read(max_payload + 1)
-                if len(payload) <= max_payload:
-                    payload += rec.reader.read()
+                payload, problem = _payload(rec.reader.read(max_payload + 1), http, max_payload)
                 held = WarcRecord(
                     offset=last, type=str(rec.record_type).rsplit(".", 1)[-1],
                     headers=dict(rec.headers.items()), http_status=http.status_code if http is not None else None,
                     http_headers={k.lower(): v for k, v in http.items()} if http is not None else {},
-                    http_charset=rec.http_charset if is_http else None, payload=payload, truncated=None)
+                    http_charset=rec.http_charset if is_http else None, payload=payload, truncated=None,
+                    undecodable=problem)
         except BaseException as e:
             if not _fastwarc_failed(e):
                 raise
