@@ -333,8 +333,9 @@ def _http_response(url: str, http_head: bytes, body: bytes) -> bytes:
 
 
 def test_a_bad_content_or_transfer_encoding_is_one_record_not_the_file(tmp_path):
-    """Encodings as browsers read them are decoded; a body that is not what its Content-Encoding says is an
-    undecodable reject; the records around them are documents."""
+    """Encodings as browsers read them are decoded, a 40 KB HTTP header block read; a body that is not what
+    its Content-Encoding says, or a header block over MAX_HTTP_HEADER, is an undecodable reject; the
+    records around them are documents."""
     import gzip
     import zlib
 
@@ -345,9 +346,12 @@ def test_a_bad_content_or_transfer_encoding_is_one_record_not_the_file(tmp_path)
               "raw-deflate": (html + b"Content-Encoding: deflate\r\n", zlib.compress(page)[2:-4]),
               "fake-chunked": (html + b"Transfer-Encoding: chunked\r\n", page),
               "lower-case": (b"content-type: text/html\r\ncontent-encoding: gzip\r\n", gzip.compress(page)),
+              "head-40KB": (html + b"X-Pad: " + b"a" * 40_000 + b"\r\n", page),  # FastWARC's limit: 32 KB
+              "head-2MB": (html + b"X-Pad: " + b"a" * (2 << 20) + b"\r\n", page),  # over MAX_HTTP_HEADER
               "gzip-over-plain": (html + b"Content-Encoding: gzip\r\n", page)}
+    bad = ("head-2MB", "gzip-over-plain")
     records = [_http_response(f"http://a.org/{name}", head, body) for name, (head, body) in bodies.items()]
     items, counts = read_all(write_warc(tmp_path / "e.warc.gz", records), extract_cfg(tmp_path))
     assert [(i.url.rsplit("/", 1)[1], getattr(i, "reason", None)) for i in items] == [
-        (name, "undecodable" if name == "gzip-over-plain" else None) for name in bodies]
-    assert counts.rejected == {"undecodable": 1} and "Content-Encoding: gzip" in items[-1].detail
+        (name, "undecodable" if name in bad else None) for name in bodies]
+    assert counts.rejected == {"undecodable": 2} and "Content-Encoding: gzip" in items[-1].detail
