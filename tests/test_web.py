@@ -355,3 +355,16 @@ def test_a_bad_content_or_transfer_encoding_is_one_record_not_the_file(tmp_path)
     assert [(i.url.rsplit("/", 1)[1], getattr(i, "reason", None)) for i in items] == [
         (name, "undecodable" if name in bad else None) for name in bodies]
     assert counts.rejected == {"undecodable": 2} and "Content-Encoding: gzip" in items[-1].detail
+
+
+def test_a_page_trafilatura_cannot_parse_is_an_extractor_error_not_empty(tmp_path):
+    """`<!-- -->` is sniffed as HTML but gives trafilatura no tree: extractor_error; a page of scripts is empty."""
+    from corpus.web import sandbox
+
+    sandbox.close_all()  # a child started by an earlier test may run older code
+    records = [response("http://a.org/comment", b"<!-- -->", None),
+               response("http://a.org/scripts", b"<html><body><script>var x = 1;</script></body></html>")]
+    items, counts = read_all(write_warc(tmp_path / "t.warc.gz", records), extract_cfg(tmp_path))
+    assert [(i.url, i.reason) for i in items] == [("http://a.org/comment", "extractor_error"),
+                                                  ("http://a.org/scripts", "empty")], items
+    assert "could not parse" in items[0].detail and counts.rejected == {"extractor_error": 1, "empty": 1}

@@ -17,7 +17,7 @@ Reject reasons (the fetch stage's `rejects/` parts, `corpus rejects --stage fetc
     truncated          the file ends inside the record (bad Content-Length, or a download cut short)
     empty              the extractor found no text
     timeout            the extractor took longer than [extract] timeout_s (killed; machine-dependent)
-    extractor_error    the extractor raised an exception on the page
+    extractor_error    the extractor raised an exception on the page, or could not parse it (no tree)
     extractor_crash    the extractor process died on the page (a crash, or its memory limit)
 """
 
