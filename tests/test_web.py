@@ -368,3 +368,20 @@ def test_a_page_trafilatura_cannot_parse_is_an_extractor_error_not_empty(tmp_pat
     assert [(i.url, i.reason) for i in items] == [("http://a.org/comment", "extractor_error"),
                                                   ("http://a.org/scripts", "empty")], items
     assert "could not parse" in items[0].detail and counts.rejected == {"extractor_error": 1, "empty": 1}
+
+
+def test_an_arc_body_is_decoded_as_a_warc_one(tmp_path):
+    """ARC records go through the same per-record decoding: x-gzip is read, gzip over a plain body is an
+    undecodable reject (it was kept as stored), and the file goes on."""
+    import gzip
+
+    page = _page("Text about the lighthouse keeper, the lamp and the long winter nights.").encode()
+    path = arc_file(tmp_path / "e.arc.gz", [])
+    for name, enc, body in (("x-gzip", "x-gzip", gzip.compress(page)), ("plain", "gzip", page),
+                            ("after", "identity", page)):
+        http = f"HTTP/1.0 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: {enc}\r\n\r\n".encode() + body
+        with open(path, "ab") as f:
+            f.write(gzip.compress(_arc_line(f"http://a.org/{name}", len(http)) + http + b"\n", 6, mtime=0))
+    items, counts = read_all(path, extract_cfg(tmp_path))
+    assert [(i.url, getattr(i, "reason", None)) for i in items] == [
+        ("http://a.org/x-gzip", None), ("http://a.org/plain", "undecodable"), ("http://a.org/after", None)]

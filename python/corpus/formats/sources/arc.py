@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Iterator, NamedTuple
 
 from corpus.errors import CorpusError
+from corpus.formats.sources.http_body import BodyUndecodable, decode_body
 from corpus.formats.sources.record import WarcRecord
 
 GZIP_MAGIC = b"\x1f\x8b\x08"
@@ -188,14 +189,14 @@ def _head_end(content: bytes) -> tuple[int, int]:
     return (end + 2, end) if end >= 0 else (-1, -1)
 
 
-def _http(content: bytes, max_payload: int) -> tuple[int | None, dict[str, str], bytes]:
-    """(status, lower-cased headers, body with chunked transfer and gzip/deflate content encodings undone,
-    at most max_payload + 1 bytes of it)."""
+def _http(content: bytes, max_payload: int) -> tuple[int | None, dict[str, str], bytes, str | None]:
+    """(status, lower-cased headers, body with its transfer and content encodings undone, at most
+    max_payload + 1 bytes of it, why it cannot be decoded or None)."""
     if not content.startswith(b"HTTP/"):
-        return None, {}, content
+        return None, {}, content, None
     body_at, end = _head_end(content)
     if end < 0:
-        return None, {}, content
+        return None, {}, content, None
     lines = content[:end].decode("latin-1").splitlines()
     parts = lines[0].split()
     status = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
@@ -204,31 +205,12 @@ def _http(content: bytes, max_payload: int) -> tuple[int | None, dict[str, str],
         k, _, v = line.partition(":")
         headers[k.strip().lower()] = v.strip()
     body = content[body_at:]
+    if len(body) > max_payload:  # too large already: rejected unread
+        return status, headers, body, None
     try:
-        if "chunked" in headers.get("transfer-encoding", "").lower():
-            body = _unchunk(body)
-        enc = headers.get("content-encoding", "").lower()
-        if enc in ("gzip", "x-gzip", "deflate"):
-            body = _inflate(body, 16 + zlib.MAX_WBITS if enc != "deflate" else zlib.MAX_WBITS, max_payload)
-    except (zlib.error, ValueError):
-        pass  # kept as stored: the charset and HTML checks reject what cannot be read
-    return status, headers, body[:max_payload + 1]
-
-
-def _inflate(body: bytes, wbits: int, max_payload: int) -> bytes:
-    """At most max_payload + 1 bytes of `body` inflated (a small body may inflate to gigabytes)."""
-    return zlib.decompressobj(wbits).decompress(body, max_payload + 1)
-
-
-def _unchunk(body: bytes) -> bytes:
-    out, i = [], 0
-    while True:
-        j = body.index(b"\r\n", i)
-        n = int(body[i:j].split(b";")[0], 16)
-        if n == 0:
-            return b"".join(out)
-        out.append(body[j + 2:j + 2 + n])
-        i = j + 2 + n + 2
+        return status, headers, decode_body(body, headers, max_payload), None
+    except BodyUndecodable as e:
+        return status, headers, body, str(e)
 
 
 def _truncation(r: _Raw, gz: bool) -> str | None:
@@ -257,10 +239,11 @@ def arc_records(path: Path, where: str, start: int, stop: int, max_payload: int)
         if url.startswith("filedesc://"):
             yield WarcRecord(r.offset, "warcinfo", headers, None, {}, None, b"", None)
             continue
-        status, http_headers, body = _http(r.content, max_payload)
+        status, http_headers, body, problem = _http(r.content, max_payload)
         charset = None
         ctype = http_headers.get("content-type", "")
         if "charset=" in ctype.lower():
             charset = ctype.lower().split("charset=", 1)[1].split(";")[0].strip().strip("\"'") or None
         rtype = "response" if status is not None else "resource"
-        yield WarcRecord(r.offset, rtype, headers, status, http_headers, charset, body, _truncation(r, gz))
+        yield WarcRecord(r.offset, rtype, headers, status, http_headers, charset, body[:max_payload + 1],
+                         _truncation(r, gz), problem)
