@@ -275,3 +275,113 @@ def test_a_50_mb_page_is_rejected_unread(tmp_path):
     items, counts = read_all(write_warc(tmp_path / "h.warc.gz", records), extract_cfg(tmp_path))
     assert [type(i).__name__ for i in items] == ["WebDoc", "WebReject", "WebDoc"]
     assert items[1].reason == "too_large" and counts.rejected == {"too_large": 1}
+
+
+def test_an_arc_file_gzipped_as_one_stream_gives_every_record(tmp_path):
+    """Real pages in an ARC file that is one gzip stream (not a member per record): every page is a
+    document, each with its own record id."""
+    pages = eval_pages()[:8]
+    path = arc_file(tmp_path / "one.arc.gz", [(p["url"], p["html"], "text/html") for p in pages], one_stream=True)
+    items, counts = read_all(path, extract_cfg(tmp_path))
+    assert [i.url for i in items if isinstance(i, WebDoc)] == [p["url"] for p in pages], counts.rejected
+    assert len({d.meta["record_id"] for d in items}) == len(pages) and counts.skipped == {"warcinfo": 1}
+
+
+def _arc_line(url: str, length: int) -> bytes:
+    return f"{url} 93.184.216.34 20050614070159 text/html {length}\n".encode()
+
+
+@pytest.mark.parametrize("gz", [True, False])
+def test_an_arc_record_over_the_limit_is_read_bounded(tmp_path, gz):
+    """A record over max_html_bytes is a too_large reject (the page after it a document); one declaring
+    10**15 bytes is a truncated reject, read without holding it (a subprocess's peak RSS stays small;
+    ru_maxrss would carry pytest's own over exec)."""
+    import subprocess
+    import sys
+    import zlib
+
+    page = _page("Text about the harbour, its ships and the gulls that follow them home.").encode()
+    path = arc_file(tmp_path / "big.arc", [("http://a.org/big", b"<html><body>" + b"<p>x</p>" * 200_000, "text/html"),
+                                           ("http://a.org/ok", page, "text/html")], gz=gz)
+    items, counts = read_all(path, extract_cfg(tmp_path, max_html_bytes=100_000))
+    assert [(i.url, getattr(i, "reason", None)) for i in items] == [("http://a.org/big", "too_large"),
+                                                                     ("http://a.org/ok", None)]
+    head, body = _arc_line("http://a.org/huge", 10**15) + b"HTTP/1.0 200 OK\r\n\r\n", b"<p>x</p>" * (1 << 20)
+    with open(tmp_path / "huge.arc", "wb") as f:
+        f.write(path.read_bytes())
+        if not gz:
+            f.write(head + body)
+        else:  # 256 MiB inflated from a member of 0.3 MB
+            z = zlib.compressobj(6, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+            f.write(b"".join([z.compress(head), *(z.compress(body) for _ in range(32)), z.flush()]))
+    script = ("import re, sys; from pathlib import Path; from corpus.formats.sources.arc import arc_records\n"
+              "p = Path(sys.argv[1]); rs = list(arc_records(p, 'x', 0, p.stat().st_size, 100_000))\n"
+              "peak = re.search(r'VmHWM:\\s+(\\d+)', Path('/proc/self/status').read_text())[1]\n"
+              "print(rs[-1].truncated, len(rs[-1].payload), peak)")  # VmHWM: this process's own peak (KiB)
+    out = subprocess.run([sys.executable, "-c", script, str(tmp_path / "huge.arc")], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out[0] == "the" and int(out[-2]) == 100_001 and int(out[-1]) < 200_000, out
+
+
+def _http_response(url: str, http_head: bytes, body: bytes) -> bytes:
+    """A response record whose HTTP header block is `http_head` as given (any names, any encodings)."""
+    http = b"HTTP/1.1 200 OK\r\n" + http_head + b"\r\n" + body
+    head = (f"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {url}\r\nWARC-Date: 2024-05-18T01:58:10Z\r\n"
+            f"WARC-Record-ID: <urn:uuid:{url}>\r\nContent-Type: application/http; msgtype=response\r\n"
+            f"Content-Length: {len(http)}\r\n\r\n").encode()
+    return head + http + b"\r\n\r\n"
+
+
+def test_a_bad_content_or_transfer_encoding_is_one_record_not_the_file(tmp_path):
+    """Encodings as browsers read them are decoded, a 40 KB HTTP header block read; a body that is not what
+    its Content-Encoding says, or a header block over MAX_HTTP_HEADER, is an undecodable reject; the
+    records around them are documents."""
+    import gzip
+    import zlib
+
+    page = _page("Text about the orchard, its apple trees and the bees that visit them in May.").encode()
+    html = b"Content-Type: text/html\r\n"
+    bodies = {"x-gzip": (html + b"Content-Encoding: x-gzip\r\n", gzip.compress(page)),
+              "none": (html + b"Content-Encoding: none\r\n", page),
+              "raw-deflate": (html + b"Content-Encoding: deflate\r\n", zlib.compress(page)[2:-4]),
+              "fake-chunked": (html + b"Transfer-Encoding: chunked\r\n", page),
+              "lower-case": (b"content-type: text/html\r\ncontent-encoding: gzip\r\n", gzip.compress(page)),
+              "head-40KB": (html + b"X-Pad: " + b"a" * 40_000 + b"\r\n", page),  # FastWARC's limit: 32 KB
+              "head-2MB": (html + b"X-Pad: " + b"a" * (2 << 20) + b"\r\n", page),  # over MAX_HTTP_HEADER
+              "gzip-over-plain": (html + b"Content-Encoding: gzip\r\n", page)}
+    bad = ("head-2MB", "gzip-over-plain")
+    records = [_http_response(f"http://a.org/{name}", head, body) for name, (head, body) in bodies.items()]
+    items, counts = read_all(write_warc(tmp_path / "e.warc.gz", records), extract_cfg(tmp_path))
+    assert [(i.url.rsplit("/", 1)[1], getattr(i, "reason", None)) for i in items] == [
+        (name, "undecodable" if name in bad else None) for name in bodies]
+    assert counts.rejected == {"undecodable": 2} and "Content-Encoding: gzip" in items[-1].detail
+
+
+def test_a_page_trafilatura_cannot_parse_is_an_extractor_error_not_empty(tmp_path):
+    """`<!-- -->` is sniffed as HTML but gives trafilatura no tree: extractor_error; a page of scripts is empty."""
+    from corpus.web import sandbox
+
+    sandbox.close_all()  # a child started by an earlier test may run older code
+    records = [response("http://a.org/comment", b"<!-- -->", None),
+               response("http://a.org/scripts", b"<html><body><script>var x = 1;</script></body></html>")]
+    items, counts = read_all(write_warc(tmp_path / "t.warc.gz", records), extract_cfg(tmp_path))
+    assert [(i.url, i.reason) for i in items] == [("http://a.org/comment", "extractor_error"),
+                                                  ("http://a.org/scripts", "empty")], items
+    assert "could not parse" in items[0].detail and counts.rejected == {"extractor_error": 1, "empty": 1}
+
+
+def test_an_arc_body_is_decoded_as_a_warc_one(tmp_path):
+    """ARC records go through the same per-record decoding: x-gzip is read, gzip over a plain body is an
+    undecodable reject (it was kept as stored), and the file goes on."""
+    import gzip
+
+    page = _page("Text about the lighthouse keeper, the lamp and the long winter nights.").encode()
+    path = arc_file(tmp_path / "e.arc.gz", [])
+    for name, enc, body in (("x-gzip", "x-gzip", gzip.compress(page)), ("plain", "gzip", page),
+                            ("after", "identity", page)):
+        http = f"HTTP/1.0 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: {enc}\r\n\r\n".encode() + body
+        with open(path, "ab") as f:
+            f.write(gzip.compress(_arc_line(f"http://a.org/{name}", len(http)) + http + b"\n", 6, mtime=0))
+    items, counts = read_all(path, extract_cfg(tmp_path))
+    assert [(i.url, getattr(i, "reason", None)) for i in items] == [
+        ("http://a.org/x-gzip", None), ("http://a.org/plain", "undecodable"), ("http://a.org/after", None)]

@@ -56,12 +56,16 @@ def ledger_row(source_id: str, path: Path) -> dict:
             "bytes": len(data), "license_spdx": "LicenseRef-test", "format": "warc"}
 
 
-def arc_file(path: Path, pages: list[tuple[str, bytes, str]], gz: bool = True) -> Path:
-    """An ARC (version 1) file of (url, body, content type) pages, one gzip member per record."""
+def arc_file(path: Path, pages: list[tuple[str, bytes, str]], gz: bool = True, one_stream: bool = False) -> Path:
+    """An ARC (version 1) file of (url, body, content type) pages, one gzip member per record (or, with
+    `one_stream`, the whole file as one gzip stream)."""
     desc = b"1 0 corpus-tests\nURL IP-address Archive-date Content-type Archive-length\n"
     records = [b"filedesc://%s 0.0.0.0 20050614070144 text/plain %d\n" % (path.name.encode(), len(desc)) + desc + b"\n"]
     for url, body, ctype in pages:
         http = f"HTTP/1.0 200 OK\r\nContent-Type: {ctype}\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body
         records.append(f"{url} 93.184.216.34 20050614070159 text/html {len(http)}\n".encode() + http + b"\n")
-    path.write_bytes(b"".join(gzip.compress(r, 6, mtime=0) if gz else r for r in records))
+    if one_stream:
+        path.write_bytes(gzip.compress(b"".join(records), 6, mtime=0))
+    else:
+        path.write_bytes(b"".join(gzip.compress(r, 6, mtime=0) if gz else r for r in records))
     return path

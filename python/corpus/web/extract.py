@@ -22,10 +22,15 @@ def versions(engine: str) -> dict[str, str]:
     return out
 
 
+class ParserFailure(ValueError):
+    """The extractor could not parse the page (an extractor_error reject, not an empty page)."""
+
+
 def trafilatura_extractor(options: dict):
     """A function html, url -> text with trafilatura 2.x and these options (config `[extract.trafilatura]`)."""
     import trafilatura
     from trafilatura.settings import use_config
+    from trafilatura.utils import load_html
 
     config = use_config()
     for key in ("min_extracted_size", "min_output_size", "min_output_comm_size", "min_duplcheck_size",
@@ -40,8 +45,11 @@ def trafilatura_extractor(options: dict):
     max_tree = options["max_tree_size"] or None
 
     def extract(html: str, url: str | None) -> str:
-        return trafilatura.extract(html, url=url, output_format="txt", deduplicate=False, with_metadata=False,
-                                   target_language=None, max_tree_size=max_tree, config=config, **kwargs) or ""
+        text = trafilatura.extract(html, url=url, output_format="txt", deduplicate=False, with_metadata=False,
+                                   target_language=None, max_tree_size=max_tree, config=config, **kwargs)
+        if text is None and load_html(html) is None:  # trafilatura says None for both: no text, no tree
+            raise ParserFailure("trafilatura could not parse the page into an HTML tree")
+        return text or ""
     return extract
 
 

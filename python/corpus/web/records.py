@@ -12,11 +12,12 @@ Reject reasons (the fetch stage's `rejects/` parts, `corpus rejects --stage fetc
     http_status        the HTTP status is not 2xx
     too_large          the payload (a page's, or a WET record's text) is larger than [extract] max_html_bytes
     too_many_elements  the page has more tags than [extract] max_html_elements
-    undecodable        no charset fits the bytes (corpus.web.charset)
+    undecodable        no charset fits the bytes (corpus.web.charset), or the body is not what its
+                       Content-Encoding says (corpus.formats.sources.http_body)
     truncated          the file ends inside the record (bad Content-Length, or a download cut short)
     empty              the extractor found no text
     timeout            the extractor took longer than [extract] timeout_s (killed; machine-dependent)
-    extractor_error    the extractor raised an exception on the page
+    extractor_error    the extractor raised an exception on the page, or could not parse it (no tree)
     extractor_crash    the extractor process died on the page (a crash, or its memory limit)
 """
 
@@ -201,6 +202,9 @@ def web_documents(path: Path, row: dict, start: int, stop: int, cfg: dict,
 
         if rec.truncated:
             yield reject("truncated", rec.truncated)
+            continue
+        if rec.undecodable:
+            yield reject("undecodable", rec.undecodable)
             continue
         if rec.type == "conversion":  # a WET record: the crawler's own text extraction, UTF-8
             if big := too_large(rec, cfg):

@@ -18,3 +18,4 @@ class WarcRecord:
     http_charset: str | None
     payload: bytes                  # the HTTP body (transfer and content encodings decoded), or the block
     truncated: str | None           # why the record is not whole (the file ends inside it), else None
+    undecodable: str | None = None  # why its body cannot be decoded (a false Content-Encoding), else None

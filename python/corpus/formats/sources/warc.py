@@ -15,10 +15,12 @@ from typing import Iterator
 
 from corpus.errors import CorpusError
 from corpus.formats.sources.arc import arc_offsets, arc_records, is_arc
+from corpus.formats.sources.http_body import BodyUndecodable, decode_body
 from corpus.formats.sources.record import WarcRecord
 
 GZIP_MAGIC = b"\x1f\x8b\x08"
 SCAN_BUFFER = 1 << 20
+MAX_HTTP_HEADER = 1 << 20  # bytes of a record's HTTP header block: more is an undecodable reject
 
 
 def _is_gzip(path: Path) -> bool:
@@ -162,6 +164,31 @@ def tail_problem(path: Path, offset: int, stop: int) -> str | None:
     return None
 
 
+def _parse_http(rec) -> str | None:
+    """Parse a record's HTTP header block (up to MAX_HTTP_HEADER bytes; FastWARC's own limit, 32 KB, refused
+    real pages); why it cannot be, else None. Parsed per record: a failure in the iterator ends the file."""
+    if not rec.is_http:
+        return None
+    try:
+        rec.parse_http(auto_decode="none", max_header_len=MAX_HTTP_HEADER, quirks_mode=True)
+    except BaseException as e:
+        if not _fastwarc_failed(e):
+            raise
+        return f"its HTTP header block cannot be read ({_first_line(e)}; at most {MAX_HTTP_HEADER} bytes)"
+    return None
+
+
+def _payload(raw: bytes, http, max_payload: int) -> tuple[bytes, str | None]:
+    """(the body decoded, bounded; why it cannot be) of a record's first max_payload + 1 bytes: decoded
+    here, not by FastWARC, whose decoding error on one body ends the whole file."""
+    if http is None or len(raw) > max_payload:  # too large already: rejected unread
+        return raw, None
+    try:
+        return decode_body(raw, {k.lower(): v for k, v in http.items()}, max_payload), None
+    except BodyUndecodable as e:
+        return raw, str(e)
+
+
 def warc_records(path: Path, where: str, start: int, stop: int, max_payload: int) -> Iterator[WarcRecord]:
     """The records that start in [start, stop) of the file. A payload larger than `max_payload` bytes is
     not read whole: its first max_payload + 1 bytes are (enough to tell it is too large). A file that is
@@ -175,21 +202,24 @@ def warc_records(path: Path, where: str, start: int, stop: int, max_payload: int
         window = _Window(f, start, stop)
         last, held = start, None
         try:
-            for rec in ArchiveIterator(window, parse_http=True, auto_decode="all", fsspec_args=False,
-                                       stream_detect=True, quirks_mode=True):
+            for rec in ArchiveIterator(window, parse_http=False, fsspec_args=False, stream_detect=True,
+                                       quirks_mode=True):
                 if held is not None:
                     yield held
                 last = start + rec.stream_pos
+                problem = _parse_http(rec)
                 is_http = rec.is_http and rec.is_http_parsed
                 http = rec.http_headers if is_http else None
-                payload = rec.reader.read(max_payload + 1)
-                if len(payload) <= max_payload:
-                    payload += rec.reader.read()
+                if problem is None:
+                    payload, problem = _payload(rec.reader.read(max_payload + 1), http, max_payload)
+                else:
+                    payload = b""
                 held = WarcRecord(
                     offset=last, type=str(rec.record_type).rsplit(".", 1)[-1],
                     headers=dict(rec.headers.items()), http_status=http.status_code if http is not None else None,
                     http_headers={k.lower(): v for k, v in http.items()} if http is not None else {},
-                    http_charset=rec.http_charset if is_http else None, payload=payload, truncated=None)
+                    http_charset=rec.http_charset if is_http else None, payload=payload, truncated=None,
+                    undecodable=problem)
         except BaseException as e:
             if not _fastwarc_failed(e):
                 raise
