@@ -634,3 +634,11 @@ def test_a_file_size_limit_is_one_line_naming_the_file_not_no_space(tmp_path):
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith(f"{tmp_path / 'big.bin'}: file too large") and "3,145,728 bytes" in out.stdout
     assert not (tmp_path / "big.bin").exists() and not list(tmp_path.glob("*.tmp*"))
+
+
+def test_a_brotli_body_inflates_to_its_limit_only():
+    brotli = pytest.importorskip("brotli")
+    from corpus.formats.sources.http_body import decode_body
+
+    bomb = brotli.compress(b"a" * (64 << 20))  # a few hundred bytes that inflate to 64 MiB
+    assert len(decode_body(bomb, {"content-encoding": "br"}, 1 << 20)) == (1 << 20) + 1

@@ -42,10 +42,12 @@ def _deflate(body: bytes, limit: int) -> bytes:
 
 
 def _brotli(body: bytes, limit: int) -> bytes:
-    import brotli
-
     try:
-        return brotli.Decompressor().process(body)[:limit + 1]
+        import brotli
+    except ImportError:  # brotli comes with the test and mds extras: without it, a br body is one reject
+        raise zlib.error("brotli is not installed (pip install brotli)") from None
+    try:  # output_buffer_limit: a brotli bomb inflates to limit + 1 bytes at most, never more
+        return brotli.Decompressor().process(body, output_buffer_limit=limit + 1)[:limit + 1]
     except brotli.error as e:
         raise zlib.error(str(e)) from None
 
