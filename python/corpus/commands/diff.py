@@ -17,6 +17,7 @@ from corpus.config import Config
 from corpus.config.layout import CORPUS_MANIFEST, STAGE_FILE
 from corpus.errors import CorpusError
 from corpus.formats.parts import read_parquet
+from corpus.commands.pipeline import leaves
 from corpus.stages import STAGE
 
 
@@ -36,16 +37,6 @@ def _json(path: Path, what: str) -> dict:
         return json.loads(path.read_text(encoding="utf-8"))
     except ValueError as e:
         raise CorpusError(f"{path}: invalid JSON ({e})") from None
-
-
-def leaves(d, prefix: str = "") -> dict:
-    """{"filters.gopher.min_words": 50, ...}: a nested table's keys as dotted paths."""
-    if not isinstance(d, dict):
-        return {prefix: d}
-    out: dict = {}
-    for k, v in d.items():
-        out.update(leaves(v, f"{prefix}.{k}" if prefix else k))
-    return out
 
 
 def config_changes(a: Config, b: Config) -> list[dict]:

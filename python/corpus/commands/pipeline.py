@@ -22,13 +22,13 @@ from corpus.tokens import mix
 log = logging.getLogger(__name__)
 
 
-def _leaves(d, prefix: str = "") -> dict:
+def leaves(d, prefix: str = "") -> dict:
     """{"filters.gopher.min_words": 50, ...}: a nested table's keys as dotted paths."""
     if not isinstance(d, dict):
         return {prefix: d}
     out: dict = {}
     for k, v in d.items():
-        out.update(_leaves(v, f"{prefix}.{k}" if prefix else k))
+        out.update(leaves(v, f"{prefix}.{k}" if prefix else k))
     return out
 
 
@@ -54,7 +54,7 @@ def version_changes(config: Config) -> list[str]:
     recorded = manifest["params"].get("config")
     if recorded is None:  # made before the shard stage recorded its config
         return ["its config (made by an older corpus)"]
-    now, was = _leaves(config_slice(config.data, config_keys("shard"))), _leaves(recorded)
+    now, was = leaves(config_slice(config.data, config_keys("shard"))), leaves(recorded)
     changes = [f"{k} {json.dumps(was.get(k), ensure_ascii=False)} -> {json.dumps(now.get(k), ensure_ascii=False)}"
                for k in sorted(set(now) | set(was)) if now.get(k) != was.get(k)]
     return changes + (["the ledger rows of its sources"] if ledger_changed else [])
