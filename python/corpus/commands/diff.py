@@ -18,6 +18,7 @@ from corpus.config.layout import CORPUS_MANIFEST, STAGE_FILE
 from corpus.errors import CorpusError
 from corpus.formats.parts import read_parquet
 from corpus.commands.pipeline import leaves
+from corpus.engine.raw import raw_inputs
 from corpus.stages import STAGE
 
 
@@ -57,8 +58,7 @@ def config_changes(a: Config, b: Config) -> list[dict]:
 
 def _raw_read(config: Config) -> dict[str, str]:
     m = _json(STAGE["normalize"].path(config) / STAGE_FILE, "normalize stage manifest")
-    return {Path(i["path"]).parts[2]: str(Path(i["path"]).parent) for i in m["inputs"]
-            if Path(i["path"]).parts[:2] == ("corpus", "raw")}
+    return {sid: str(Path(i["path"]).parent) for sid, i in raw_inputs(m).items()}
 
 
 def _ids(config: Config, corpus: dict) -> dict[str, str]:

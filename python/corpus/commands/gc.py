@@ -14,7 +14,6 @@ report, and the raw outputs only it reads. It is refused while another version r
 
 from __future__ import annotations
 
-import json
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,11 +21,11 @@ from pathlib import Path
 from corpus.config import Config
 from corpus.config.layout import CORPUS_MANIFEST, TOKENS_MANIFEST
 from corpus.engine.cache import CACHE_DIR
-from corpus.engine.references import NOT_DATASETS, RAW, Version, versions
+from corpus.engine.references import NOT_DATASETS, RAW, Version, raw_readers, read_json, versions
 from corpus.errors import CorpusError
 from corpus.store.atomic import sha256_file
 
-STAGING = (".incomplete",)
+STAGING = (".incomplete",)  # runner.staging_dir's suffix
 
 
 @dataclass(frozen=True)
@@ -44,14 +43,6 @@ def _size(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
 
 
-def _corpus_manifest_of(tokens_manifest: Path) -> str | None:
-    """The corpus_manifest_sha256 a token _MANIFEST.json names; None when it is unreadable (audit names it)."""
-    try:
-        return json.loads(tokens_manifest.read_text(encoding="utf-8")).get("corpus_manifest_sha256")
-    except (OSError, ValueError, AttributeError):
-        return None
-
-
 def raw_outputs(root: Path) -> list[Path]:
     """Every corpus/raw/<source>/<output>/ directory (staging ones too)."""
     raw = root.joinpath(*RAW)
@@ -59,19 +50,12 @@ def raw_outputs(root: Path) -> list[Path]:
                   for d in src.iterdir() if d.is_dir())
 
 
-def raw_read_by(found: list[Version], root: Path) -> dict[Path, list[str]]:
-    """{raw output directory (root-relative): [names of the versions reading it]}: those their manifests
-    record, and every raw output of a source a manifest that records none may have read (Version.unrecorded)."""
-    out: dict[Path, list[str]] = {}
-    for v in found:
-        for path in v.inputs:
-            parts = Path(path).parts
-            if parts[:2] == RAW and len(parts) >= 4:
-                out.setdefault(Path(*parts[:4]), []).append(v.name)
-        for d in raw_outputs(root):
-            if d.parent.name in v.unrecorded:
-                out.setdefault(d.relative_to(root), []).append(v.name)
-    return out
+def raw_read_by(found: list[Version], root: Path) -> set[Path]:
+    """The raw output directories (root-relative) the versions read: those their manifests record, and
+    every raw output of a source that a manifest recording none may have read (Version.unrecorded)."""
+    read = {Path(d) for d in raw_readers(found)}
+    unrecorded = set().union(*(v.unrecorded for v in found)) if found else set()
+    return read | {d.relative_to(root) for d in raw_outputs(root) if d.parent.name in unrecorded}
 
 
 def read_by_config(config: Config) -> set[Path]:
@@ -98,24 +82,12 @@ def models_used(found: list[Version]) -> set[str]:
     from corpus.store.atomic import canonical_json
 
     out = set()
-    for v in found:
-        for m in v.manifests:
-            try:
-                model = json.loads(m.read_text(encoding="utf-8")).get("params", {}).get("quality_model")
-            except (OSError, ValueError, AttributeError):
-                continue
-            if isinstance(model, dict):
-                out.add(hashlib.sha256(canonical_json(model).encode()).hexdigest())
-            elif isinstance(model, str):
-                out.add(model)
+    for model in (p.get("quality_model") for v in found for p in v.params):
+        if isinstance(model, dict):
+            out.add(hashlib.sha256(canonical_json(model).encode()).hexdigest())
+        elif isinstance(model, str):
+            out.add(model)
     return out
-
-
-def _trained_key(manifest: Path) -> str | None:
-    try:
-        return json.loads(manifest.read_text(encoding="utf-8")).get("key")
-    except (OSError, ValueError, AttributeError):
-        return None
 
 
 def _tokens_garbage(root: Path, found: list[Version]) -> list[Garbage]:
@@ -132,7 +104,7 @@ def _tokens_garbage(root: Path, found: list[Version]) -> list[Garbage]:
                 manifest = d / TOKENS_MANIFEST
                 if f"{ds.name}/{ver.name}" not in names:
                     out.append(Garbage(d, f"token directory of {ds.name}/{ver.name}, a version that is gone", _size(d)))
-                elif current is not None and manifest.is_file() and _corpus_manifest_of(manifest) not in (current, None):
+                elif current is not None and read_json(manifest).get("corpus_manifest_sha256") not in (current, None):
                     out.append(Garbage(d, f"token directory of other shards than {corpus}", _size(d)))
     return out
 
@@ -162,7 +134,7 @@ def garbage(config: Config) -> list[Garbage]:
     out += _tokens_garbage(root, found)
     models, used = root / MODELS_DIR, models_used(found)
     for m in sorted(models.glob("*.bin")) if models.is_dir() else []:
-        if m.stem not in used and _trained_key(m.with_suffix(".json")) not in used:
+        if m.stem not in used and read_json(m.with_suffix(".json")).get("key") not in used:
             out.append(Garbage(m, "quality model no dataset version's filter used", _size(m)))
             if m.with_suffix(".json").is_file():
                 out.append(Garbage(m.with_suffix(".json"), "its training manifest", _size(m.with_suffix(".json"))))

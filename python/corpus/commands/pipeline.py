@@ -64,7 +64,7 @@ def raw_changes(config: Config) -> list[str]:
     """The raw outputs the published version's normalize read that this config would not read (its
     [fetch] or [extract] settings differ, or an extractor's version): `source 'x': raw output A -> B`."""
     from corpus.config.ledger import load_ledger
-    from corpus.engine.raw import raw_dir_of
+    from corpus.engine.raw import raw_dir_of, raw_inputs
     from corpus.engine.runner import read_stage_manifest
 
     if read_stage_manifest(STAGE["shard"].path(config)) is None:
@@ -73,8 +73,7 @@ def raw_changes(config: Config) -> list[str]:
     if normalize is None:
         return []
     ledger = load_ledger(config.ledger_path)
-    read = {Path(i["path"]).parts[2]: str(Path(i["path"]).parent) for i in normalize["inputs"]
-            if Path(i["path"]).parts[:2] == ("corpus", "raw")}
+    read = {sid: str(Path(i["path"]).parent) for sid, i in raw_inputs(normalize).items()}
     out = []
     for sid in config["dataset"]["sources"]:
         if sid in read and sid in ledger:

@@ -114,6 +114,17 @@ def current_raw(config: Config, row: dict, *, verify: bool = True) -> tuple[Path
     return found
 
 
+def raw_inputs(manifest: dict | None) -> dict[str, dict]:
+    """{source_id: its input entry ({path, sha256})} of the raw outputs a stage manifest records it read
+    (`corpus/raw/<source_id>/<key>/_STAGE.json`), the first for each source."""
+    out: dict[str, dict] = {}
+    for i in (manifest or {}).get("inputs", []):
+        parts = Path(i["path"]).parts
+        if len(parts) == 5 and parts[:2] == ("corpus", "raw") and parts[4] == STAGE_FILE:
+            out.setdefault(parts[2], i)
+    return out
+
+
 def version_raw(config: Config, row: dict, read_by: list[Path]) -> tuple[Path, dict]:
     """The raw output this config's dataset version read for a source, as the first of its published
     stage manifests in `read_by` that records one says (normalize: a corpus source; filter: a list or the
@@ -125,17 +136,16 @@ def version_raw(config: Config, row: dict, read_by: list[Path]) -> tuple[Path, d
     from corpus.engine.recount import verify_counts
 
     sid = row["source_id"]
-    recorded = [i for d in read_by for i in (read_stage_manifest(d) or {}).get("inputs", [])
-                if Path(i["path"]).parts[:3] == ("corpus", "raw", sid) and Path(i["path"]).name == STAGE_FILE]
-    if not recorded:
+    recorded = next((r[sid] for r in (raw_inputs(read_stage_manifest(d)) for d in read_by) if sid in r), None)
+    if recorded is None:
         return current_raw(config, row)
-    directory = config.artifacts / Path(recorded[0]["path"]).parent
+    directory = config.artifacts / Path(recorded["path"]).parent
     path = directory / STAGE_FILE
     if not path.is_file():
         raise CorpusError(f"{path}: the raw output dataset version {config.dataset}/{config.version} read is gone")
-    if sha256_file(path) != recorded[0]["sha256"]:
+    if sha256_file(path) != recorded["sha256"]:
         raise CorpusError(f"{path}: not the raw manifest dataset version {config.dataset}/{config.version} read "
-                          f"(sha256 {recorded[0]['sha256'][:12]}…): it was rebuilt or edited")
+                          f"(sha256 {recorded['sha256'][:12]}…): it was rebuilt or edited")
     manifest = read_stage_manifest(directory)
     store_of(directory).check_current(directory, manifest, recount=verify_counts)
     return directory, manifest

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from corpus.config.layout import STAGE_FILE
+from corpus.store.root import LOCAL_ONLY_SUFFIXES  # staging (.incomplete) and renamed-aside (.old) dirs
 
 RAW = ("corpus", "raw")
 NOT_DATASETS = {"raw", "downloads"}   # corpus/raw/ and corpus/downloads/ hold no dataset
@@ -28,17 +29,28 @@ class Version:
     # (filter, dedup made before they recorded their lists, reference and eval sets): any of them may be a
     # source id whose raw outputs the version read, so all of that source's raw outputs are kept
     unrecorded: set[str] = field(default_factory=set)
+    params: list[dict] = field(default_factory=list)      # the params of each of its manifests
 
     @property
     def published(self) -> bool:
         return bool(self.manifests)
 
+    def raw_dirs(self) -> dict[str, str]:
+        """{raw output directory (root-relative): the sha256 its _STAGE.json had when this version read it}."""
+        out: dict[str, str] = {}
+        for path, sha in self.inputs.items():
+            parts = Path(path).parts
+            if parts[:2] == RAW and len(parts) >= 4:
+                out.setdefault(str(Path(*parts[:4])), sha)
+        return out
 
-def _manifest(path: Path) -> dict:
+
+def read_json(path: Path) -> dict:
+    """A manifest's JSON object, or {} when it is missing or damaged (audit names it; here it refers to nothing)."""
     try:
         m = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return {}   # a damaged manifest: audit names it; here it refers to nothing
+        return {}
     return m if isinstance(m, dict) else {}
 
 
@@ -59,15 +71,16 @@ def versions(root: Path) -> list[Version]:
     for ds in sorted(corpus.iterdir()) if corpus.is_dir() else []:
         if ds.name in NOT_DATASETS or not ds.is_dir():
             continue
-        for ver in sorted(v for v in ds.iterdir() if v.is_dir() and not v.name.endswith((".incomplete", ".old"))):
+        for ver in sorted(v for v in ds.iterdir() if v.is_dir() and not v.name.endswith(LOCAL_ONLY_SUFFIXES)):
             v = Version(f"{ds.name}/{ver.name}", ver)
             tokens = root / "tokens" / ds.name / ver.name
             found = [ver / STAGE_FILE, *sorted((ver / "stages").glob(f"*/{STAGE_FILE}")),
                      *sorted(tokens.glob(f"*/{STAGE_FILE}"))]
             for m in found:
-                if m.is_file() and not any(p.endswith(".incomplete") for p in m.parent.parts):
+                if m.is_file() and not any(p.endswith(LOCAL_ONLY_SUFFIXES) for p in m.parent.parts):
                     v.manifests.append(m)
-                    manifest = _manifest(m)
+                    manifest = read_json(m)
+                    v.params.append(manifest.get("params") if isinstance(manifest.get("params"), dict) else {})
                     inputs = [i for i in manifest.get("inputs") or [] if isinstance(i, dict)
                               and isinstance(i.get("path"), str)]
                     for i in inputs:
@@ -79,16 +92,12 @@ def versions(root: Path) -> list[Version]:
     return out
 
 
-def raw_readers(root: Path) -> dict[str, list[tuple[str, str]]]:
+def raw_readers(found: list[Version]) -> dict[str, list[tuple[str, str]]]:
     """{raw output directory (root-relative): [(version name, sha256 of its _STAGE.json when read)]}."""
     out: dict[str, list[tuple[str, str]]] = {}
-    for v in versions(root):
-        if not v.published:
-            continue
-        for path, sha in v.inputs.items():
-            parts = Path(path).parts
-            if parts[:2] == RAW and len(parts) >= 4:
-                out.setdefault(str(Path(*parts[:4])), []).append((v.name, sha))
+    for v in found:
+        for d, sha in v.raw_dirs().items():
+            out.setdefault(d, []).append((v.name, sha))
     return out
 
 
@@ -98,4 +107,4 @@ def readers_of(root: Path, directory: Path) -> list[tuple[str, str]]:
         rel = str(directory.relative_to(root))
     except ValueError:
         return []
-    return raw_readers(root).get(rel, [])
+    return raw_readers([v for v in versions(root) if v.published]).get(rel, [])
