@@ -57,6 +57,12 @@ def ledger_lines(path: Path) -> Iterator[bytes]:
             yield line.rstrip(b"\r\n")
 
 
+# Lines already checked in this process (a run reads the ledger once per stage, and the schema check is
+# most of a no-op run's ledger time): such a line is parsed again, never checked again.
+_CHECKED_LINES: set[bytes] = set()
+MAX_CHECKED_LINES = 200_000
+
+
 def load_ledger(path: str | os.PathLike) -> dict[str, dict]:
     """Rows by source_id, in file order. Errors name the file and line."""
     path = Path(path)
@@ -73,7 +79,10 @@ def load_ledger(path: str | os.PathLike) -> dict[str, dict]:
             row = json.loads(line)
         except json.JSONDecodeError as e:
             raise CorpusError(f"{where}: invalid JSON: {e.msg} (column {e.colno})") from None
-        check_row(row, where)
+        if raw not in _CHECKED_LINES:
+            check_row(row, where)
+            if len(_CHECKED_LINES) < MAX_CHECKED_LINES:
+                _CHECKED_LINES.add(raw)
         if row["source_id"] in rows:
             raise CorpusError(f"{where}: duplicate source_id '{row['source_id']}'")
         rows[row["source_id"]] = row

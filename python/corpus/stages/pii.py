@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
@@ -18,9 +19,11 @@ from corpus.config import Config
 from corpus.engine.cache import PartMemo, cache_key, cache_root, cache_use_step
 from corpus.engine.executor import warm_import
 from corpus.formats.parts import PartReader, PartWriter, validate_columns
-from corpus.pii.scrub import PiiParams, detectors, params_from_config, scrub_batch
 from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step, published_stage
 from corpus.stages import STAGE, config_hash, columns, input_columns, reuse_sources
+
+if TYPE_CHECKING:
+    from corpus.pii.scrub import PiiParams
 
 ME = STAGE["pii"]
 IN_COLUMNS = input_columns("pii")
@@ -28,7 +31,13 @@ OUT_COLUMNS = columns("pii")
 TYPES = ("EMAIL", "PHONE", "CARD", "IP", "KEY")
 
 
+# corpus.pii (presidio, ~2.5 s to import) is imported where a document is scrubbed, not with this module:
+# a run whose pii stage is current never loads it
+
+
 def pii_params(cfg: dict) -> PiiParams:
+    from corpus.pii.scrub import params_from_config
+
     return params_from_config(cfg)
 
 
@@ -65,6 +74,8 @@ class PiiMemo:
         digests = [self.digest(t) for t in texts]
         known = [self.memo.get(d) for d in digests]
         todo = [i for i, row in enumerate(known) if row is None]
+        from corpus.pii.scrub import scrub_batch
+
         fresh = dict(zip(todo, scrub_batch([texts[i] for i in todo], params))) if todo else {}
         self.computed += len(todo)
         self.hits += len(texts) - len(todo)
@@ -95,7 +106,12 @@ def scrub_part(u: PiiUnit) -> dict:
     for batch in reader.batches():
         docs_in += batch.num_rows
         texts = batch.column("text").to_pylist()
-        results = memo.scrub(texts, u.params) if memo is not None else scrub_batch(texts, u.params)
+        if memo is not None:
+            results = memo.scrub(texts, u.params)
+        else:
+            from corpus.pii.scrub import scrub_batch
+
+            results = scrub_batch(texts, u.params)
         per_doc = []
         for _, counts in results:
             for t, n in counts.items():
@@ -129,19 +145,21 @@ def warm(config: Config) -> tuple:
     built when a document the cache does not know comes (a run whose documents were all scrubbed before
     never loads them); else build them while the driver plans."""
     if cache_root(config) is not None:
-        return warm_import(__name__)
+        return warm_import("corpus.pii.scrub")
+    from corpus.pii.scrub import detectors
+
     return detectors, pii_params(config["pii"]).engine_key
 
 
 def plan(config: Config, opts: RunOptions) -> list[Job]:
     src = STAGE[ME.reads].path(config)
     manifest, ref = published_stage(config, src, ME.reads, upstream=config_hash(config, ME.reads))
-    params = pii_params(config["pii"])
     root = cache_root(config)
     memo = str(root) if root is not None else None
     identity = cache_key({"pii": config["pii"]})
 
     def units(ctx: PhaseContext) -> list[PiiUnit]:
+        params = pii_params(config["pii"])
         return [PiiUnit(p["name"].removesuffix(".parquet"), src / p["name"], p["sha256"], params, ctx.staging, memo,
                         identity) for p in manifest["parts"] if p["name"].startswith("part-")]
 
