@@ -260,7 +260,7 @@ def test_a_long_s3_transfer_prints_progress_lines(tmp_path, monkeypatch, caplog)
     monkeypatch.setenv(s3.PROGRESS_ENV, "0.2")
     remote = SlowRemote(tmp_path / "obj", "bucket/run/obj", {"endpoint": "", "region": ""})
     with caplog.at_level(logging.WARNING, logger="corpus.store.s3"):
-        sha, n = s3.download(remote, tmp_path / "got")
+        sha, n = s3.download(remote, tmp_path / "got", 20_000)
     assert n == 20_000 and (tmp_path / "got").read_bytes() == b"x" * 20_000
     lines = [r.getMessage() for r in caplog.records]
     assert len(lines) >= 2 and all(x.startswith("s3: still downloading s3://bucket/run/obj: ") for x in lines), lines
@@ -275,7 +275,7 @@ def test_a_long_s3_transfer_prints_progress_lines(tmp_path, monkeypatch, caplog)
     caplog.clear()
     monkeypatch.setenv(s3.PROGRESS_ENV, "30")
     with caplog.at_level(logging.WARNING, logger="corpus.store.s3"):
-        s3.download(remote, tmp_path / "again")
+        s3.download(remote, tmp_path / "again", 20_000)
     assert not caplog.records
 
 
