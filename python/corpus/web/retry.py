@@ -20,8 +20,6 @@ from typing import Iterator
 
 from corpus.formats.jsonl import read_zst_jsonl
 
-TRANSIENT = ("extractor_crash", "timeout")  # the schema's enum for [extract] retry
-
 
 def document_offset(rec: dict) -> int:
     return int(rec["meta"]["record_offset"])
