@@ -17,7 +17,7 @@ import time
 import urllib.parse
 from pathlib import Path
 
-from corpus.engine.progress import Progress
+from corpus.store.progress import Progress
 from corpus.errors import CorpusError
 from corpus.store.environment import seconds_from_env
 from corpus.store.atomic import CHUNK, temp_beside
@@ -118,7 +118,7 @@ def read_bytes(r: Remote) -> bytes | None:
         raise named_error(r.uri, e) from None
 
 
-BAR_BYTES = 8 << 20   # an object larger than this gets a progress bar while it moves (engine.progress)
+BAR_BYTES = 8 << 20   # an object larger than this gets a progress bar while it moves (store.progress)
 
 
 class Watcher:
