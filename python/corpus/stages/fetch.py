@@ -34,6 +34,7 @@ from corpus.engine.raw import (BINARY_FORMATS, MODEL_FILE, REJECTS, WEB_FORMATS,
 from corpus.engine.references import readers_of
 from corpus.store.atomic import dump_json, sha256_bytes
 from corpus.store.retrieve import locate, min_rate_of
+from corpus.store.root import store_of
 from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step
 from corpus.formats.sources.limits import ReadLimits
 from corpus.formats.sources.ranges import Range, plan_ranges
@@ -165,6 +166,9 @@ def _earlier_step(config: Config, row: dict, recorded: str | None, ctx: PhaseCon
     if found is None:
         return
     directory, manifest = found
+    store = store_of(directory)
+    for part in manifest["parts"]:  # on an s3 root: its local copy, downloaded and hashed (found: sizes only)
+        store.verify_file(directory / part["name"], part["sha256"], part.get("bytes"), listed_in=str(directory))
     ctx.state["earlier"] = {
         "dir": str(directory),
         "documents": index_parts(directory, document_parts(manifest), document_offset),
