@@ -431,3 +431,32 @@ def test_extract_retry_re_extracts_only_the_pages_rejected_for_a_transient_reaso
     run_corpus("--config", retry, "fetch", "--replace", "--recompute", check=True)
     again = json.loads((new / "_STAGE.json").read_text())
     assert {p["name"]: p["sha256"] for p in again["parts"]} == parts and again["counts"]["retried"] == {}
+
+
+def test_earlier_outcomes_are_found_by_record_offset_across_parts(tmp_path):
+    """web.retry: the earlier raw output's documents and rejects, indexed per part by record offset, give
+    each asked offset its outcome (kept text, a reject, or a retried reason), reading only overlapping parts."""
+    from corpus.formats.jsonl import ZstJsonlWriter
+    from corpus.web.retry import Earlier, document_offset, index_parts, overlapping, reject_offset
+
+    docs = ZstJsonlWriter(tmp_path, 2)  # two records a part: offsets 10, 30 | 50, 90 | 110
+    for off in (10, 30, 50, 90, 110):
+        docs.write({"text": f"page at {off}", "meta": {"record_offset": off}})
+    (tmp_path / "rejects").mkdir()
+    rejects = ZstJsonlWriter(tmp_path / "rejects", 2)
+    for off, reason in ((20, "not_html"), (70, "extractor_crash"), (100, "timeout")):
+        rejects.write({"locator": f"http://x/w.warc.gz@{off}", "reason": reason, "detail": f"at {off}"})
+    doc_parts = [{"name": p.name} for p, _ in docs.close()]
+    reject_parts = [{"name": f"rejects/{p.name}"} for p, _ in rejects.close()]
+    d_index = index_parts(tmp_path, doc_parts, document_offset)
+    r_index = index_parts(tmp_path, reject_parts, reject_offset)
+    assert [(p["first"], p["last"]) for p in d_index] == [(10, 30), (50, 90), (110, 110)]
+    assert [(p["first"], p["last"]) for p in r_index] == [(20, 70), (100, 100)]
+    assert [p["first"] for p in overlapping(d_index, 40, 100)] == [50]
+    earlier = Earlier(tmp_path, overlapping(d_index, 40, 120), overlapping(r_index, 40, 120), ["extractor_crash"], 40)
+    assert earlier.outcome(50) == ("kept", "page at 50")
+    assert earlier.outcome(60) is None  # no earlier outcome: extract it
+    assert earlier.outcome(70) == ("retry", "extractor_crash")
+    assert earlier.outcome(90) == ("kept", "page at 90")
+    assert earlier.outcome(100) == ("rejected", "timeout", "at 100")  # not a retried reason here
+    assert earlier.outcome(110) == ("kept", "page at 110")
