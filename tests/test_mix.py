@@ -359,3 +359,34 @@ def test_more_copies_than_the_buckets_can_keep_apart_is_refused(base):
     with pytest.raises(CorpusError, match=r"a document gets 1000 copies, but the train split's kept documents fill "
                                           r"only \d+ of 4096 shuffle buckets \(2998 needed"):
         tokenize(base, "toomany", mix={"max_repeats": 1000}, **{"mix.weights": {WT: 1000}})
+
+
+def test_report_shows_tokens_per_source_before_and_after_the_mix_and_the_share_table(base):
+    """Issue 47 item 4: with a mix (the only token directory a mixed run writes) the report's tokens per source
+    are there (train before and after the mix from its manifest, val replayed and checked), not "unavailable";
+    `corpus report` prints them and the share table (target and achieved shares, fractions); no budget says None."""
+    from corpus.report.build import report_path
+
+    cfg, res = tokenize(base, "report", mix={"seed": 1}, **{"mix.targets": {TS: "30%"}})
+    m = json.loads((res.path / "_MANIFEST.json").read_text())
+    mixed = m["mix"]["sources"]
+    proc = run_corpus("--config", cfg.path, "report", check=True)
+    lines = proc.stdout.splitlines()
+    page = report_path(cfg).read_text()
+    assert "Tokens per source unavailable" not in page and "train tokens before mix" in page
+    assert "None" not in page.split('id="tokens"')[1].split("</table>")[0]  # budgets: "no limit"
+    assert f"tokens ({res.path.name}): train {m['splits']['train']['tokens']:,}, val {m['splits']['val']['tokens']:,}" in lines
+    rows = {ln.split()[0]: ln.split()[1:] for ln in lines[lines.index(next(x for x in lines if x.startswith("source ")
+                                                                          and "train before mix" in x)) + 1:][:2]}
+    val = 0
+    for sid in SOURCES:
+        before, after, v = (int(x.replace(",", "")) for x in rows[sid])
+        assert (before, after) == (mixed[sid]["before"]["train_tokens"], mixed[sid]["stream"]["train_tokens"])
+        val += v
+    assert val == m["splits"]["val"]["tokens"] and mixed[TS]["after"]["train_tokens"] != mixed[TS]["before"]["train_tokens"]
+    assert f"mix {m['mix']['id']}: shares of the mixed train tokens" in proc.stdout, proc.stdout
+    share = {ln.split()[0]: ln.split()[1:4] for ln in lines if ln.split() and ln.split()[0] in SOURCES
+             and len(ln.split()) >= 4 and ln.split()[2] in ("0.3000", "—")}
+    assert share[TS] == [f"{mixed[TS]['weight']:.4g}", "0.3000", f"{mixed[TS]['share']:.4f}"], proc.stdout
+    assert share[WT] == ["1", "—", f"{mixed[WT]['share']:.4f}"], proc.stdout
+    assert abs(mixed[TS]["share"] - 0.3) < 0.005

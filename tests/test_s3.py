@@ -281,3 +281,38 @@ def test_lease_is_renewed_and_a_lost_lease_stops_publication(server, monkeypatch
     finally:
         lock.release(local)
     assert ".corpus.lock" in _objects(s3, f"{BUCKET}/lease-test")  # not ours any more: left alone
+
+
+BAR_SCRIPT = """
+import sys
+from pathlib import Path
+from corpus.commands.cli import _setup_logging
+from corpus.store import s3
+
+_setup_logging(0, False)  # as `corpus` logs: INFO and up on stderr
+remote = s3.Remote(Path(sys.argv[1]), sys.argv[2], s3.env_endpoint())
+for name in sys.argv[3:]:
+    s3.upload(Path(sys.argv[1]) / name, remote.child(name))
+    s3.download(remote.child(name), Path(sys.argv[1]) / f"{name}.back")
+"""
+
+
+def test_a_large_object_moves_with_a_progress_bar_a_small_one_without(server, tmp_path):
+    """Issue 47 item 12: an object larger than s3.BAR_BYTES gets a progress bar each way; off a terminal it is
+    the other bars' lines on stderr (one every few seconds, the last '... done in'); a small one prints none."""
+    from corpus.store import s3
+
+    env, _ = server
+    big, small = tmp_path / "big.bin", tmp_path / "small.bin"
+    big.write_bytes(bytes(range(256)) * ((s3.BAR_BYTES + (1 << 20)) // 256))
+    small.write_bytes(b"x" * 100_000)
+    proc = subprocess.run([sys.executable, "-c", BAR_SCRIPT, str(tmp_path), f"{BUCKET}/bars", big.name, small.name],
+                          capture_output=True, text=True, cwd=REPO, env={**os.environ, **env}, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "big.bin.back").read_bytes() == big.read_bytes()
+    assert (tmp_path / "small.bin.back").read_bytes() == small.read_bytes()
+    mb = f"{big.stat().st_size / 1e6:,.1f}"
+    for verb in ("uploading", "downloading"):
+        done = [ln for ln in proc.stderr.splitlines() if f"s3: {verb} s3://{BUCKET}/bars/big.bin: " in ln]
+        assert done and done[-1].split(": ", 2)[-1].startswith(f"{mb}/{mb} MB done in "), proc.stderr
+    assert "small.bin" not in proc.stderr and proc.stdout == "", proc.stderr

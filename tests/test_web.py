@@ -385,3 +385,78 @@ def test_an_arc_body_is_decoded_as_a_warc_one(tmp_path):
     items, counts = read_all(path, extract_cfg(tmp_path))
     assert [(i.url, getattr(i, "reason", None)) for i in items] == [
         ("http://a.org/x-gzip", None), ("http://a.org/plain", "undecodable"), ("http://a.org/after", None)]
+
+
+@pytest.mark.slow
+def test_extract_retry_re_extracts_only_the_pages_rejected_for_a_transient_reason(tmp_path):
+    """Issue 47 item 15: an extractor child killed on one page leaves an extractor_crash reject, and a rerun
+    is current; `[extract] retry = ["extractor_crash"]` makes a new raw output that extracts that page
+    again and takes every other outcome from the first output (here every other page would raise if it
+    were extracted), counts the retry, and holds the bytes a whole extraction (--recompute) gives."""
+    topics = ["rivers and the bridges over them", "mountains and the valleys between them",
+              "harbours and the ships that leave them", "forests and the paths through them",
+              "cities and the markets inside them"]
+    records = [response(f"http://a.org/{i}", _page(f"A page about {t}, long enough to be kept.").encode())
+               for i, t in enumerate(topics)]
+    records.insert(2, response("http://b.org/bad", _page("The page whose extractor is killed from outside.").encode()))
+    records.insert(4, response("http://a.org/pdf", b"%PDF-1.4 ...", "application/pdf"))
+    warc = write_warc(tmp_path / "pages.warc.gz", records)
+    ledger = write_ledger(tmp_path / "ledger.jsonl", [ledger_row("web", warc)])
+    art = tmp_path / "art"
+    first = write_config(tmp_path / "first.toml", ledger=ledger, sources=["web"], artifacts=art,
+                         fetch={"unit_bytes": 1024})
+    proc = run_corpus("--config", first, "fetch", "-j", 2, env={"CORPUS_FAULT_EXTRACT": "crash:/bad"}, check=True)
+    assert "7 read, 0 skipped, 2 rejected (extractor_crash 1, not_html 1), 5 documents" in proc.stdout, proc.stdout
+    proc = run_corpus("--config", first, "fetch", check=True)  # the problem: the crash is kept for good
+    assert re.search(r"^web +current", proc.stdout, re.M), proc.stdout
+    (old,) = (art / "corpus" / "raw" / "web").iterdir()
+
+    retry = write_config(tmp_path / "retry.toml", ledger=ledger, sources=["web"], artifacts=art,
+                         fetch={"unit_bytes": 1024}, extract={"retry": ["extractor_crash"]})
+    proc = run_corpus("--config", retry, "fetch", "-j", 2, env={"CORPUS_FAULT_EXTRACT": "raise:a.org"}, check=True)
+    assert "web: [extract] retry: 1 pages extracted again (extractor_crash 1), 1 now a document" in proc.stdout
+    assert "1 rejected (not_html 1), 6 documents" in proc.stdout, proc.stdout
+    (new,) = set((art / "corpus" / "raw" / "web").iterdir()) - {old}
+    stage = json.loads((new / "_STAGE.json").read_text())
+    old_stage = json.loads((old / "_STAGE.json").read_text())
+    assert stage["counts"]["retried"] == {"extractor_crash": 1} and stage["counts"]["recovered"] == 1
+    assert stage["params"]["extract"]["retry"] == ["extractor_crash"] and "retry" not in old_stage["params"]["extract"]
+    assert stage["fetched_at"] == old_stage["fetched_at"]  # the reused documents carry it
+    assert json.loads((new / "_RUN.json").read_text())["retried_from"] == str(old.relative_to(art))
+    docs = [r for p in sorted(new.glob("part-*.jsonl.zst")) for r in read_zst_jsonl(p)]
+    assert [d["url"] for d in docs] == [f"http://a.org/{i}" for i in range(2)] + ["http://b.org/bad"] + [
+        f"http://a.org/{i}" for i in range(2, 5)]
+    # a whole extraction of the same config (--recompute: nothing taken from the first output) gives the same bytes
+    parts = {p["name"]: p["sha256"] for p in stage["parts"]}
+    run_corpus("--config", retry, "fetch", "--replace", "--recompute", check=True)
+    again = json.loads((new / "_STAGE.json").read_text())
+    assert {p["name"]: p["sha256"] for p in again["parts"]} == parts and again["counts"]["retried"] == {}
+
+
+def test_earlier_outcomes_are_found_by_record_offset_across_parts(tmp_path):
+    """web.retry: the earlier raw output's documents and rejects, indexed per part by record offset, give
+    each asked offset its outcome (kept text, a reject, or a retried reason), reading only overlapping parts."""
+    from corpus.formats.jsonl import ZstJsonlWriter
+    from corpus.web.retry import Earlier, document_offset, index_parts, overlapping, reject_offset
+
+    docs = ZstJsonlWriter(tmp_path, 2)  # two records a part: offsets 10, 30 | 50, 90 | 110
+    for off in (10, 30, 50, 90, 110):
+        docs.write({"text": f"page at {off}", "meta": {"record_offset": off}})
+    (tmp_path / "rejects").mkdir()
+    rejects = ZstJsonlWriter(tmp_path / "rejects", 2)
+    for off, reason in ((20, "not_html"), (70, "extractor_crash"), (100, "timeout")):
+        rejects.write({"locator": f"http://x/w.warc.gz@{off}", "reason": reason, "detail": f"at {off}"})
+    doc_parts = [{"name": p.name} for p, _ in docs.close()]
+    reject_parts = [{"name": f"rejects/{p.name}"} for p, _ in rejects.close()]
+    d_index = index_parts(tmp_path, doc_parts, document_offset)
+    r_index = index_parts(tmp_path, reject_parts, reject_offset)
+    assert [(p["first"], p["last"]) for p in d_index] == [(10, 30), (50, 90), (110, 110)]
+    assert [(p["first"], p["last"]) for p in r_index] == [(20, 70), (100, 100)]
+    assert [p["first"] for p in overlapping(d_index, 40, 100)] == [50]
+    earlier = Earlier(tmp_path, overlapping(d_index, 40, 120), overlapping(r_index, 40, 120), ["extractor_crash"], 40)
+    assert earlier.outcome(50) == ("kept", "page at 50")
+    assert earlier.outcome(60) is None  # no earlier outcome: extract it
+    assert earlier.outcome(70) == ("retry", "extractor_crash")
+    assert earlier.outcome(90) == ("kept", "page at 90")
+    assert earlier.outcome(100) == ("rejected", "timeout", "at 100")  # not a retried reason here
+    assert earlier.outcome(110) == ("kept", "page at 110")

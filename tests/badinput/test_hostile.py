@@ -260,7 +260,7 @@ def test_a_long_s3_transfer_prints_progress_lines(tmp_path, monkeypatch, caplog)
     monkeypatch.setenv(s3.PROGRESS_ENV, "0.2")
     remote = SlowRemote(tmp_path / "obj", "bucket/run/obj", {"endpoint": "", "region": ""})
     with caplog.at_level(logging.WARNING, logger="corpus.store.s3"):
-        sha, n = s3.download(remote, tmp_path / "got")
+        sha, n = s3.download(remote, tmp_path / "got", 20_000)
     assert n == 20_000 and (tmp_path / "got").read_bytes() == b"x" * 20_000
     lines = [r.getMessage() for r in caplog.records]
     assert len(lines) >= 2 and all(x.startswith("s3: still downloading s3://bucket/run/obj: ") for x in lines), lines
@@ -275,8 +275,45 @@ def test_a_long_s3_transfer_prints_progress_lines(tmp_path, monkeypatch, caplog)
     caplog.clear()
     monkeypatch.setenv(s3.PROGRESS_ENV, "30")
     with caplog.at_level(logging.WARNING, logger="corpus.store.s3"):
-        s3.download(remote, tmp_path / "again")
+        s3.download(remote, tmp_path / "again", 20_000)
     assert not caplog.records
+
+
+@pytest.mark.slow  # waits out a stall: the full tier
+def test_beside_a_progress_bar_the_watcher_speaks_only_when_a_transfer_stalls(tmp_path, monkeypatch, caplog):
+    """An object over s3.BAR_BYTES moves with a progress bar (its lines on the corpus logger off a terminal,
+    the last '... done in'); the watcher's 'still downloading' line then comes only for an interval in
+    which no byte moved (here: one read that hangs for 3 intervals), not while bytes flow."""
+    import io
+    import logging
+
+    from corpus.store import s3
+
+    class Stalls(io.BytesIO):
+        reads = 0
+
+        def read(self, n=-1):
+            Stalls.reads += 1
+            time.sleep(3.5 if Stalls.reads == 30 else 0.01)
+            return super().read(1000)
+
+    class FakeFs:
+        def open_input_stream(self, key, compression=None):
+            return Stalls(b"z" * 60_000)
+
+    class SlowRemote(s3.Remote):
+        fs = FakeFs()
+
+    monkeypatch.setenv(s3.PROGRESS_ENV, "1")
+    monkeypatch.setattr(s3, "BAR_BYTES", 10_000)
+    remote = SlowRemote(tmp_path / "obj", "bucket/run/obj", {"endpoint": "", "region": ""})
+    with caplog.at_level(logging.INFO, logger="corpus"):
+        s3.download(remote, tmp_path / "got", 60_000)
+    lines = [r.getMessage() for r in caplog.records]
+    still = [x for x in lines if x.startswith("s3: still downloading s3://bucket/run/obj: 0.0 of 0.1 MB after ")]
+    # the first interval always saw bytes move (the stall starts after 0.3 s): no line for it, one for the stall
+    assert still and not any(" MB after 1 s " in x for x in still), lines
+    assert lines[-1].startswith("s3: downloading s3://bucket/run/obj: 0.1/0.1 MB done in "), lines
 
 
 @pytest.mark.parametrize("table,key,value", [

@@ -371,6 +371,7 @@ def report(c: Ctx):
         raise CorpusError(f"{path}: no corpus manifest (run `corpus run` first)")
     m = json.loads(path.read_text())
     from corpus.report.build import write_report
+    from corpus.report.tokens import summary_lines
     from corpus.web.records import records_line
 
     page, data = write_report(c.config)  # first: the lines below show what the page shows
@@ -393,6 +394,8 @@ def report(c: Ctx):
                f"{d['num_perm']} perms, {d['bands']} bands), url {d.get('url_dropped', 0)}, decontaminated "
                f"{d['decontaminated']}" + (f" ({by_eval})" if by_eval else ""))
     click.echo("pii placeholders: " + ", ".join(f"{k} {m['pii'][k]}" for k in ("emails", "phones", "cards", "ips", "keys")))
+    for line in summary_lines(data["tokens"]):  # tokens per source; a mix's share table
+        click.echo(line)
     click.echo(f"html report: {page}")
 
 

@@ -25,6 +25,9 @@ SCHEMA = "corpus-config.schema.json"
 UNHASHED_TABLES = ("paths", "run")
 # Keys that only decide what is warned about (no output byte): left out of every hash of their table.
 UNHASHED_KEYS = ("tokenize.min_train_bytes",)
+# Keys left out of every hash of their table while they hold this value (keys added after outputs were
+# made: a config that does not set one keeps its hashes, and its raw outputs their keys).
+UNHASHED_WHEN = {"extract.retry": []}
 
 
 @dataclass(frozen=True)
@@ -91,7 +94,8 @@ def _hashed_keys(table: str, values):
     """A table without its UNHASHED_KEYS."""
     if not isinstance(values, dict):
         return values
-    return {k: v for k, v in values.items() if f"{table}.{k}" not in UNHASHED_KEYS}
+    return {k: v for k, v in values.items() if f"{table}.{k}" not in UNHASHED_KEYS
+            and not (f"{table}.{k}" in UNHASHED_WHEN and v == UNHASHED_WHEN[f"{table}.{k}"])}
 
 
 def config_sha256(data: dict[str, Any], keys: tuple[str, ...] | None = None) -> str:

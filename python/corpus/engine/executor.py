@@ -29,7 +29,7 @@ from corpus.engine.forkserver import start_forkserver
 from corpus.engine.pandas_probe import skip_pandas_probe
 from corpus.store.proc import alive
 from corpus.engine.memory import prefer_system_allocator, release_freed_memory
-from corpus.engine.progress import Progress
+from corpus.store.progress import Progress
 
 log = logging.getLogger(__name__)
 WORKERS_PER_CPU = 8  # the most worker processes per CPU a run may start on this machine (check_workers)

@@ -9,10 +9,10 @@ another dataset version reads (roots made before keep their `<yyyymmdd>/` direct
 
 from __future__ import annotations
 
+import hashlib
+import logging
 from pathlib import Path
 from typing import Iterator
-
-import hashlib
 
 from corpus.store.atomic import canonical_json
 from corpus.store.checksums import verify_file
@@ -25,6 +25,8 @@ from corpus.engine.runner import find_current, identity_of, read_stage_manifest
 from corpus.formats.textnorm import normalize_text
 from corpus.web.extract import ENGINES
 from corpus.web.extract import versions as extractor_versions
+
+log = logging.getLogger(__name__)
 
 # Ledger fields that decide what the raw documents are; a change to any of them means fetching again.
 READ_FIELDS = ("url", "sha256", "bytes", "license_spdx", "format", "members", "text_fields", "split",
@@ -44,42 +46,63 @@ def document_parts(manifest: dict) -> list[dict]:
     return [p for p in manifest["parts"] if "/" not in p["name"]]
 
 
-def extract_params(extract: dict) -> dict:
+def extract_params(extract: dict, *, retry: bool = True) -> dict:
     """What decides a web source's documents: the [extract] table with the chosen engine's options only,
-    and the versions of the libraries that extract."""
+    and the versions of the libraries that extract. `retry` (the reasons re-extracted from an earlier raw
+    output) only when set, sorted: an output made without it keeps the key it had. retry=False: the
+    params of that earlier output."""
     engine = extract["engine"]
-    common = {k: v for k, v in extract.items() if k not in ENGINES}
-    return {**common, engine: extract[engine], "versions": extractor_versions(engine)}
+    common = {k: v for k, v in extract.items() if k not in ENGINES and k != "retry"}
+    again = sorted(extract.get("retry") or []) if retry else []
+    return {**common, **({"retry": again} if again else {}), engine: extract[engine],
+            "versions": extractor_versions(engine)}
 
 
-def fetch_params(row: dict, config: Config) -> dict:
+def fetch_params(row: dict, config: Config, *, retry: bool = True) -> dict:
     fetch = config["fetch"]
     params = {"source_id": row["source_id"], "part_docs": fetch["part_docs"], "part_bytes": fetch["part_bytes"],
               "unit_bytes": fetch["unit_bytes"], "ledger_row": {k: row[k] for k in READ_FIELDS if k in row}}
     if row["format"] in WEB_FORMATS:
-        params["extract"] = extract_params(config["extract"])
+        params["extract"] = extract_params(config["extract"], retry=retry)
     return params
 
 
-def fetch_identity(row: dict, config: Config) -> dict:
+def fetch_identity(row: dict, config: Config, *, retry: bool = True) -> dict:
     """What a raw output records and is matched by: its ledger facts, part sizes and fetch unit size
     (a range's parts end with it), and for a web source how its pages are extracted. No config hash: raw
     sources are shared by every dataset."""
-    return {"config_sha256": None, "params": fetch_params(row, config),
+    return {"config_sha256": None, "params": fetch_params(row, config, retry=retry),
             "inputs": [{"path": row["url"], "sha256": row["sha256"]}]}
 
 
-def raw_key(row: dict, config: Config) -> str:
+def raw_key(row: dict, config: Config, *, retry: bool = True) -> str:
     """`<12 hex of the file's sha256>-<12 hex of the sha256 of fetch_params>`: the directory name of the raw
     output this config makes of this ledger row (the part sizes, the [extract] engine and options, the
     extractors' versions and the read limits are all in fetch_params)."""
-    settings = hashlib.sha256(canonical_json(fetch_params(row, config)).encode("utf-8")).hexdigest()
+    settings = hashlib.sha256(canonical_json(fetch_params(row, config, retry=retry)).encode("utf-8")).hexdigest()
     return f"{row['sha256'][:12]}-{settings[:12]}"
 
 
-def raw_dir_of(config: Config, row: dict) -> Path:
+def raw_dir_of(config: Config, row: dict, *, retry: bool = True) -> Path:
     """corpus/raw/<source_id>/<raw_key>/: where fetch publishes this row's raw output under this config."""
-    return config.raw_dir / row["source_id"] / raw_key(row, config)
+    return config.raw_dir / row["source_id"] / raw_key(row, config, retry=retry)
+
+
+def retries(config: Config, row: dict) -> list[str]:
+    """The reject reasons this config re-extracts from the raw output made without [extract] retry."""
+    return sorted(config["extract"].get("retry") or []) if row["format"] in WEB_FORMATS else []
+
+
+def earlier_raw(config: Config, row: dict) -> tuple[Path, dict] | None:
+    """The published raw output this row has under this config without [extract] retry, its parts
+    verified (a damaged one: a warning, and None), or None: what a retrying fetch re-extracts the
+    rejects of."""
+    try:
+        return find_current([raw_dir_of(config, row, retry=False), *dated_dirs(config, row["source_id"])],
+                            fetch_identity(row, config, retry=False), hint="not used: every page is extracted")
+    except CorpusError as e:
+        log.warning("source '%s': [extract] retry: %s", row["source_id"], e)
+        return None
 
 
 def dated_dirs(config: Config, source_id: str) -> list[Path]:

@@ -423,28 +423,35 @@ def tokens(d: dict) -> str:
              ["EOS", f"<code>{e(tk['eos_token'])}</code> = {tk['eos_id']}"],
              ["special tokens", ", ".join(f"<code>{e(k)}</code> {v}" for k, v in tk["special_tokens"].items())],
              ["permutation seed", e(t["seed"])],
-             ["budgets", ", ".join(f"{e(k)} {e(v)}" for k, v in t["budgets"].items())],
+             ["budgets", ", ".join(f"{e(k)} {e(v) if v is not None else 'no limit'}" for k, v in t["budgets"].items())],
              ["packages", ", ".join(f"{e(k)} {e(v)}" for k, v in t["packages"].items())]]
     splits = [[e(s), n(v["docs"]), n(v["tokens"]), n(v["files"]), si(v["bin_bytes"]) + "B",
                n(round(v["median_doc"])), n(v["max_doc"])] for s, v in t["splits"].items()]
     rows, chart = [], []
+    mixed = t.get("mix") is not None
     for sid in d["funnel"]["sources"]:
         s = t["by_source"].get(sid)
         if not s:
             continue
         chars = d["shards"]["by_source"].get(sid, {}).get("chars", 0)
-        total = s["train"] + s["val"]
-        rows.append([f"<code>{e(sid)}</code>", n(s["train"]), n(s["val"]), n(s["train_docs"] + s["val_docs"]),
-                     f"{chars / total:.2f}" if total else "—"])
+        total = s.get("train_before_mix", s["train"]) + s["val"]  # characters per token: of the shards' text
+        rows.append([f"<code>{e(sid)}</code>", *([n(s["train_before_mix"])] if mixed else []), n(s["train"]),
+                     n(s["val"]), n(s["train_docs"] + s["val_docs"]), f"{chars / total:.2f}" if total else "—"])
         chart.append((sid, s["train"], s["val"]))
-    mapping = (f'<p class="note">Per source: the streams\' documents are mapped back to their shard rows by replaying '
-               f'the seeded permutation of stage 07; checked by re-encoding {t["checked_docs"]} seeded documents.</p>'
+    how = (f'the val documents are mapped back to their shard rows by replaying the seeded permutation of stage 07 '
+           f'(checked by re-encoding {t["checked_docs"]} seeded documents); the train tokens before and after the '
+           f'mix <code>{e(t["mix"]["id"])}</code> are its manifest\'s' if mixed else
+           f'the streams\' documents are mapped back to their shard rows by replaying the seeded permutation of '
+           f'stage 07; checked by re-encoding {t["checked_docs"]} seeded documents')
+    mapping = (f'<p class="note">Per source: {how}.</p>'
                if not t["mapping"] else f'<p class="flag unknown">Tokens per source unavailable: {e(t["mapping"])}</p>')
+    heads = ["source", *(["train tokens before mix", "train tokens after mix"] if mixed else ["train tokens"]),
+             "val tokens", "documents", "characters per token"]
     return ('<section id="tokens"><h2>Tokens</h2>' + table(None, facts, cls="facts") +
             table(["split", "documents", "tokens", "files", ".bin bytes", "median doc", "longest doc"], splits,
                   {1, 2, 3, 4, 5, 6}) + img(plots.token_length_chart(t["lengths"]), "document lengths in tokens") +
             ("<h3>Per source</h3>" + img(plots.tokens_by_source_chart(chart), "tokens per source") +
-             table(["source", "train tokens", "val tokens", "documents", "characters per token"], rows, {1, 2, 3, 4})
+             table(heads, rows, set(range(1, len(heads))))
              if rows else "") + mapping +
             (f'<p class="note">Other token sets of this corpus: {", ".join(e(o) for o in t["others"])}</p>'
              if t["others"] else "") + "".join(mixture(x) for x in t.get("mixes", [])) + "</section>")

@@ -54,19 +54,32 @@ def _lengths(d, split_info: dict) -> np.ndarray:
     return np.concatenate(out) if out else np.zeros(0, np.int64)
 
 
+def _primary(config: Config, found: list) -> tuple:
+    """The token directory the config makes (its [mix]'s mixture, else the unmixed stream) when it is
+    among `found`; else the unmixed stream first, then mixtures by name."""
+    from corpus.tokens import mix as mixing
+
+    mix_cfg = config.data.get("mix")
+    want = mixing.mix_id(mixing.record(mix_cfg)) if mixing.active(mix_cfg) else None
+    for d, m in found:
+        if m.get("mix", {}).get("id") == want:
+            return d, m
+    return sorted(found, key=lambda dm: ("mix" in dm[1], dm[0].name))[0]
+
+
 def collect_tokens(config: Config, corpus: dict, shards: dict, budget: Budget) -> dict | None:
     found = find_token_dirs(config)
     if not found:
         return None
-    # the unmixed stream first (its order replays over the shards); mixtures are shown from their manifests
-    found.sort(key=lambda dm: ("mix" in dm[1], dm[0].name))
-    d, m = found[0]
+    d, m = _primary(config, found)
+    mix = m.get("mix")
     table = shards["table"]
     sources, splits = table.column("source_id").to_pylist(), table.column("split").to_pylist()
     texts = ShardTexts(config, corpus)
-    out = {"dir": str(d), "id": m["tokenizer_id"], "others": [x.name for x, _ in found[1:]],
+    out = {"dir": str(d), "id": m["tokenizer_id"], "others": [x.name for x, _ in found if x != d],
            "tokenizer": m["tokenizer"], "seed": m["seed"], "budgets": m["budgets"], "packages": m["packages"],
-           "splits": {}, "by_source": {}, "mapping": "", "lengths": {}, "warnings": tokens_warnings(m, config)}
+           "splits": {}, "by_source": {}, "mapping": "", "lengths": {}, "warnings": tokens_warnings(m, config),
+           "mix": None}
     check = []
     for split in SPLITS:
         info = m["splits"][split]
@@ -77,6 +90,9 @@ def collect_tokens(config: Config, corpus: dict, shards: dict, budget: Budget) -
                                 "max_doc": int(lengths.max()) if len(lengths) else 0,
                                 "median_doc": float(np.median(lengths)) if len(lengths) else 0.0}
         out["lengths"][split] = lengths
+        if mix is not None and split == "train":  # resampled: its counts per source are the manifest's
+            out["mapping"] = _mixed_train(out["by_source"], mix, info) or out["mapping"]
+            continue
         per_shard = np.bincount(np.asarray(shards["shard_of"], dtype=np.int64)[rows], minlength=len(corpus["shards"]))
         order = replay_order(m["seed"], split, per_shard.tolist())[: len(lengths)] if len(lengths) <= len(rows) else None
         if order is None:
@@ -86,7 +102,7 @@ def collect_tokens(config: Config, corpus: dict, shards: dict, budget: Budget) -
             check.append((rows[int(order[k])], int(lengths[k])))
         per = out["by_source"]
         for row, n in zip(np.asarray(rows, dtype=np.int64)[order].tolist(), lengths.tolist()):
-            s = per.setdefault(sources[row], {"train": 0, "val": 0, "train_docs": 0, "val_docs": 0})
+            s = _entry(per, sources[row])
             s[split] += n
             s[f"{split}_docs"] += 1
     if not out["mapping"]:
@@ -104,4 +120,54 @@ def collect_tokens(config: Config, corpus: dict, shards: dict, budget: Budget) -
         out["by_source"] = {}
     out["checked_docs"] = len(check)
     out["mixes"] = [{"dir": x.name, **y["mix"]} for x, y in found if "mix" in y]
+    if mix is not None:
+        out["mix"] = {"dir": d.name, **mix}
     return out
+
+
+def _entry(per: dict, sid: str) -> dict:
+    return per.setdefault(sid, {"train": 0, "val": 0, "train_docs": 0, "val_docs": 0})
+
+
+def _mixed_train(per: dict, mix: dict, info: dict) -> str:
+    """A mixed stream's train tokens per source from its manifest's `mix` (the stream holds copies in
+    mixed buckets, so no permutation of the shards replays it): in the stream (after the budgets) and
+    before mixing. A reason when they do not add up to the split's tokens."""
+    for sid, s in mix["sources"].items():
+        e = _entry(per, sid)
+        e["train"], e["train_docs"] = s["stream"]["train_tokens"], s["stream"]["train_docs"]
+        e["train_before_mix"], e["train_docs_before_mix"] = s["before"]["train_tokens"], s["before"]["train_docs"]
+    got = sum(s["stream"]["train_tokens"] for s in mix["sources"].values())
+    if got != info["tokens"]:
+        return f"train: the mixture's sources hold {got:,} train tokens, the stream {info['tokens']:,}"
+    return ""
+
+
+def summary_lines(tokens: dict | None) -> list[str]:
+    """The text of `corpus report` about the tokens: per source the train tokens (before the mix, when there
+    is one) and val tokens; with a mix, its share table (target and achieved shares of the mixed train
+    tokens, as fractions)."""
+    if not tokens:
+        return []
+    name = tokens["mix"]["dir"] if tokens["mix"] else tokens["id"]
+    lines = [f"tokens ({name}): train {tokens['splits']['train']['tokens']:,}, val {tokens['splits']['val']['tokens']:,}"]
+    if tokens["mapping"]:
+        lines.append(f"tokens per source unavailable: {tokens['mapping']}")
+    elif tokens["by_source"]:
+        mixed = tokens["mix"] is not None
+        head = f"{'source':<28} " + (f"{'train before mix':>16} {'train after mix':>16}" if mixed else f"{'train':>12}")
+        lines.append(head + f" {'val':>10}")
+        for sid, s in sorted(tokens["by_source"].items()):
+            train = (f"{s['train_before_mix']:>16,} {s['train']:>16,}" if mixed else f"{s['train']:>12,}")
+            lines.append(f"{sid:<28} {train} {s['val']:>10,}")
+    if tokens["mix"]:
+        mix = tokens["mix"]
+        lines.append(f"mix {mix['id']}: shares of the mixed train tokens "
+                     f"({mix['train_tokens']['before']:,} before, {mix['train_tokens']['after']:,} after)")
+        lines.append(f"{'source':<28} {'weight':>8} {'target share':>12} {'achieved share':>14}  note")
+        for sid, s in mix["sources"].items():
+            target = s["target"] or {}
+            want = f"{target['share']:.4f}" if "share" in target else (
+                f"{target['tokens']:,} tok" if "tokens" in target else "—")
+            lines.append(f"{sid:<28} {s['weight']:>8.4g} {want:>12} {s['share']:>14.4f}  {s['reason'] or ''}".rstrip())
+    return lines

@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 
@@ -28,15 +29,17 @@ from corpus.config.layout import STAGE_FILE
 from corpus.errors import CorpusError
 from corpus.formats.jsonl import ZstJsonlWriter
 from corpus.config.ledger import load_ledger, select
-from corpus.engine.raw import (BINARY_FORMATS, MODEL_FILE, REJECTS, WEB_FORMATS, fetch_identity, raw_candidates,
-                               raw_dir_of)
+from corpus.engine.raw import (BINARY_FORMATS, MODEL_FILE, REJECTS, WEB_FORMATS, document_parts, earlier_raw,
+                               fetch_identity, raw_candidates, raw_dir_of, retries)
 from corpus.engine.references import readers_of
 from corpus.store.atomic import dump_json, sha256_bytes
 from corpus.store.retrieve import locate, min_rate_of
+from corpus.store.root import store_of
 from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step
 from corpus.formats.sources.limits import ReadLimits
 from corpus.formats.sources.ranges import Range, plan_ranges
 from corpus.formats.sources.read import read_documents
+from corpus.web.retry import Earlier, document_offset, index_parts, overlapping, reject_offset
 from corpus.web.records import (WebCounts, WebDoc, describe_records, is_web_manifest, records_line,
                                 total_web_counts, web_documents)
 
@@ -70,6 +73,7 @@ class FetchUnit:
     fetched_at: str
     out_dir: Path
     extract: dict | None = None   # the [extract] table, for a web source
+    earlier: dict | None = None   # [extract] retry: the earlier raw output's parts for this range (_earlier_step)
 
 
 def unit_prefix(index: int) -> str:
@@ -92,7 +96,9 @@ def fetch_web_range(u: FetchUnit) -> dict:
     rejects = ZstJsonlWriter(u.out_dir / REJECTS, u.fetch["part_docs"], u.fetch["part_bytes"], prefix=prefix)
     counts = WebCounts()
     written = 0
-    for item in web_documents(u.path, u.row, u.rng.start, u.rng.stop, u.extract, counts):
+    earlier = (Earlier(Path(u.earlier["dir"]), u.earlier["documents"], u.earlier["rejects"], u.extract["retry"],
+                       u.rng.start) if u.earlier is not None else None)
+    for item in web_documents(u.path, u.row, u.rng.start, u.rng.stop, u.extract, counts, earlier):
         if isinstance(item, WebDoc):
             written += 1
             docs.write({"url": item.url, "fetched_at": u.fetched_at, "license_spdx": u.row["license_spdx"],
@@ -101,9 +107,12 @@ def fetch_web_range(u: FetchUnit) -> dict:
             rejects.write({"url": item.url, "locator": item.locator, "record_id": item.record_id,
                            "reason": item.reason, "detail": item.detail})
     rejected = sum(counts.rejected.values())
-    return {"key": u.key, "parts": _parts(docs, u.out_dir) + _parts(rejects, u.out_dir),
-            "counts": {"docs_in": written + rejected, "docs_out": written, "skipped_empty": 0,
-                       "rejected": counts.rejected, "records": counts.records, "skipped_records": counts.skipped}}
+    out = {"key": u.key, "parts": _parts(docs, u.out_dir) + _parts(rejects, u.out_dir),
+           "counts": {"docs_in": written + rejected, "docs_out": written, "skipped_empty": 0,
+                      "rejected": counts.rejected, "records": counts.records, "skipped_records": counts.skipped}}
+    if u.extract.get("retry"):  # only then: the manifests of outputs made without it keep their bytes
+        out["counts"].update(retried=counts.retried, recovered=counts.recovered)
+    return out
 
 
 def fetch_range(u: FetchUnit) -> dict:
@@ -145,6 +154,38 @@ def copy_file(u: CopyUnit) -> dict:
         check_sha(u.path, u.row["sha256"], h.hexdigest(), what)
     return {"key": u.key, "parts": [{"name": MODEL_FILE, "sha256": h.hexdigest(), "rows": 0, "bytes": n}],
             "counts": {"docs_in": 0, "docs_out": 0, "skipped_empty": 0}}
+
+
+def _earlier_step(config: Config, row: dict, recorded: str | None, ctx: PhaseContext) -> None:
+    """[extract] retry: find the raw output this row has without it (engine.raw.earlier_raw) and index
+    its parts by record offset, so each fetch unit reads the earlier outcomes of its range only; the new
+    output takes that output's fetched_at (its reused documents carry it), unless it is a rebuild of
+    itself. Without retry, that output, or with --recompute (nothing reused), every page is extracted."""
+    ctx.state["earlier"] = None
+    found = earlier_raw(config, row) if retries(config, row) and not ctx.opts.recompute else None
+    if found is None:
+        return
+    directory, manifest = found
+    store = store_of(directory)
+    for part in manifest["parts"]:  # on an s3 root: its local copy, downloaded and hashed (found: sizes only)
+        store.verify_file(directory / part["name"], part["sha256"], part.get("bytes"), listed_in=str(directory))
+    ctx.state["earlier"] = {
+        "dir": str(directory),
+        "documents": index_parts(directory, document_parts(manifest), document_offset),
+        "rejects": index_parts(directory, [p for p in manifest["parts"] if p["name"].startswith(f"{REJECTS}/")],
+                               reject_offset)}
+    if recorded is None and isinstance(manifest.get("fetched_at"), str):
+        ctx.job.extra["fetched_at"] = manifest["fetched_at"]
+    ctx.run_info["retried_from"] = str(directory.relative_to(config.artifacts))
+
+
+def _earlier_of(ctx: PhaseContext, rng: dict) -> dict | None:
+    """The earlier raw output's parts that hold records of this range (None: extract every page)."""
+    earlier = ctx.state.get("earlier")
+    if earlier is None:
+        return None
+    return {"dir": earlier["dir"], **{kind: overlapping(earlier[kind], rng["start"], rng["stop"])
+                                      for kind in ("documents", "rejects")}}
 
 
 def _record_file(ctx: PhaseContext) -> None:
@@ -242,7 +283,8 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
                               # fetched_at from the job: a --resume keeps the interrupted run's, which its
                               # reused parts carry
                               Range(**{**r, "members": tuple(r["members"])}), ctx.job.extra["fetched_at"],
-                              ctx.staging, extract=dict(config["extract"]) if row["format"] in WEB_FORMATS else None)
+                              ctx.staging, extract=dict(config["extract"]) if row["format"] in WEB_FORMATS else None,
+                              earlier=_earlier_of(ctx, r))
                     for r in res["ranges"]]
 
         def copy_units(ctx: PhaseContext, row=row) -> list[CopyUnit]:
@@ -257,8 +299,11 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
         else:
             phases = [Map("read", read_units, fetch_range, unit="ranges"), Step("record", _record_source)]
         final, identity = raw_dir_of(config, row), fetch_identity(row, config)
-        jobs.append(Job(sid, final, identity, [Map("locate", locate_units, locate_source, unit="sources"), *phases],
-                        extra={"fetched_at": recorded_fetched_at(final, identity) or fetched_at, "source": source},
+        recorded = recorded_fetched_at(final, identity)
+        earlier = Step("earlier", partial(_earlier_step, config, row, recorded))  # every job has it: one phase list
+        jobs.append(Job(sid, final, identity, [Map("locate", locate_units, locate_source, unit="sources"), earlier,
+                                               *phases],
+                        extra={"fetched_at": recorded or fetched_at, "source": source},
                         candidates=raw_candidates(config, row), before_publish=keep_what_versions_read(config, final)))
     return jobs
 
@@ -266,6 +311,15 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
 def web_records_line(result) -> str | None:
     """What became of the web sources' WARC records, added up over them (None: no web source)."""
     return records_line([o.manifest["counts"] for o in result.outputs if is_web_manifest(o.manifest)])
+
+
+def retried_line(counts: dict) -> str | None:
+    """'[extract] retry: 2 pages extracted again (extractor_crash 2), 1 now a document' (None: no retry)."""
+    if "retried" not in counts:
+        return None
+    by = ", ".join(f"{k} {v}" for k, v in sorted(counts["retried"].items()))
+    return (f"[extract] retry: {sum(counts['retried'].values())} pages extracted again" + (f" ({by})" if by else "")
+            + f", {counts['recovered']} now a document")
 
 
 def summary(result) -> str:
@@ -285,6 +339,8 @@ def report(result) -> list[str]:
     for o in result.outputs:
         if is_web_manifest(o.manifest):  # a web source: what became of its records
             lines.append(f"  {o.key}: WARC records {describe_records(total_web_counts([o.manifest['counts']]))}")
+            if (line := retried_line(o.manifest["counts"])) is not None:
+                lines.append(f"  {o.key}: {line}")
     fetched = [o for o in result.outputs if o.status != "current"]
     docs = sum(o.manifest["counts"]["docs_out"] for o in fetched)
     mb = sum(o.manifest["source"]["bytes"] for o in fetched) / 1e6

@@ -234,7 +234,7 @@ def tokenize_run(config: Config, opts: RunOptions) -> tuple[TokenizeRun, dict]:
         n_parts=partitions(config, corpus["n_docs"], workers=1 if order_in_driver else opts.workers, cap=BUCKETS),
         order_in_driver=order_in_driver, cache=cache_root(config), sources=sources,
         mix=mix_cfg if mixed else None, mix_record=mix_record,
-        mix_id="mix-" + sha256_bytes(dump_json(mix_record))[:12] if mixed else "")
+        mix_id=mixing.mix_id(mix_record) if mixed else "")
     params = {"corpus_manifest_sha256": corpus_sha, "tokenizer_sha256": sha256_bytes(tok_bytes), "budgets": budgets,
               "seed": tcfg["seed"]}
     if trained_from is not None:

@@ -148,7 +148,7 @@ def _download_s3(url: str, dest_dir: Path, max_bytes: int | None) -> tuple[Path,
     fd, tmp = temp_beside(dest_dir / "download")  # a name in the cache dir; the object streams into it
     os.close(fd)
     try:
-        digest, n = s3.download(obj, Path(tmp))  # errors name the URL: "<url>: download failed: ..."
+        digest, n = s3.download(obj, Path(tmp), size)  # errors name the URL: "<url>: download failed: ..."
         final = dest_dir / digest
         os.replace(tmp, final)
         return final, digest, n

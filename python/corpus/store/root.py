@@ -142,9 +142,10 @@ class MountedStore(Store):
         with contextlib.suppress(FileNotFoundError):
             if p.is_file() and (size is None or p.stat().st_size == size):
                 return
-        if s3.size_of(r) is None:
+        size = s3.size_of(r)
+        if size is None:
             raise CorpusError(f"{r.uri}: missing" + (f" (listed in {listed_in})" if listed_in else ""))
-        s3.download(r, p)
+        s3.download(r, p, size)
 
     def exists(self, path) -> bool:
         if Path(path).is_file():
@@ -274,9 +275,10 @@ class MountedStore(Store):
             path = directory / part["name"]
             if fresh:
                 r = self.remote_of(path)
-                if s3.size_of(r) is None:
+                size = s3.size_of(r)
+                if size is None:
                     raise CorpusError(f"{r.uri}: missing (listed in {self.remote_of(local).uri})")
-                digest, n = s3.download(r, path)
+                digest, n = s3.download(r, path, size)
                 check_size(r.uri, part.get("bytes"), n)
                 check_sha(r.uri, part["sha256"], digest)
             else:

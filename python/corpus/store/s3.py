@@ -17,6 +17,7 @@ import time
 import urllib.parse
 from pathlib import Path
 
+from corpus.store.progress import Progress
 from corpus.errors import CorpusError
 from corpus.store.environment import seconds_from_env
 from corpus.store.atomic import CHUNK, temp_beside
@@ -117,25 +118,37 @@ def read_bytes(r: Remote) -> bytes | None:
         raise named_error(r.uri, e) from None
 
 
-class Progress:
+BAR_BYTES = 8 << 20   # an object larger than this gets a progress bar while it moves (store.progress)
+
+
+class Watcher:
     """While a transfer runs, a line every CORPUS_S3_PROGRESS_S seconds from a watcher thread, so a long or
     stalled transfer is never silent: what moves, how many bytes so far, for how long. Quiet transfers
-    that end before the first interval print nothing."""
+    that end before the first interval print nothing. Beside a progress bar (`bar`) it speaks only when
+    no byte moved in an interval: the bar shows the rest, but it is drawn only as bytes arrive."""
 
-    def __init__(self, verb: str, uri: str, total: int | None = None):
-        self.verb, self.uri, self.total, self.done = verb, uri, total, 0
+    def __init__(self, verb: str, uri: str, total: int | None = None, bar=None):
+        self.verb, self.uri, self.total, self.done, self.bar = verb, uri, total, 0, bar
         self._stop = threading.Event()
         self._every = float(os.environ.get(PROGRESS_ENV) or 10)
 
+    def add(self, n: int) -> None:
+        self.done += n
+        if self.bar is not None:
+            self.bar.update(n)
+
     def _watch(self) -> None:
-        t0 = time.monotonic()
+        t0, seen = time.monotonic(), -1
         while not self._stop.wait(self._every):
+            stalled, seen = self.done == seen, self.done
+            if self.bar is not None and not stalled:
+                continue
             of = f" of {self.total / 1e6:,.1f}" if self.total is not None else ""
             secs = time.monotonic() - t0
             log.warning("s3: still %s %s: %s%s MB after %.0f s (%.2f MB/s)", self.verb, self.uri,
                         f"{self.done / 1e6:,.1f}", of, secs, self.done / 1e6 / max(secs, 1e-9))
 
-    def __enter__(self) -> "Progress":
+    def __enter__(self) -> "Watcher":
         self._thread = threading.Thread(target=self._watch, name="s3-progress", daemon=True)
         self._thread.start()
         return self
@@ -145,18 +158,31 @@ class Progress:
         self._thread.join()
 
 
-def download(r: Remote, dest: Path) -> tuple[str, int]:
-    """Stream the object into `dest` (temp beside it, then rename); returns (sha256, bytes)."""
+@contextlib.contextmanager
+def watched(verb: str, uri: str, total: int | None):
+    """A transfer's Watcher, with a progress bar (a redrawn bar on a terminal, a line every few seconds
+    and one at the end otherwise, as every other bar) when the object is larger than BAR_BYTES."""
+    with contextlib.ExitStack() as stack:
+        bar = (stack.enter_context(Progress(total, f"s3: {verb} {uri}", "MB", scale=1e6))
+               if total is not None and total > BAR_BYTES else None)
+        yield stack.enter_context(Watcher(verb, uri, total, bar))
+
+
+def download(r: Remote, dest: Path, size: int | None = None) -> tuple[str, int]:
+    """Stream the object into `dest` (temp beside it, then rename); returns (sha256, bytes). `size`: the
+    object's, when the caller asked already (else asked here: it decides the progress bar)."""
     dest.parent.mkdir(parents=True, exist_ok=True)
+    if size is None:
+        size = size_of(r)
     fd, tmp = temp_beside(dest)
     h, n = hashlib.sha256(), 0
     try:
-        with Progress("downloading", r.uri) as progress, os.fdopen(fd, "wb") as out, \
+        with watched("downloading", r.uri, size) as progress, os.fdopen(fd, "wb") as out, \
                 r.fs.open_input_stream(r.key, compression=None) as src:
             while chunk := src.read(CHUNK):
                 h.update(chunk)
                 n += len(chunk)
-                progress.done = n
+                progress.add(len(chunk))
                 out.write(chunk)
         os.replace(tmp, dest)
     except OSError as e:
@@ -169,11 +195,11 @@ def download(r: Remote, dest: Path) -> tuple[str, int]:
 
 def upload(src: Path, r: Remote) -> None:
     try:
-        with open(src, "rb") as f, Progress("uploading", r.uri, os.fstat(f.fileno()).st_size) as progress, \
+        with open(src, "rb") as f, watched("uploading", r.uri, os.fstat(f.fileno()).st_size) as progress, \
                 r.fs.open_output_stream(r.key, compression=None) as out:
             while chunk := f.read(CHUNK):
                 out.write(chunk)
-                progress.done += len(chunk)
+                progress.add(len(chunk))
     except OSError as e:
         raise named_error(f"{r.uri}: upload failed", e) from None
 

@@ -88,6 +88,13 @@ def record(mix: dict) -> dict:
             "targets": dict(sorted(mix.get("targets", {}).items()))}
 
 
+def mix_id(mix_record: dict) -> str:
+    """"mix-<12 hex>": the mixture's name (its token directory's suffix, the manifest's `mix.id`)."""
+    from corpus.store.atomic import dump_json, sha256_bytes
+
+    return "mix-" + sha256_bytes(dump_json(mix_record))[:12]
+
+
 # ---------------------------------------------------------------- per document
 
 def doc_hashes(seed: int, sources: list[str], ids: list[str]) -> np.ndarray:

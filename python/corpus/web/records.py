@@ -31,6 +31,7 @@ from typing import Iterator
 from corpus.formats.sources.record import WarcRecord
 from corpus.formats.sources.warc import warc_records
 from corpus.web.charset import Undecodable, decode_page
+from corpus.web.retry import Earlier
 from corpus.web.sandbox import sandbox
 
 REASONS = ("not_html", "http_status", "too_large", "too_many_elements", "undecodable", "truncated", "empty",
@@ -65,6 +66,8 @@ class WebCounts:
     records: dict[str, int] = field(default_factory=dict)     # every record read, by WARC-Type
     skipped: dict[str, int] = field(default_factory=dict)     # records that are no document, by type
     rejected: dict[str, int] = field(default_factory=dict)    # document records rejected, by reason
+    retried: dict[str, int] = field(default_factory=dict)     # pages extracted again ([extract] retry), by earlier reason
+    recovered: int = 0                                        # of them, pages that are documents now
 
 
 # the web facts of a raw manifest's counts (beside docs_in/docs_out): {kind: n} each
@@ -182,9 +185,10 @@ def _page(rec: WarcRecord, cfg: dict) -> tuple[str, dict] | tuple[None, tuple[st
 
 
 def web_documents(path: Path, row: dict, start: int, stop: int, cfg: dict,
-                  counts: WebCounts) -> Iterator[WebDoc | WebReject]:
+                  counts: WebCounts, earlier: Earlier | None = None) -> Iterator[WebDoc | WebReject]:
     """The documents and rejects of the records that start in bytes [start, stop) of a WARC/WET file.
-    `cfg` is the config's [extract] table; `counts` is filled in as records go by."""
+    `cfg` is the config's [extract] table; `counts` is filled in as records go by. `earlier`: an earlier
+    raw output's outcomes, taken instead of extracting a page unless its reject is retried (web.retry)."""
     url = row["url"]
     box = sandbox(cfg["engine"], cfg[cfg["engine"]], cfg["timeout_s"], cfg["memory_mb"])
     for rec in warc_records(path, url, start, stop, cfg["max_html_bytes"]):
@@ -222,10 +226,20 @@ def web_documents(path: Path, row: dict, start: int, stop: int, cfg: dict,
                 yield reject(*facts)
                 continue
             meta.update(facts)
-            text, failure = box.extract(html, page_url or "")
+            known = earlier.outcome(rec.offset) if earlier is not None else None
+            if known is not None and known[0] == "retry":
+                counts.retried[known[1]] = counts.retried.get(known[1], 0) + 1
+            if known is None or known[0] == "retry":
+                text, failure = box.extract(html, page_url or "")
+            elif known[0] == "kept":
+                text, failure = known[1], None
+            else:
+                text, failure = None, known[1:]
             if failure is not None:
                 yield reject(*failure)
                 continue
+            if known is not None and known[0] == "retry" and text.strip():
+                counts.recovered += 1
         if not text.strip():
             yield reject("empty", "the extractor found no text" if rec.type != "conversion" else "an empty record")
             continue
