@@ -24,11 +24,12 @@ from corpus.formats.jsonl import read_zst_jsonl
 from corpus.engine.runner import find_current, identity_of, read_stage_manifest
 from corpus.formats.textnorm import normalize_text
 from corpus.web.extract import ENGINES
+from corpus.web.listing import listing_kind
 from corpus.web.extract import versions as extractor_versions
 
 # Ledger fields that decide what the raw documents are; a change to any of them means fetching again.
 READ_FIELDS = ("url", "sha256", "bytes", "license_spdx", "format", "members", "text_fields", "split",
-               "delimiter", "pattern", "encoding")
+               "delimiter", "pattern", "encoding", "base_url")
 
 
 WEB_FORMATS = ("warc",)
@@ -58,6 +59,8 @@ def fetch_params(row: dict, config: Config) -> dict:
               "unit_bytes": fetch["unit_bytes"], "ledger_row": {k: row[k] for k in READ_FIELDS if k in row}}
     if row["format"] in WEB_FORMATS:
         params["extract"] = extract_params(config["extract"])
+    if listing_kind(row) and fetch.get("files"):  # a pilot's sample or range of the listing's files
+        params["files"] = fetch["files"]
     return params
 
 

@@ -37,6 +37,8 @@ from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step
 from corpus.formats.sources.limits import ReadLimits
 from corpus.formats.sources.ranges import Range, plan_ranges
 from corpus.formats.sources.read import read_documents
+from corpus.stages import crawl
+from corpus.web.listing import listing_kind
 from corpus.web.records import (WebCounts, WebDoc, describe_records, is_web_manifest, records_line,
                                 total_web_counts, web_documents)
 
@@ -52,7 +54,10 @@ class LocateUnit:
 
 def locate_source(u: LocateUnit) -> dict:
     """Find (download if need be) and verify the source file, and cut it into fetch units
-    (corpus.formats.sources.plan_ranges: they depend on the file and `unit_bytes` only)."""
+    (corpus.formats.sources.plan_ranges: they depend on the file and `unit_bytes` only); a listing row's
+    listing is read and its selected member files named instead (corpus.stages.crawl)."""
+    if listing_kind(u.row):
+        return {"key": u.key, "parts": [], **crawl.locate_listing(u.row, u.fetch, u.mirror, u.downloads)}
     path, how = locate(u.row, mirror=u.mirror, downloads=u.downloads, timeout=u.fetch["timeout_s"],
                        min_rate=min_rate_of(u.fetch))
     ranges = [] if u.row["format"] in BINARY_FORMATS else plan_ranges(path, u.row, u.fetch["unit_bytes"])
@@ -104,6 +109,26 @@ def fetch_web_range(u: FetchUnit) -> dict:
     return {"key": u.key, "parts": _parts(docs, u.out_dir) + _parts(rejects, u.out_dir),
             "counts": {"docs_in": written + rejected, "docs_out": written, "skipped_empty": 0,
                        "rejected": counts.rejected, "records": counts.records, "skipped_records": counts.skipped}}
+
+
+@dataclass(frozen=True)
+class MemberRange:
+    key: str
+    file: int               # the member file's position in the listing
+    url: str
+    read: FetchUnit         # the range, read as any WARC file's
+
+
+def fetch_member_range(u: MemberRange) -> dict:
+    """One range of a listing's member file; data that is not WARC where records should be makes the
+    whole file a reject (its parts here removed; the record step removes its other ranges')."""
+    try:
+        return {**fetch_web_range(u.read), "file": u.file}
+    except CorpusError as e:
+        for p in crawl.unit_parts_glob(u.read.out_dir, unit_prefix(u.read.rng.index)):
+            p.unlink()
+        return {"key": u.key, "parts": [], "file": u.file,
+                "reject": {"index": u.file, "url": u.url, "reason": "undecodable", "detail": str(e)}}
 
 
 def fetch_range(u: FetchUnit) -> dict:
@@ -177,6 +202,13 @@ def _record_source(ctx: PhaseContext) -> None:
     """Renumber the ranges' parts `part-<nnnnn>.jsonl.zst` in range order (the order of ctx.parts): a
     document's id k is its position in the source's raw parts read in path order."""
     (res,) = ctx.results["locate"]
+    _renumber(ctx)
+    ctx.run_info.update(found_by=res["found_by"], source_path=res["source_path"], ranges=len(res["ranges"]))
+
+
+def _renumber(ctx: PhaseContext) -> None:
+    """Name the ranges' parts `part-<nnnnn>.jsonl.zst` in range order (the order of ctx.parts): a
+    document's id k is its position in the source's raw parts read in path order."""
     for folder in ("", f"{REJECTS}/"):
         mine = [p for p in ctx.parts if p["name"].rpartition("/")[0] == folder.rstrip("/")]
         for n, part in enumerate(mine):
@@ -185,7 +217,21 @@ def _record_source(ctx: PhaseContext) -> None:
                 os.replace(ctx.staging / part["name"], ctx.staging / name)
                 part["name"] = name
     ctx.parts.sort(key=lambda p: ("/" in p["name"], p["name"]))  # documents first, then rejects/
-    ctx.run_info.update(found_by=res["found_by"], source_path=res["source_path"], ranges=len(res["ranges"]))
+
+
+def _record_listing(ctx: PhaseContext, fetch: dict) -> None:
+    """A listing's parts numbered over its files in listing order; the files read (url, sha256, bytes)
+    and rejected (url, reason, detail) in the manifest."""
+    (res,) = ctx.results["locate"]
+    good, rejects = crawl.drop_unreadable(ctx, fetch, ctx.results["files"], ctx.results["read"])
+    _renumber(ctx)
+    ctx.counts = crawl.listing_counts(good, rejects, ctx.results["read"])
+    ctx.job.extra["files"] = {"read": [{k: f[k] for k in ("url", "sha256", "bytes")} for f in good],
+                              "rejected": [{k: r[k] for k in ("url", "reason", "detail")} for r in rejects]}
+    ctx.run_info.update(found_by=res["found_by"], source_path=res["source_path"], listed=res["listed"],
+                        ranges=len(ctx.results["read"]),
+                        files_found_by={how: sum(1 for f in good if f["found_by"] == how)
+                                        for how in sorted({f["found_by"] for f in good})})
 
 
 def recorded_fetched_at(directory: Path, identity: dict) -> str | None:
@@ -225,6 +271,30 @@ def keep_what_versions_read(config: Config, final: Path):
     return guard
 
 
+def listing_phases(config: Config, row: dict, fetch: dict) -> list:
+    """A listing row's phases after locate (corpus.stages.crawl): its files, their pins, their ranges."""
+    sid = row["source_id"]
+
+    def file_units(ctx: PhaseContext) -> list[crawl.FileUnit]:
+        return crawl.file_units(ctx, row, fetch, config.downloads_dir, config.mirror)
+
+    def read_units(ctx: PhaseContext) -> list[MemberRange]:
+        units = []
+        for f in (r["file"] for r in ctx.results["files"] if "file" in r):
+            member = {**row, "url": f["url"]}  # its documents' locators name the member file
+            for k, (start, stop) in enumerate(f["ranges"]):
+                key = f"{sid}/file-{f['index']:06d}-range-{k:05d}"
+                units.append(MemberRange(key, f["index"], f["url"], FetchUnit(
+                    key, member, fetch, Path(f["path"]), Range(len(units), "records", start, stop),
+                    ctx.job.extra["fetched_at"], ctx.staging, extract=dict(config["extract"]))))
+        return units
+
+    return [Map("files", file_units, crawl.check_file, unit="files"),
+            Step("pin", lambda ctx: crawl.pin_files(ctx, row, fetch, ctx.results["files"])),
+            Map("read", read_units, fetch_member_range, unit="ranges"),
+            Step("record", lambda ctx: _record_listing(ctx, fetch))]
+
+
 def plan(config: Config, opts: RunOptions) -> list[Job]:
     now = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
     fetched_at = now.isoformat().replace("+00:00", "Z")
@@ -251,11 +321,15 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
 
         source = {"source_id": sid, "url": row["url"], "sha256": row["sha256"], "bytes": row["bytes"],
                   "license_spdx": row["license_spdx"], "role": row["role"]}
-        if row["format"] in BINARY_FORMATS:  # a model file: verified and copied, never read as text (the
-            # phases keep the names of a text source's: the jobs of a stage run their phases side by side)
-            phases = [Map("read", copy_units, copy_file, unit="ranges"), Step("record", _record_file)]
+        # every job has the phases of a listing's (the jobs of a stage run their phases side by side): a
+        # source that is one file has no member files to check or pin
+        files = [Map("files", lambda ctx: [], crawl.check_file, unit="files"), Step("pin", lambda ctx: None)]
+        if listing_kind(row):
+            phases = listing_phases(config, row, fetch)
+        elif row["format"] in BINARY_FORMATS:  # a model file: verified and copied, never read as text
+            phases = [*files, Map("read", copy_units, copy_file, unit="ranges"), Step("record", _record_file)]
         else:
-            phases = [Map("read", read_units, fetch_range, unit="ranges"), Step("record", _record_source)]
+            phases = [*files, Map("read", read_units, fetch_range, unit="ranges"), Step("record", _record_source)]
         final, identity = raw_dir_of(config, row), fetch_identity(row, config)
         jobs.append(Job(sid, final, identity, [Map("locate", locate_units, locate_source, unit="sources"), *phases],
                         extra={"fetched_at": recorded_fetched_at(final, identity) or fetched_at, "source": source},
@@ -271,6 +345,9 @@ def web_records_line(result) -> str | None:
 def summary(result) -> str:
     fetched = [o for o in result.outputs if o.status != "current"]
     line = f"{len(fetched)} of {len(result.outputs)} sources fetched"
+    files = [o.manifest["counts"]["files"] for o in result.outputs if "files" in o.manifest["counts"]]
+    if files:
+        line += f"; crawl files {crawl.describe_files(crawl.total_files(files))}"
     records = web_records_line(result)
     return f"{line}; {records}" if records else line
 
@@ -285,6 +362,8 @@ def report(result) -> list[str]:
     for o in result.outputs:
         if is_web_manifest(o.manifest):  # a web source: what became of its records
             lines.append(f"  {o.key}: WARC records {describe_records(total_web_counts([o.manifest['counts']]))}")
+        if "files" in o.manifest["counts"]:  # a listing row: what became of its files
+            lines.append(f"  {o.key}: files {crawl.describe_files(o.manifest['counts']['files'])}")
     fetched = [o for o in result.outputs if o.status != "current"]
     docs = sum(o.manifest["counts"]["docs_out"] for o in fetched)
     mb = sum(o.manifest["source"]["bytes"] for o in fetched) / 1e6

@@ -7,6 +7,7 @@ through pyarrow.fs with the endpoint and credentials of the AWS environment vari
 from __future__ import annotations
 
 import hashlib
+import http.client
 import logging
 import os
 import shutil
@@ -20,7 +21,7 @@ from corpus import __version__
 from corpus.store import s3
 from corpus.store.atomic import CHUNK, temp_beside
 from corpus.store.checksums import verify_file
-from corpus.errors import CorpusError
+from corpus.errors import CorpusError, DownloadFailed
 
 log = logging.getLogger(__name__)
 SCHEMES = ("https", "http", "file", "s3")
@@ -126,9 +127,13 @@ def download(url: str, dest_dir: Path, *, timeout: float, max_bytes: int | None 
         final = dest_dir / digest
         os.replace(tmp, final)
         return final, digest, n
-    except (urllib.error.URLError, OSError, TimeoutError) as e:
+    except http.client.IncompleteRead as e:  # the server closed before the length it announced
+        raise DownloadFailed(f"{url}: download failed: cut short after {n:,} bytes "
+                             f"({e.expected:,} more announced)", "truncated") from None
+    except (urllib.error.URLError, OSError, TimeoutError, http.client.HTTPException) as e:
         reason = getattr(e, "reason", e)
-        raise CorpusError(f"{url}: download failed: {reason}") from None
+        missing = isinstance(e, urllib.error.HTTPError) and e.code in (404, 410)
+        raise DownloadFailed(f"{url}: download failed: {reason}", "missing" if missing else "failed") from None
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
@@ -141,7 +146,7 @@ def _download_s3(url: str, dest_dir: Path, max_bytes: int | None) -> tuple[Path,
     obj = s3.Remote(dest_dir, f"{parts.netloc}/{parts.path.lstrip('/')}", s3.env_endpoint())
     size = s3.size_of(obj)
     if size is None:
-        raise CorpusError(f"{url}: download failed: no such object")
+        raise DownloadFailed(f"{url}: download failed: no such object", "missing")
     if max_bytes is not None and size > max_bytes:
         raise _too_large(url, max_bytes, f"the object has {size} bytes")
     dest_dir.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,200 @@
+"""A crawl as one ledger row (corpus.web.listing): a listing of WARC files served over loopback HTTP, its
+files pinned on first use (corpus.web.pins), unreadable files counted rejects, a changed file refused."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import http.server
+import json
+import threading
+from pathlib import Path
+
+import pytest
+
+from corpus.errors import CorpusError
+from corpus.formats.jsonl import read_zst_jsonl
+from corpus.web.listing import list_digest, listing_kind, read_listing, resolve_glob, select_members
+from conftest import error_line, run_corpus, write_config, write_ledger
+from warcs import eval_pages, other, response, write_warc
+
+FILES, MISSING, TRUNCATED, CHANGED = 50, (7, 31), 12, 40
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    """Files under the root; a path in `cut` is announced whole and sent half (a connection cut short)."""
+    cut: set[str] = set()
+    requests: list[str] = []
+
+    def do_GET(self):
+        type(self).requests.append(self.path)
+        if self.path in self.cut:
+            data = (Path(self.directory) / self.path.lstrip("/")).read_bytes()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data[: len(data) // 2])
+            return
+        super().do_GET()
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def server(tmp_path):
+    root = tmp_path / "www"
+    root.mkdir()
+    handler = type("H", (_Handler,), {"cut": set(), "requests": []})
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), lambda *a: handler(*a, directory=str(root)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield root, f"http://127.0.0.1:{httpd.server_address[1]}", handler
+    httpd.shutdown()
+
+
+def _crawl(root: Path, pages: list[dict], n: int) -> list[str]:
+    """n WARC files of one real page each (and a warcinfo record), named as Common Crawl names them."""
+    names = []
+    for i in range(n):
+        p = pages[i % len(pages)]
+        name = f"crawl-data/CC-TEST/segments/1/warc/CC-TEST-{i:05d}.warc.gz"
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        write_warc(root / name, [other("warcinfo", f"urn:file:{i}"),
+                                 response(f"{p['url']}?file={i}", p["html"], "text/html")])
+        names.append(name)
+    return names
+
+
+def _listing_row(path: Path, base_url: str) -> dict:
+    data = path.read_bytes()
+    return {"source_id": "crawl", "role": "corpus", "url": str(path), "base_url": base_url,
+            "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data), "license_spdx": "LicenseRef-test",
+            "format": "warc"}
+
+
+def _raw(art: Path) -> tuple[dict, list[dict], list[dict]]:
+    (d,) = [d for d in (art / "corpus" / "raw" / "crawl").iterdir() if not d.name.endswith(".incomplete")]
+    manifest = json.loads((d / "_STAGE.json").read_text())
+    docs = [rec for p in sorted(d.glob("part-*.jsonl.zst")) for rec in read_zst_jsonl(p)]
+    return manifest, docs, sorted(p.name for p in d.glob("part-*.jsonl.zst"))
+
+
+def _parts(art: Path) -> dict[str, list[dict]]:
+    """Every raw part's records (documents and rejects/), fetched_at aside (when the run was)."""
+    (d,) = [d for d in (art / "corpus" / "raw" / "crawl").iterdir() if not d.name.endswith(".incomplete")]
+    return {p.relative_to(d).as_posix(): [{k: v for k, v in rec.items() if k != "fetched_at"} for rec in read_zst_jsonl(p)]
+            for p in sorted(d.rglob("*.jsonl.zst"))}
+
+
+@pytest.mark.slow  # four fetches of 50 files
+def test_a_listing_of_50_files_over_http(tmp_path, server):
+    root, base, handler = server
+    pages = eval_pages()[:10]
+    names = _crawl(root, pages, FILES)
+    for i in MISSING:
+        (root / names[i]).unlink()
+    handler.cut.add("/" + names[TRUNCATED])
+    listing = tmp_path / "warc.paths.gz"
+    listing.write_bytes(gzip.compress("".join(n + "\n" for n in names).encode(), mtime=0))
+    ledger = write_ledger(tmp_path / "LEDGER.jsonl", [_listing_row(listing, base + "/")])
+
+    def config(name: str, **fetch) -> Path:
+        return write_config(tmp_path / f"{name}.toml", ledger=ledger, sources=["crawl"], artifacts=tmp_path / name,
+                            fetch={"max_failed_files": 3, **fetch}, extract={"engine": "resiliparse"})
+
+    # no failure allowed (the default): one line naming the files, nothing published, the good files pinned
+    strict = write_config(tmp_path / "strict.toml", ledger=ledger, sources=["crawl"], artifacts=tmp_path / "strict",
+                          extract={"engine": "resiliparse"})
+    line = error_line(run_corpus("--config", strict, "fetch", "-j", "2"))
+    assert "3 of 50 files could not be read, more than [fetch] max_failed_files = 0" in line, line
+    assert f"{names[7]} (missing:" in line and f"{names[TRUNCATED]} (truncated:" in line, line
+    pins = [json.loads(x) for x in (tmp_path / "LEDGER.pins.jsonl").read_text().splitlines()]
+    assert len(pins) == 47
+    assert not list((tmp_path / "strict" / "corpus" / "raw" / "crawl").glob("*/_STAGE.json"))
+
+    handler.requests.clear()
+    proc = run_corpus("--config", config("one"), "fetch", "-j", "1", check=True)
+    assert "files 47 read, 3 rejected (missing 2, truncated 1)" in proc.stdout, proc.stdout
+    manifest, docs, _ = _raw(tmp_path / "one")
+    good = [i for i in range(FILES) if i not in MISSING and i != TRUNCATED]
+    assert [d["url"] for d in docs] == [f"{pages[i % 10]['url']}?file={i}" for i in good]
+    assert docs[0]["meta"]["locator"] == f"{base}/{names[0]}@{len(gzip.compress(other('warcinfo', 'urn:file:0'), 6, mtime=0))}"
+    assert [(r["url"].rsplit("/", 1)[1], r["reason"]) for r in manifest["files"]["rejected"]] == [
+        ("CC-TEST-00007.warc.gz", "missing"), ("CC-TEST-00012.warc.gz", "truncated"), ("CC-TEST-00031.warc.gz", "missing")]
+    assert manifest["counts"]["files"] == {"read": 47, "rejected": {"missing": 2, "truncated": 1}}
+    assert {f["url"]: f["sha256"] for f in manifest["files"]["read"]} == {p["url"]: p["sha256"] for p in pins}
+
+    proc = run_corpus("--config", config("one"), "audit")
+    assert "raw crawl" in proc.stdout and "47 files match their pins" in proc.stdout, proc.stdout
+
+    run_corpus("--config", config("two"), "fetch", "-j", "2", check=True)  # pinned: every file checked again
+    assert _parts(tmp_path / "two") == _parts(tmp_path / "one")
+
+    # a file changed on the server after it was pinned: another machine (no cache) refuses it, by name
+    (root / names[CHANGED]).write_bytes((root / names[CHANGED]).read_bytes() + gzip.compress(b"x", mtime=0))
+    line = error_line(run_corpus("--config", config("three"), "fetch", "-j", "2"))
+    assert f"source 'crawl': {base}/{names[CHANGED]} changed since it was pinned on" in line, line
+    assert not list((tmp_path / "three" / "corpus" / "raw" / "crawl").glob("*/_STAGE.json"))
+
+
+@pytest.mark.slow  # a fetch killed after 10 files, then resumed
+def test_resume_reuses_every_finished_file(tmp_path, server):
+    root, base, handler = server
+    names = _crawl(root, eval_pages()[:5], 20)
+    listing = tmp_path / "warc.paths"
+    listing.write_text("".join(f"{base}/{n}\n" for n in names))  # absolute lines: no base_url needed
+    row = _listing_row(listing, base)
+    del row["base_url"]
+    ledger = write_ledger(tmp_path / "LEDGER.jsonl", [row])
+    cfg = write_config(tmp_path / "c.toml", ledger=ledger, sources=["crawl"], artifacts=tmp_path / "a",
+                       extract={"engine": "resiliparse"})
+    proc = run_corpus("--config", cfg, "fetch", env={"CORPUS_FAULT_AFTER": "files:10"})
+    assert proc.returncode != 0
+    (staging,) = (tmp_path / "a" / "corpus" / "raw" / "crawl").glob("*.incomplete")
+    done = {int(p.stem.rsplit("-", 1)[1]) for p in (staging / "_progress" / "files").glob("*.json")}
+    assert len(done) >= 10
+    handler.requests.clear()
+    run_corpus("--config", cfg, "fetch", "--resume", check=True)
+    assert sorted(handler.requests) == [f"/{names[i]}" for i in range(20) if i not in done]  # the others only
+    _, docs, _ = _raw(tmp_path / "a")
+    assert len(docs) == 20
+
+
+def test_listing_lines_and_base_url(tmp_path):
+    listing = tmp_path / "wet.paths.gz"
+    listing.write_bytes(gzip.compress(b"crawl-data/a.warc.gz\n\nhttps://x.org/b.warc.gz\n/data/c.warc.gz\n", mtime=0))
+    row = {"source_id": "s", "url": "https://cc/wet.paths.gz", "format": "warc", "base_url": "https://data.cc.org/"}
+    assert listing_kind(row) == "paths"
+    assert read_listing(listing, row) == ["https://data.cc.org/crawl-data/a.warc.gz", "https://x.org/b.warc.gz",
+                                          "/data/c.warc.gz"]
+    with pytest.raises(CorpusError, match=r"wet.paths.gz:1: 'crawl-data/a.warc.gz' is a relative path and the "
+                                          r"ledger row has no base_url"):
+        read_listing(listing, {**row, "base_url": None})
+    assert listing_kind({"format": "warc", "url": "s3://b/crawl/*.warc.gz"}) == "glob"
+    assert listing_kind({"format": "warc", "url": "file:///d/"}) == "glob"
+    assert listing_kind({"format": "warc", "url": "https://x/a.warc.gz"}) is None
+    assert listing_kind({"format": "text", "url": "a.paths"}) is None
+
+
+def test_glob_and_directory_rows_are_pinned_by_their_file_list(tmp_path):
+    for name in ("b.warc.gz", "a.warc.gz", "notes.txt", "sub/c.warc.gz"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(b"")
+    glob = {"source_id": "s", "url": f"file://{tmp_path}/*.warc.gz", "format": "warc"}
+    urls = resolve_glob(glob)
+    assert urls == [f"file://{tmp_path}/a.warc.gz", f"file://{tmp_path}/b.warc.gz"]
+    assert resolve_glob({**glob, "url": f"{tmp_path}/"}) == [f"{tmp_path}/a.warc.gz", f"{tmp_path}/b.warc.gz"]
+    assert resolve_glob({**glob, "url": f"{tmp_path}/*/*.warc.gz"}) == [f"{tmp_path}/sub/c.warc.gz"]
+    sha, size = list_digest(urls)
+    assert size == sum(len(u) + 1 for u in urls) and sha == list_digest(list(reversed(urls)))[0]
+
+
+def test_files_selects_a_seeded_sample_or_a_range():
+    urls = [f"https://cc/f{i}.warc.gz" for i in range(2000)]
+    assert [m.index for m in select_members(urls, {"start": 10, "stop": 13})] == [10, 11, 12]
+    small = {m.url for m in select_members(urls, {"sample": 0.05, "seed": 1})}
+    large = {m.url for m in select_members(urls, {"sample": 0.2, "seed": 1})}
+    assert 60 < len(small) < 140 and small < large  # a larger sample keeps a smaller one's files
+    assert small == {m.url for m in select_members(urls[::-1], {"sample": 0.05, "seed": 1})}  # by URL, not position
+    assert small != {m.url for m in select_members(urls, {"sample": 0.05, "seed": 2})}
+    assert len(select_members(urls, None)) == 2000
