@@ -198,3 +198,81 @@ def test_files_selects_a_seeded_sample_or_a_range():
     assert small == {m.url for m in select_members(urls[::-1], {"sample": 0.05, "seed": 1})}  # by URL, not position
     assert small != {m.url for m in select_members(urls, {"sample": 0.05, "seed": 2})}
     assert len(select_members(urls, None)) == 2000
+
+
+class _RangeHandler(_Handler):
+    """Serves `Range: bytes=a-b` with 206 (http.server ignores Range), as Common Crawl's servers do."""
+    ranges: list[str] = []
+
+    def do_GET(self):
+        spec = self.headers.get("Range")
+        if not spec:
+            return super().do_GET()
+        type(self).ranges.append(self.path)
+        path = Path(self.directory) / self.path.lstrip("/")
+        if not path.is_file():
+            return self.send_error(404)
+        a, b = (int(x) for x in spec.removeprefix("bytes=").split("-"))
+        with open(path, "rb") as f:
+            f.seek(a)
+            data = f.read(b - a + 1)
+        self.send_response(206)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+@pytest.mark.slow  # two fetches of 200 records
+def test_warc_records_by_range_equal_reading_the_whole_files(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from corpus.formats.sources.warc import record_offsets
+
+    root = tmp_path / "www"
+    root.mkdir()
+    handler = type("R", (_RangeHandler,), {"cut": set(), "requests": [], "ranges": []})
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), lambda *a: handler(*a, directory=str(root)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{httpd.server_address[1]}"
+    try:
+        pages = eval_pages()[:20]
+        table = {"warc_filename": [], "warc_record_offset": [], "warc_record_length": []}
+        names = []
+        for i in range(10):  # 10 files of 20 records: pages, a PDF, a revisit
+            records = [response(f"{p['url']}?f={i}", p["html"], "text/html") for p in pages[:18]]
+            records.insert(5, response(f"http://a.org/{i}.pdf", b"%PDF-1.4 ...", "application/pdf"))
+            records.insert(9, other("revisit", f"{pages[0]['url']}?f={i}"))
+            name = f"crawl-data/CC-TEST/warc/f{i:02d}.warc.gz"
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            path = write_warc(root / name, records)
+            offsets = record_offsets(path, name)
+            ends = offsets[1:] + [path.stat().st_size]
+            for a, b in zip(offsets, ends):
+                table["warc_filename"].append(name)
+                table["warc_record_offset"].append(a)
+                table["warc_record_length"].append(b - a)
+            names.append(name)
+        assert len(table["warc_filename"]) == 200
+        index = tmp_path / "index.parquet"
+        pq.write_table(pa.table(table), index)
+        listing = tmp_path / "warc.paths"
+        listing.write_text("".join(n + "\n" for n in names))
+        rows = [_listing_row(listing, base + "/"), {**_listing_row(index, base + "/"), "source_id": "crawl",
+                                                    "format": "warc-records"}]
+        out = {}
+        for row in rows:
+            ledger = write_ledger(tmp_path / f"{row['format']}.jsonl", [row])
+            cfg = write_config(tmp_path / f"{row['format']}.toml", ledger=ledger, sources=["crawl"],
+                               artifacts=tmp_path / row["format"], extract={"engine": "resiliparse"},
+                               fetch={"unit_bytes": 200_000})
+            run_corpus("--config", cfg, "fetch", "-j", "2", check=True)
+            out[row["format"]] = _parts(tmp_path / row["format"])
+        whole, ranged = (out[k] for k in ("warc", "warc-records"))
+        docs = [rec for name, recs in whole.items() if "/" not in name for rec in recs]
+        assert len(docs) == 180 and [rec for name, recs in ranged.items() if "/" not in name for rec in recs] == docs
+        assert [r for n, recs in ranged.items() if n.startswith("rejects/") for r in recs] == \
+            [r for n, recs in whole.items() if n.startswith("rejects/") for r in recs]
+        assert len(handler.ranges) == 200  # one Range request a record, no whole file
+    finally:
+        httpd.shutdown()

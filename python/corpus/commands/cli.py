@@ -444,7 +444,8 @@ def _counted(row: dict) -> str:
     """What `ledger add` counted in the file it added."""
     from corpus.web.listing import listing_kind
 
-    return "files" if listing_kind(row) else "page records" if row["format"] == "warc" else "documents"
+    return "files" if listing_kind(row) else "page records" if row["format"] == "warc" else \
+        "records" if row["format"] == "warc-records" else "documents"
 
 
 @ledger.command("add")
@@ -452,7 +453,7 @@ def _counted(row: dict) -> str:
 @click.option("--source-id", required=True, help="Unique id, ^[a-z0-9][a-z0-9_.-]*$.")
 @click.option("--license", "license_spdx", required=True, help="SPDX id or LicenseRef-….")
 @click.option("--role", type=click.Choice(["corpus", "eval", "list", "model"]), default="corpus", show_default=True)
-@click.option("--format", "fmt", type=click.Choice(["text", "jsonl", "json", "parquet", "warc", "binary"]),
+@click.option("--format", "fmt", type=click.Choice(["text", "jsonl", "json", "parquet", "warc", "warc-records", "binary"]),
               default=None, help="How the file is read  [default: text; binary (the file as it is) for --role model]")
 @click.option("--split", type=click.Choice(["file", "line", "paragraph", "delimiter", "regex"]), default=None,
               help="For text: how to cut documents (default file).")

@@ -50,6 +50,10 @@ def add_source(config: Config, url: str, *, source_id: str, license_spdx: str, r
     docs = None
     if crawl is not None:  # the files it names (each read and pinned by fetch)
         docs = len(listed) if crawl == "glob" else len(read_listing(path, row))
+    elif check and fmt == "warc-records":  # every row checked (its records are fetched by fetch)
+        from corpus.formats.sources.record_index import index_records
+
+        docs = sum(1 for _ in index_records(path, row))
     elif check and fmt in WEB_FORMATS:  # every record parsed (pages are extracted by fetch, in its sandbox)
         docs = web_records(path, row, config)
     elif check and fmt not in BINARY_FORMATS:  # read it once now: a wrong format or encoding fails here, not in fetch

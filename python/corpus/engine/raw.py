@@ -32,7 +32,7 @@ READ_FIELDS = ("url", "sha256", "bytes", "license_spdx", "format", "members", "t
                "delimiter", "pattern", "encoding", "base_url")
 
 
-WEB_FORMATS = ("warc",)
+WEB_FORMATS = ("warc", "warc-records")  # warc-records: a table of records to fetch alone
 REJECTS = "rejects"   # a web source's rejected records: rejects/part-<nnnnn>.jsonl.zst beside the documents
 # A row of format binary (role model) is a file used as it is: fetch verifies it and publishes a copy as
 # the one file of its raw output, MODEL_FILE; nothing reads it as documents.

@@ -24,7 +24,7 @@ from pathlib import Path
 from corpus.store.atomic import CHUNK, atomic_open, sha256_file
 from corpus.store.digest import check_sha, check_size
 from corpus.config import Config
-from corpus.config.layout import STAGE_FILE
+from corpus.config.layout import STAGE_FILE, WORK_DIR
 from corpus.errors import CorpusError
 from corpus.formats.jsonl import ZstJsonlWriter
 from corpus.config.ledger import load_ledger, select
@@ -39,7 +39,7 @@ from corpus.formats.sources.ranges import Range, plan_ranges
 from corpus.formats.sources.read import read_documents
 from corpus.stages import crawl
 from corpus.web.listing import listing_kind
-from corpus.web.records import (WebCounts, WebDoc, describe_records, is_web_manifest, records_line,
+from corpus.web.records import (WebCounts, WebDoc, index_documents, describe_records, is_web_manifest, records_line,
                                 total_web_counts, web_documents)
 
 
@@ -97,7 +97,13 @@ def fetch_web_range(u: FetchUnit) -> dict:
     rejects = ZstJsonlWriter(u.out_dir / REJECTS, u.fetch["part_docs"], u.fetch["part_bytes"], prefix=prefix)
     counts = WebCounts()
     written = 0
-    for item in web_documents(u.path, u.row, u.rng.start, u.rng.stop, u.extract, counts):
+    if u.row["format"] == "warc-records":  # each record fetched alone, into a sparse scratch file
+        scratch = u.out_dir / WORK_DIR / f"range-{u.rng.index:05d}.warc"
+        items = index_documents(u.path, u.row, u.rng.start, u.rng.stop, u.extract, counts, scratch,
+                                u.fetch["timeout_s"])
+    else:
+        scratch, items = None, web_documents(u.path, u.row, u.rng.start, u.rng.stop, u.extract, counts)
+    for item in items:
         if isinstance(item, WebDoc):
             written += 1
             docs.write({"url": item.url, "fetched_at": u.fetched_at, "license_spdx": u.row["license_spdx"],
@@ -105,6 +111,8 @@ def fetch_web_range(u: FetchUnit) -> dict:
         else:
             rejects.write({"url": item.url, "locator": item.locator, "record_id": item.record_id,
                            "reason": item.reason, "detail": item.detail})
+    if scratch is not None:
+        scratch.unlink(missing_ok=True)
     rejected = sum(counts.rejected.values())
     return {"key": u.key, "parts": _parts(docs, u.out_dir) + _parts(rejects, u.out_dir),
             "counts": {"docs_in": written + rejected, "docs_out": written, "skipped_empty": 0,
