@@ -167,9 +167,11 @@ def test_listing_lines_and_base_url(tmp_path):
     assert listing_kind(row) == "paths"
     assert read_listing(listing, row) == ["https://data.cc.org/crawl-data/a.warc.gz", "https://x.org/b.warc.gz",
                                           "/data/c.warc.gz"]
-    with pytest.raises(CorpusError, match=r"wet.paths.gz:1: 'crawl-data/a.warc.gz' is a relative path and the "
-                                          r"ledger row has no base_url"):
-        read_listing(listing, {**row, "base_url": None})
+    assert read_listing(listing, {**row, "base_url": None})[0] == "https://cc/crawl-data/a.warc.gz"  # beside it
+    assert read_listing(listing, {**row, "url": "wet.paths.gz", "base_url": None})[0] == "./crawl-data/a.warc.gz"
+    listing.write_bytes(b"a.warc.gz\n\xff.warc.gz\n")
+    with pytest.raises(CorpusError, match=r"^https://cc/wet.paths.gz:2: not UTF-8 at column 1$"):
+        read_listing(listing, row)
     assert listing_kind({"format": "warc", "url": "s3://b/crawl/*.warc.gz"}) == "glob"
     assert listing_kind({"format": "warc", "url": "file:///d/"}) == "glob"
     assert listing_kind({"format": "warc", "url": "https://x/a.warc.gz"}) is None

@@ -1,7 +1,7 @@
 """A crawl as one ledger row: a listing of WARC files (Common Crawl's `warc.paths.gz`), a directory or a glob.
 
 A row of format `warc` whose `url` ends in `.paths` or `.paths.gz` is a listing: one file a line,
-absolute (a URL or a path) or relative to the row's `base_url` (Common Crawl writes
+absolute (a URL or a path) or relative to the row's `base_url`, else to the listing's directory (Common Crawl writes
 `crawl-data/CC-MAIN-…/warc/….warc.gz` under `https://data.commoncrawl.org/`); its sha256 is the listing
 file's. A `url` holding a glob (`*`, `?`, `[`) or ending in `/` (a directory: every `*.warc`, `*.warc.gz`,
 `*.arc.gz` in it) is resolved to a sorted file list, and its sha256 and bytes are those of that list's
@@ -61,6 +61,15 @@ def member_url(entry: str, base_url: str | None, where: str) -> str:
     return base_url.rstrip("/") + "/" + entry.lstrip("/")
 
 
+def listing_base(row: dict) -> str:
+    """What a listing's relative lines are under: `base_url`, else the listing's own directory (a local
+    crawl's listing beside its files; Common Crawl's lines need base_url)."""
+    if row.get("base_url"):
+        return row["base_url"]
+    url = row["url"]
+    return url.rpartition("/")[0] if "/" in url else "."
+
+
 def read_listing(path: Path, row: dict) -> list[str]:
     """The member URLs of a listing file (plain or gzip), in its order; blank lines are skipped. A line
     that is not UTF-8 or longer than MAX_LISTING_LINE is an error naming the file and line."""
@@ -79,7 +88,7 @@ def read_listing(path: Path, row: dict) -> list[str]:
                 except UnicodeDecodeError as e:
                     raise CorpusError(f"{where}: not UTF-8 at column {e.start + 1}") from None
                 if entry:
-                    urls.append(member_url(entry, row.get("base_url"), where))
+                    urls.append(member_url(entry, listing_base(row), where))
     except (OSError, EOFError) as e:  # a gzip listing that is corrupt or cut short
         raise CorpusError(f"{row['url']}: not a readable listing: {e}") from None
     return urls
