@@ -278,3 +278,33 @@ def test_warc_records_by_range_equal_reading_the_whole_files(tmp_path):
         assert len(handler.ranges) == 200  # one Range request a record, no whole file
     finally:
         httpd.shutdown()
+
+
+@pytest.mark.cluster  # starts Ray
+@pytest.mark.slow
+def test_a_listing_on_ray_equals_the_local_pool(tmp_path, server):
+    pytest.importorskip("ray")
+    root, base, _ = server
+    names = _crawl(root, eval_pages()[:10], 10)
+    listing = tmp_path / "warc.paths"
+    listing.write_text("".join(n + "\n" for n in names))
+    ledger = write_ledger(tmp_path / "LEDGER.jsonl", [_listing_row(listing, base)])
+    for executor in ("local", "ray"):
+        cfg = write_config(tmp_path / f"{executor}.toml", ledger=ledger, sources=["crawl"], artifacts=tmp_path / executor,
+                           extract={"engine": "resiliparse"}, run={"executor": executor, "workers": 2})
+        run_corpus("--config", cfg, "fetch", env={"RAY_USAGE_STATS_ENABLED": "0"}, check=True)
+    assert _parts(tmp_path / "ray") == _parts(tmp_path / "local")
+    assert len(_raw(tmp_path / "ray")[1]) == 10
+
+
+def test_ledger_add_pins_a_glob_by_its_file_list(tmp_path):
+    pages = [{"url": f"https://a.org/{i}", "html": b"<html><body><p>page</p></body></html>"} for i in range(3)]
+    for i, p in enumerate(pages):
+        write_warc(tmp_path / f"f{i}.warc.gz", [response(p["url"], p["html"])])
+    cfg = write_config(tmp_path / "c.toml", ledger=tmp_path / "LEDGER.jsonl", sources=["crawl"], artifacts=tmp_path / "art")
+    glob = f"file://{tmp_path}/*.warc.gz"
+    proc = run_corpus("--config", cfg, "ledger", "add", glob, "--source-id", "crawl", "--license", "CC0-1.0",
+                      "--format", "warc", check=True)
+    assert "3 files" in proc.stdout, proc.stdout
+    (row,) = [json.loads(x) for x in (tmp_path / "LEDGER.jsonl").read_text().splitlines()]
+    assert (row["sha256"], row["bytes"]) == list_digest([f"file://{tmp_path}/f{i}.warc.gz" for i in range(3)])
