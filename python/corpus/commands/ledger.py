@@ -9,7 +9,7 @@ from corpus.config.ledger import append_row, check_row, load_ledger, today
 from corpus.store.retrieve import download, local_path, min_rate_of, url_kind, verify
 from corpus.formats.sources.read import read_documents
 from corpus.engine.raw import BINARY_FORMATS, WEB_FORMATS
-from corpus.web.listing import list_digest, listing_kind, read_listing, resolve_glob
+from corpus.web.listing import glob_members, list_digest, listing_kind, read_listing, resolve_glob
 
 
 def add_source(config: Config, url: str, *, source_id: str, license_spdx: str, role: str, fmt: str,
@@ -77,6 +77,13 @@ def verify_ledger(config: Config) -> list[tuple[str, str, str]]:
     ledger = load_ledger(config.ledger_path)  # schema, JSON and duplicate ids: raises on the first problem
     out = []
     for sid, row in ledger.items():
+        if listing_kind(row) == "glob":  # its file list, resolved now (the files are checked by their pins)
+            try:
+                urls = glob_members(row)
+                out.append((sid, "OK", f"{len(urls)} files, the list the row pins"))
+            except CorpusError as e:
+                out.append((sid, "FAIL", str(e)))
+            continue
         candidates = []
         if config.mirror is not None:
             candidates.append(config.mirror / row["sha256"])

@@ -180,6 +180,14 @@ def drop_unreadable(ctx: PhaseContext, fetch: dict, files: list[dict], read: lis
     return good, sorted(rejects, key=lambda r: r["index"])
 
 
+def drop_downloads(files: list[dict]) -> None:
+    """Remove the member files this fetch downloaded once every range of them is read: a crawl would fill
+    the disk (a Common Crawl dump is ~90 TB), and a rebuild downloads them again, checked by their pins."""
+    for r in files:
+        if (f := r.get("file")) is not None and f["found_by"] == "downloaded":
+            Path(f["path"]).unlink(missing_ok=True)
+
+
 def listing_counts(good: list[dict], rejects: list[dict], read: list[dict]) -> dict:
     """The manifest's counts: the documents and records of the files kept, and the files read and rejected."""
     kept = {f["index"] for f in good}

@@ -236,6 +236,7 @@ def _record_listing(ctx: PhaseContext, fetch: dict) -> None:
     ctx.counts = crawl.listing_counts(good, rejects, ctx.results["read"])
     ctx.job.extra["files"] = {"read": [{k: f[k] for k in ("url", "sha256", "bytes")} for f in good],
                               "rejected": [{k: r[k] for k in ("url", "reason", "detail")} for r in rejects]}
+    crawl.drop_downloads(ctx.results["files"])
     ctx.run_info.update(found_by=res["found_by"], source_path=res["source_path"], listed=res["listed"],
                         ranges=len(ctx.results["read"]),
                         files_found_by={how: sum(1 for f in good if f["found_by"] == how)
@@ -350,6 +351,13 @@ def web_records_line(result) -> str | None:
     return records_line([o.manifest["counts"] for o in result.outputs if is_web_manifest(o.manifest)])
 
 
+def source_bytes(manifest: dict) -> int:
+    """The bytes a raw output was read from: its file's, or a crawl's files'."""
+    if "files" in manifest:
+        return sum(f["bytes"] for f in manifest["files"]["read"])
+    return manifest["source"]["bytes"]
+
+
 def summary(result) -> str:
     fetched = [o for o in result.outputs if o.status != "current"]
     line = f"{len(fetched)} of {len(result.outputs)} sources fetched"
@@ -364,7 +372,7 @@ def report(result) -> list[str]:
     lines = [f"{'source':<28} {'status':<10} {'found in':<10} {'docs':>8} {'MB':>7} {'s':>6}"]
     for o in result.outputs:
         fetched = o.status != "current"
-        mb = o.manifest["source"]["bytes"] / 1e6 if fetched else 0.0
+        mb = source_bytes(o.manifest) / 1e6 if fetched else 0.0
         lines.append(f"{o.key:<28} {'fetched' if fetched else 'current':<10} {o.run_info.get('found_by', 'none'):<10} "
                      f"{o.manifest['counts']['docs_out']:>8} {mb:>7.2f} {o.run_info.get('seconds', 0.0):>6.2f}")
     for o in result.outputs:
@@ -374,7 +382,7 @@ def report(result) -> list[str]:
             lines.append(f"  {o.key}: files {crawl.describe_files(o.manifest['counts']['files'])}")
     fetched = [o for o in result.outputs if o.status != "current"]
     docs = sum(o.manifest["counts"]["docs_out"] for o in fetched)
-    mb = sum(o.manifest["source"]["bytes"] for o in fetched) / 1e6
+    mb = sum(source_bytes(o.manifest) for o in fetched) / 1e6
     wall = result.seconds
     lines.append(f"fetched {len(fetched)} of {len(result.outputs)} sources: {docs} docs, {mb:.2f} MB in {wall:.2f}s"
                  + (f" ({docs / wall:,.0f} docs/s, {mb / wall:.2f} MB/s)" if fetched and wall > 0 else ""))
