@@ -308,3 +308,27 @@ def test_ledger_add_pins_a_glob_by_its_file_list(tmp_path):
     assert "3 files" in proc.stdout, proc.stdout
     (row,) = [json.loads(x) for x in (tmp_path / "LEDGER.jsonl").read_text().splitlines()]
     assert (row["sha256"], row["bytes"]) == list_digest([f"file://{tmp_path}/f{i}.warc.gz" for i in range(3)])
+
+
+def test_a_member_file_is_read_rejected_or_refused(tmp_path):
+    from corpus.stages.crawl import FileUnit, check_file
+
+    good = write_warc(tmp_path / "good.warc.gz", [response(f"https://a.org/{i}", b"<p>page</p>" * 50) for i in range(4)])
+    cut = tmp_path / "cut.warc.gz"
+    cut.write_bytes(good.read_bytes()[:-40])
+    junk = tmp_path / "junk.warc.gz"
+    junk.write_bytes(b"<html>not a WARC file</html>\n" * 10)
+    fetch = {"unit_bytes": 1 << 20, "timeout_s": 5}
+
+    def unit(path: Path, pin: dict | None = None) -> dict:
+        return check_file(FileUnit("s/file-000000", "s", 0, str(path), pin, fetch, tmp_path / "dl", None))
+
+    ok = unit(good)["file"]
+    assert (ok["sha256"], ok["bytes"], ok["found_by"]) == (hashlib.sha256(good.read_bytes()).hexdigest(),
+                                                          good.stat().st_size, "local") and ok["ranges"]
+    assert unit(tmp_path / "gone.warc.gz")["reject"]["reason"] == "missing"
+    assert unit(cut)["reject"]["reason"] == "truncated"
+    assert unit(junk)["reject"]["reason"] == "undecodable"
+    pin = {"url": str(good), "sha256": "0" * 64, "bytes": ok["bytes"], "pinned": "2026-12-01"}
+    assert unit(good, pin)["changed"].startswith(f"source 's': {good} changed since it was pinned on 2026-12-01")
+    assert unit(good, {**pin, "sha256": ok["sha256"]})["file"]["pinned"]
