@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
-from corpus.store.atomic import CHUNK, atomic_open, sha256_file
+from corpus.store.atomic import CHUNK, DiskFullError, atomic_open, sha256_file
 from corpus.store.digest import check_sha, check_size
 from corpus.config import Config
 from corpus.config.layout import STAGE_FILE, WORK_DIR
@@ -133,6 +133,8 @@ def fetch_member_range(u: MemberRange) -> dict:
     try:
         return {**fetch_web_range(u.read), "file": u.file}
     except CorpusError as e:
+        if isinstance(e, DiskFullError):  # the machine's problem, not the file's
+            raise
         for p in crawl.unit_parts_glob(u.read.out_dir, unit_prefix(u.read.rng.index)):
             p.unlink()
         return {"key": u.key, "parts": [], "file": u.file,
@@ -207,8 +209,7 @@ def source_rows(config: Config, only: tuple[str, ...] = ()) -> list[dict]:
 
 
 def _record_source(ctx: PhaseContext) -> None:
-    """Renumber the ranges' parts `part-<nnnnn>.jsonl.zst` in range order (the order of ctx.parts): a
-    document's id k is its position in the source's raw parts read in path order."""
+    """A single file's parts numbered in range order (_renumber), and how the file was found."""
     (res,) = ctx.results["locate"]
     _renumber(ctx)
     ctx.run_info.update(found_by=res["found_by"], source_path=res["source_path"], ranges=len(res["ranges"]))
