@@ -332,3 +332,29 @@ def test_a_member_file_is_read_rejected_or_refused(tmp_path):
     pin = {"url": str(good), "sha256": "0" * 64, "bytes": ok["bytes"], "pinned": "2026-12-01"}
     assert unit(good, pin)["changed"].startswith(f"source 's': {good} changed since it was pinned on 2026-12-01")
     assert unit(good, {**pin, "sha256": ok["sha256"]})["file"]["pinned"]
+
+
+def test_a_record_index_in_csv_or_parquet(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from corpus.formats.sources.record_index import index_records, plan_index_ranges
+
+    cols = {"warc_filename": [f"crawl-data/f{k % 3}.warc.gz" for k in range(2500)],
+            "warc_record_offset": [k * 100 for k in range(2500)], "warc_record_length": [90] * 2500}
+    pq.write_table(pa.table({"url": ["x"] * 2500, **cols}), tmp_path / "i.parquet")
+    (tmp_path / "i.csv.gz").write_bytes(gzip.compress(("warc_record_length,warc_filename,warc_record_offset\n" + "".join(
+        f"90,{n},{o}\n" for n, o in zip(cols["warc_filename"], cols["warc_record_offset"]))).encode(), mtime=0))
+    rows = {ext: {"source_id": "i", "url": str(tmp_path / f"i.{ext}"), "format": "warc-records",
+                  "base_url": "https://data.commoncrawl.org/"} for ext in ("parquet", "csv.gz")}
+    got = {ext: list(index_records(tmp_path / f"i.{ext}", row)) for ext, row in rows.items()}
+    assert got["parquet"] == got["csv.gz"] and len(got["csv.gz"]) == 2500
+    assert got["csv.gz"][4].url == "https://data.commoncrawl.org/crawl-data/f1.warc.gz" and got["csv.gz"][4].offset == 400
+    assert plan_index_ranges(tmp_path / "i.parquet", rows["parquet"], 1 << 30) == [(0, 1000), (1000, 2000), (2000, 2500)]
+    assert plan_index_ranges(tmp_path / "i.parquet", rows["parquet"], 900)[:2] == [(0, 10), (10, 20)]
+    (tmp_path / "bad.csv").write_text("warc_filename,warc_record_offset,warc_record_length\nf.warc.gz,12,-3\n")
+    with pytest.raises(CorpusError, match=r"bad.csv: row 0: a record needs a warc_filename, an offset >= 0"):
+        list(index_records(tmp_path / "bad.csv", {**rows["csv.gz"], "url": str(tmp_path / "bad.csv")}))
+    (tmp_path / "cols.csv").write_text("filename,offset,length\n")
+    with pytest.raises(CorpusError, match=r"cols.csv: line 1: no column 'warc_filename'"):
+        list(index_records(tmp_path / "cols.csv", {**rows["csv.gz"], "url": str(tmp_path / "cols.csv")}))
