@@ -169,6 +169,9 @@ def test_listing_lines_and_base_url(tmp_path):
                                           "/data/c.warc.gz"]
     assert read_listing(listing, {**row, "base_url": None})[0] == "https://cc/crawl-data/a.warc.gz"  # beside it
     assert read_listing(listing, {**row, "url": "wet.paths.gz", "base_url": None})[0] == "./crawl-data/a.warc.gz"
+    listing.write_bytes(b"ftp://x.org/a.warc.gz\n")
+    with pytest.raises(CorpusError, match=r"^https://cc/wet.paths.gz:1: ftp://x.org/a.warc.gz: unsupported URL scheme"):
+        read_listing(listing, row)
     listing.write_bytes(b"a.warc.gz\n\xff.warc.gz\n")
     with pytest.raises(CorpusError, match=r"^https://cc/wet.paths.gz:2: not UTF-8 at column 1$"):
         read_listing(listing, row)

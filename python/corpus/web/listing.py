@@ -54,6 +54,12 @@ def _is_absolute(entry: str) -> bool:
 def member_url(entry: str, base_url: str | None, where: str) -> str:
     """A listing line as a URL: absolute as it is, else joined to base_url."""
     if _is_absolute(entry):
+        from corpus.store.retrieve import url_kind
+
+        try:
+            url_kind(entry)
+        except CorpusError as e:
+            raise CorpusError(f"{where}: {e}") from None
         return entry
     if not base_url:
         raise CorpusError(f"{where}: '{entry}' is a relative path and the ledger row has no base_url "
