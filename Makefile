@@ -18,7 +18,7 @@ LOCK_NODEPS := requirements-nodeps.lock
 UV_VERSION := 0.13.9
 RUFF_VERSION := 0.17.6
 
-.PHONY: setup lock golden docs demo all lint test test-fast bench bench-scale fetch normalize filter rejects dedup pii shards tokens export why quality gc diff audit report ledger-verify clean help
+.PHONY: setup lock golden docs demo demo-web all lint test test-fast bench bench-scale fetch normalize filter rejects dedup pii shards tokens export why quality gc diff audit report ledger-verify clean help
 
 help:            ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 16
@@ -54,6 +54,17 @@ demo: $(STAMP)   ## run every stage on configs/demo.toml, audit it, print a summ
 	$(RUN) run $(STAGE_ARGS)
 	$(RUN) audit
 	$(RUN) report
+
+CRAWL   := artifacts/web-crawl
+WEB     := $(CORPUS) --config configs/web-crawl.toml
+demo-web: $(STAMP)  ## a local crawl of the shared pages (12 WARC files, one listing row), every stage, audit, summary
+	$(PY) examples/local_crawl.py $(CRAWL)
+	cp corpus/LEDGER.jsonl $(CRAWL)/LEDGER.jsonl
+	$(WEB) ledger add $(CRAWL)/warc.paths --source-id local-crawl --format warc --license LicenseRef-local-crawl-mixed \
+	    --notes "examples/local_crawl.py: TinyStories (CDLA-Sharing-1.0), WikiText (CC-BY-SA-3.0), trafilatura test pages"
+	$(WEB) run $(STAGE_ARGS)
+	$(WEB) audit
+	$(WEB) report
 
 all: $(STAMP)    ## every stage in order, skipping current ones (corpus run)
 	$(RUN) run $(STAGE_ARGS)

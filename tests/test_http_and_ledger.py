@@ -210,6 +210,7 @@ EVERY_FORMAT = {
     "json": ("presidio-pii-sentences", ["--text-field", "full_text"], "documents"),
     "parquet": (None, ["--text-field", "question"], "50 documents"),
     "warc": ("cc-whirlwind-warc", [], "page records"),
+    "warc-records": (None, ["--base-url", "https://data.commoncrawl.org/"], "3 records"),
     "binary": ("tinystories-train-head", ["--role", "model"], "bytes"),
 }
 
@@ -224,7 +225,11 @@ def test_ledger_add_every_format(tmp_path, fmt):
 
     assert set(EVERY_FORMAT) == set(load_json(PACKAGED / "ledger-row.schema.json")["properties"]["format"]["enum"])
     sid, options, counted = EVERY_FORMAT[fmt]
-    if sid is None:
+    if sid is None and fmt == "warc-records":  # an index query's rows (fetch reads each record by Range)
+        src = tmp_path / "index.csv"
+        src.write_text("url,warc_filename,warc_record_offset,warc_record_length\n" + "".join(
+            f"https://a.org/{k},crawl-data/CC-MAIN-2024-22/warc/f.warc.gz,{k * 1000},{900 + k}\n" for k in range(3)))
+    elif sid is None:
         src = _parquet_of_gsm8k(tmp_path / "gsm8k.parquet")
     else:  # the mirror file under its own name: the suffix tells the reader what it is
         src = tmp_path / Path(json.loads(next(line for line in Path("corpus/LEDGER.jsonl").read_text().splitlines()

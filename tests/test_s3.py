@@ -8,6 +8,7 @@ lists are ignored by readers and audit. Nothing here reaches any address but the
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -316,3 +317,48 @@ def test_a_large_object_moves_with_a_progress_bar_a_small_one_without(server, tm
         done = [ln for ln in proc.stderr.splitlines() if f"s3: {verb} s3://{BUCKET}/bars/big.bin: " in ln]
         assert done and done[-1].split(": ", 2)[-1].startswith(f"{mb}/{mb} MB done in "), proc.stderr
     assert "small.bin" not in proc.stderr and proc.stdout == "", proc.stderr
+
+
+def test_a_crawl_glob_and_its_records_by_range_on_s3(tmp_path, server):
+    """An s3:// glob row (its file list resolved through pyarrow.fs, pinned by its sha256) and a
+    warc-records table of s3:// files (each record a ranged read) give the same documents."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from corpus.formats.jsonl import read_zst_jsonl
+    from corpus.formats.sources.warc import record_offsets
+    from corpus.web.listing import list_digest
+    from warcs import response, write_warc
+
+    env, s3 = server
+    urls, table = [], {"warc_filename": [], "warc_record_offset": [], "warc_record_length": []}
+    for i in range(3):
+        path = write_warc(tmp_path / f"f{i}.warc.gz", [
+            response(f"https://a.org/{i}/{k}", f"<html><body><p>{'Words of page %d. ' % k * 30}</p></body></html>"
+                     .encode()) for k in range(2)])
+        _put(s3, f"f{i}.warc.gz", path.read_bytes(), under=f"{BUCKET}/crawl")
+        urls.append(f"s3://{BUCKET}/crawl/f{i}.warc.gz")
+        offsets = record_offsets(path, str(path))
+        for a, b in zip(offsets, offsets[1:] + [path.stat().st_size]):
+            table["warc_filename"].append(f"crawl/f{i}.warc.gz")
+            table["warc_record_offset"].append(a)
+            table["warc_record_length"].append(b - a)
+    _put(s3, "notes.txt", b"not a crawl file", under=f"{BUCKET}/crawl")
+    sha, size = list_digest(urls)
+    index = tmp_path / "index.parquet"
+    pq.write_table(pa.table(table), index)
+    rows = {"glob": {"source_id": "crawl", "role": "corpus", "url": f"s3://{BUCKET}/crawl/*.warc.gz", "sha256": sha,
+                     "bytes": size, "license_spdx": "MIT", "format": "warc"},
+            "records": {"source_id": "crawl", "role": "corpus", "url": str(index), "base_url": f"s3://{BUCKET}/",
+                        "sha256": hashlib.sha256(index.read_bytes()).hexdigest(), "bytes": index.stat().st_size,
+                        "license_spdx": "MIT", "format": "warc-records"}}
+    docs = {}
+    for name, row in rows.items():
+        cfg = write_config(tmp_path / f"{name}.toml", ledger=write_ledger(tmp_path / f"{name}.jsonl", [row]),
+                           sources=["crawl"], artifacts=tmp_path / name, extract={"engine": "resiliparse"})
+        _corpus(cfg, "fetch", env=env)
+        (d,) = (tmp_path / name / "corpus" / "raw" / "crawl").glob("*/_STAGE.json")
+        docs[name] = [{k: v for k, v in r.items() if k != "fetched_at"}
+                      for p in sorted(d.parent.glob("part-*.jsonl.zst")) for r in read_zst_jsonl(p)]
+    assert len(docs["glob"]) == 6 and docs["records"] == docs["glob"]
+    assert docs["glob"][0]["meta"]["locator"].startswith(f"s3://{BUCKET}/crawl/f0.warc.gz@")

@@ -19,3 +19,12 @@ class StaleError(CorpusError):
 
 class LockedError(CorpusError):
     """Another writer holds the artifacts root (its local lock, or an s3 root's lease)."""
+
+
+class DownloadFailed(CorpusError):
+    """A download that did not give the file: `kind` is "missing" (HTTP 404/410, no such object),
+    "truncated" (the connection ended before the announced length) or "failed" (anything else)."""
+
+    def __init__(self, message: str, kind: str = "failed"):
+        super().__init__(message)
+        self.kind = kind

@@ -110,6 +110,23 @@ def _rows(manifest: dict, prefix: str) -> int:
     return sum(p["rows"] for p in manifest["parts"] if p["name"].startswith(prefix))
 
 
+def check_pins(config: Config, sid: str, directory: Path, manifest: dict) -> int:
+    """A listing row's raw output was made of the files pinned beside the ledger (corpus.web.pins):
+    each file it read has a pin with its sha256 and size. How many."""
+    from corpus.web.pins import load_pins, pins_path
+
+    path = pins_path(config.ledger_path)
+    pins = load_pins(path, sid)
+    for f in manifest["files"]["read"]:
+        pin = pins.get((sid, f["url"]))
+        if pin is None:
+            raise CorpusError(f"{directory / STAGE_FILE}: read {f['url']}, which {path} does not pin")
+        if (pin["sha256"], pin["bytes"]) != (f["sha256"], f["bytes"]):
+            raise CorpusError(f"{directory / STAGE_FILE}: read {f['url']} with sha256 {f['sha256']} ({f['bytes']} "
+                              f"bytes), {path} pins {pin['sha256']} ({pin['bytes']} bytes)")
+    return len(manifest["files"]["read"])
+
+
 def audit(config: Config) -> list[Check]:
     checks: list[Check] = []
 
@@ -153,7 +170,8 @@ def audit(config: Config) -> list[Check]:
             check_listed(d, m)
             if sid in config["dataset"]["sources"]:
                 raw_docs += c["docs_out"]
-            return f"{len(m['parts'])} parts verified and recounted, {c['docs_out']} docs"
+            pinned = f", {check_pins(config, sid, d, m)} files match their pins" if "files" in m else ""
+            return f"{len(m['parts'])} parts verified and recounted, {c['docs_out']} docs{pinned}"
         check(f"raw {sid}", config.raw_dir / sid, raw_ok)
 
     prev_out, prev_manifest_path = raw_docs, None

@@ -443,12 +443,20 @@ def ledger():
     """Inspect and extend the data ledger (corpus/LEDGER.jsonl)."""
 
 
+def _counted(row: dict) -> str:
+    """What `ledger add` counted in the file it added."""
+    from corpus.web.listing import listing_kind
+
+    return "files" if listing_kind(row) else "page records" if row["format"] == "warc" else \
+        "records" if row["format"] == "warc-records" else "documents"
+
+
 @ledger.command("add")
 @click.argument("url")
 @click.option("--source-id", required=True, help="Unique id, ^[a-z0-9][a-z0-9_.-]*$.")
 @click.option("--license", "license_spdx", required=True, help="SPDX id or LicenseRef-….")
 @click.option("--role", type=click.Choice(["corpus", "eval", "list", "model"]), default="corpus", show_default=True)
-@click.option("--format", "fmt", type=click.Choice(["text", "jsonl", "json", "parquet", "warc", "binary"]),
+@click.option("--format", "fmt", type=click.Choice(["text", "jsonl", "json", "parquet", "warc", "warc-records", "binary"]),
               default=None, help="How the file is read  [default: text; binary (the file as it is) for --role model]")
 @click.option("--split", type=click.Choice(["file", "line", "paragraph", "delimiter", "regex"]), default=None,
               help="For text: how to cut documents (default file).")
@@ -459,10 +467,11 @@ def ledger():
 @click.option("--encoding", default=None, help="Text encoding (default utf-8).")
 @click.option("--sha256", "sha256", default=None, help="Expected sha256: also finds the file in the mirror.")
 @click.option("--notes", default=None)
+@click.option("--base-url", default=None, help="For a listing (*.paths[.gz]): what its relative lines are joined to.")
 @click.option("--no-check", is_flag=True, help="Do not read the file to count its documents.")
 @pass_ctx
 def ledger_add(c: Ctx, url, source_id, license_spdx, role, fmt, split, delimiter, pattern, members, text_fields,
-               encoding, sha256, notes, no_check):
+               encoding, sha256, notes, base_url, no_check):
     """Hash URL (downloading it, or finding it in the mirror by --sha256), validate and append a row."""
     from corpus.commands.ledger import add_source
     from corpus.store.lock import writer_lock
@@ -472,9 +481,9 @@ def ledger_add(c: Ctx, url, source_id, license_spdx, role, fmt, split, delimiter
         row, docs = add_source(c.config, url, source_id=source_id, license_spdx=license_spdx, role=role, fmt=fmt,
                                split=split, delimiter=delimiter, pattern=pattern, members=members,
                                text_fields=list(text_fields), encoding=encoding, sha256=sha256, notes=notes,
-                               check=not no_check)
+                               check=not no_check, base_url=base_url)
     click.echo(f"added '{row['source_id']}' to {c.config.ledger_path}: sha256 {row['sha256']}, "
-               f"{row['bytes']} bytes" + (f", {docs} {'page records' if row['format'] == 'warc' else 'documents'}"
+               f"{row['bytes']} bytes" + (f", {docs} {_counted(row)}"
                                           if docs is not None else ""))
     where = {"corpus": "[dataset] sources", "eval": "[decontam] evals",
              "list": "the [filters.<name>] key that reads it (e.g. [filters.url] block_domains)",

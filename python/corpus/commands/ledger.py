@@ -9,17 +9,23 @@ from corpus.config.ledger import append_row, check_row, load_ledger, today
 from corpus.store.retrieve import download, local_path, min_rate_of, url_kind, verify
 from corpus.formats.sources.read import read_documents
 from corpus.engine.raw import BINARY_FORMATS, WEB_FORMATS
+from corpus.web.listing import glob_members, list_digest, listing_kind, read_listing, resolve_glob
 
 
 def add_source(config: Config, url: str, *, source_id: str, license_spdx: str, role: str, fmt: str,
                split=None, delimiter=None, pattern=None, members=None, text_fields=(), encoding=None,
-               sha256=None, notes=None, check=True) -> tuple[dict, int | None]:
+               sha256=None, notes=None, check=True, base_url=None) -> tuple[dict, int | None]:
     kind = url_kind(url)
     ledger_path = config.ledger_path
     if ledger_path.exists() and source_id in load_ledger(ledger_path):
         raise CorpusError(f"{ledger_path}: duplicate source_id '{source_id}'")
+    crawl = listing_kind({"format": fmt, "url": url})
     mirror = config.mirror
-    if sha256 and mirror is not None and (mirror / sha256).is_file():
+    path = None
+    if crawl == "glob":  # pinned by its file list: the files are pinned as fetch first reads them
+        listed = resolve_glob({"source_id": source_id, "url": url})
+        digest, size = list_digest(listed)
+    elif sha256 and mirror is not None and (mirror / sha256).is_file():
         path = mirror / sha256
     elif kind in ("path", "file"):
         path = local_path(url)
@@ -28,20 +34,27 @@ def add_source(config: Config, url: str, *, source_id: str, license_spdx: str, r
     else:
         path, _, _ = download(url, config.downloads_dir, timeout=config["fetch"]["timeout_s"],
                               min_rate=min_rate_of(config["fetch"]))
-    digest, size = sha256_file(path), path.stat().st_size
+    if path is not None:
+        digest, size = sha256_file(path), path.stat().st_size
     if sha256 and digest != sha256:
         raise CorpusError(f"{url}: sha256 mismatch: expected {sha256}, got {digest}")
     row = {"source_id": source_id, "role": role, "url": url, "sha256": digest, "bytes": size,
            "license_spdx": license_spdx, "format": fmt}
     if members is not None and not isinstance(members, str):
         members = (members[0] if len(members) == 1 else list(members)) or None
-    optional = {"members": members, "text_fields": list(text_fields) or None, "split": split,
+    optional = {"base_url": base_url, "members": members, "text_fields": list(text_fields) or None, "split": split,
                 "delimiter": delimiter, "pattern": pattern, "encoding": encoding, "notes": notes}
     row.update({k: v for k, v in optional.items() if v is not None})
     row["added"] = today()
     check_row(row, f"{ledger_path}: new row '{source_id}'")
     docs = None
-    if check and fmt in WEB_FORMATS:  # every record parsed (pages are extracted by fetch, in its sandbox)
+    if crawl is not None:  # the files it names (each read and pinned by fetch)
+        docs = len(listed) if crawl == "glob" else len(read_listing(path, row))
+    elif check and fmt == "warc-records":  # every row checked (its records are fetched by fetch)
+        from corpus.formats.sources.record_index import index_records
+
+        docs = sum(1 for _ in index_records(path, row))
+    elif check and fmt in WEB_FORMATS:  # every record parsed (pages are extracted by fetch, in its sandbox)
         docs = web_records(path, row, config)
     elif check and fmt not in BINARY_FORMATS:  # read it once now: a wrong format or encoding fails here, not in fetch
         docs = sum(1 for _, text in read_documents(path, row) if text.strip())
@@ -64,6 +77,13 @@ def verify_ledger(config: Config) -> list[tuple[str, str, str]]:
     ledger = load_ledger(config.ledger_path)  # schema, JSON and duplicate ids: raises on the first problem
     out = []
     for sid, row in ledger.items():
+        if listing_kind(row) == "glob":  # its file list, resolved now (the files are checked by their pins)
+            try:
+                urls = glob_members(row)
+                out.append((sid, "OK", f"{len(urls)} files, the list the row pins"))
+            except CorpusError as e:
+                out.append((sid, "FAIL", str(e)))
+            continue
         candidates = []
         if config.mirror is not None:
             candidates.append(config.mirror / row["sha256"])

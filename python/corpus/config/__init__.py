@@ -24,7 +24,7 @@ SCHEMA = "corpus-config.schema.json"
 # Tables that say where and how to run, not what to compute: they never change config_sha256.
 UNHASHED_TABLES = ("paths", "run")
 # Keys that only decide what is warned about (no output byte): left out of every hash of their table.
-UNHASHED_KEYS = ("tokenize.min_train_bytes",)
+UNHASHED_KEYS = ("tokenize.min_train_bytes", "fetch.max_failed_files")  # change no output byte
 # Keys left out of every hash of their table while they hold this value (keys added after outputs were
 # made: a config that does not set one keeps its hashes, and its raw outputs their keys).
 UNHASHED_WHEN = {"extract.retry": []}

@@ -24,16 +24,17 @@ from corpus.formats.jsonl import read_zst_jsonl
 from corpus.engine.runner import find_current, identity_of, read_stage_manifest
 from corpus.formats.textnorm import normalize_text
 from corpus.web.extract import ENGINES
+from corpus.web.listing import listing_kind
 from corpus.web.extract import versions as extractor_versions
 
 log = logging.getLogger(__name__)
 
 # Ledger fields that decide what the raw documents are; a change to any of them means fetching again.
 READ_FIELDS = ("url", "sha256", "bytes", "license_spdx", "format", "members", "text_fields", "split",
-               "delimiter", "pattern", "encoding")
+               "delimiter", "pattern", "encoding", "base_url")
 
 
-WEB_FORMATS = ("warc",)
+WEB_FORMATS = ("warc", "warc-records")  # warc-records: a table of records to fetch alone
 REJECTS = "rejects"   # a web source's rejected records: rejects/part-<nnnnn>.jsonl.zst beside the documents
 # A row of format binary (role model) is a file used as it is: fetch verifies it and publishes a copy as
 # the one file of its raw output, MODEL_FILE; nothing reads it as documents.
@@ -64,6 +65,8 @@ def fetch_params(row: dict, config: Config, *, retry: bool = True) -> dict:
               "unit_bytes": fetch["unit_bytes"], "ledger_row": {k: row[k] for k in READ_FIELDS if k in row}}
     if row["format"] in WEB_FORMATS:
         params["extract"] = extract_params(config["extract"], retry=retry)
+    if listing_kind(row) and fetch.get("files"):  # a pilot's sample or range of the listing's files
+        params["files"] = fetch["files"]
     return params
 
 

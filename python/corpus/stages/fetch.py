@@ -22,10 +22,10 @@ from functools import partial
 from pathlib import Path
 
 
-from corpus.store.atomic import CHUNK, atomic_open, sha256_file
+from corpus.store.atomic import CHUNK, DiskFullError, atomic_open, sha256_file
 from corpus.store.digest import check_sha, check_size
 from corpus.config import Config
-from corpus.config.layout import STAGE_FILE
+from corpus.config.layout import STAGE_FILE, WORK_DIR
 from corpus.errors import CorpusError
 from corpus.formats.jsonl import ZstJsonlWriter
 from corpus.config.ledger import load_ledger, select
@@ -40,7 +40,9 @@ from corpus.formats.sources.limits import ReadLimits
 from corpus.formats.sources.ranges import Range, plan_ranges
 from corpus.formats.sources.read import read_documents
 from corpus.web.retry import Earlier, document_offset, index_parts, overlapping, reject_offset
-from corpus.web.records import (WebCounts, WebDoc, describe_records, is_web_manifest, records_line,
+from corpus.stages import crawl
+from corpus.web.listing import listing_kind
+from corpus.web.records import (WebCounts, WebDoc, index_documents, describe_records, is_web_manifest, records_line,
                                 total_web_counts, web_documents)
 
 
@@ -55,7 +57,10 @@ class LocateUnit:
 
 def locate_source(u: LocateUnit) -> dict:
     """Find (download if need be) and verify the source file, and cut it into fetch units
-    (corpus.formats.sources.plan_ranges: they depend on the file and `unit_bytes` only)."""
+    (corpus.formats.sources.plan_ranges: they depend on the file and `unit_bytes` only); a listing row's
+    listing is read and its selected member files named instead (corpus.stages.crawl)."""
+    if listing_kind(u.row):
+        return {"key": u.key, "parts": [], **crawl.locate_listing(u.row, u.fetch, u.mirror, u.downloads)}
     path, how = locate(u.row, mirror=u.mirror, downloads=u.downloads, timeout=u.fetch["timeout_s"],
                        min_rate=min_rate_of(u.fetch))
     ranges = [] if u.row["format"] in BINARY_FORMATS else plan_ranges(path, u.row, u.fetch["unit_bytes"])
@@ -98,7 +103,13 @@ def fetch_web_range(u: FetchUnit) -> dict:
     written = 0
     earlier = (Earlier(Path(u.earlier["dir"]), u.earlier["documents"], u.earlier["rejects"], u.extract["retry"],
                        u.rng.start) if u.earlier is not None else None)
-    for item in web_documents(u.path, u.row, u.rng.start, u.rng.stop, u.extract, counts, earlier):
+    if u.row["format"] == "warc-records":  # each record fetched alone, into a sparse scratch file
+        scratch = u.out_dir / WORK_DIR / f"range-{u.rng.index:05d}.warc"
+        items = index_documents(u.path, u.row, u.rng.start, u.rng.stop, u.extract, counts, scratch,
+                                u.fetch["timeout_s"])
+    else:
+        scratch, items = None, web_documents(u.path, u.row, u.rng.start, u.rng.stop, u.extract, counts, earlier)
+    for item in items:
         if isinstance(item, WebDoc):
             written += 1
             docs.write({"url": item.url, "fetched_at": u.fetched_at, "license_spdx": u.row["license_spdx"],
@@ -106,6 +117,8 @@ def fetch_web_range(u: FetchUnit) -> dict:
         else:
             rejects.write({"url": item.url, "locator": item.locator, "record_id": item.record_id,
                            "reason": item.reason, "detail": item.detail})
+    if scratch is not None:
+        scratch.unlink(missing_ok=True)
     rejected = sum(counts.rejected.values())
     out = {"key": u.key, "parts": _parts(docs, u.out_dir) + _parts(rejects, u.out_dir),
            "counts": {"docs_in": written + rejected, "docs_out": written, "skipped_empty": 0,
@@ -113,6 +126,28 @@ def fetch_web_range(u: FetchUnit) -> dict:
     if u.extract.get("retry"):  # only then: the manifests of outputs made without it keep their bytes
         out["counts"].update(retried=counts.retried, recovered=counts.recovered)
     return out
+
+
+@dataclass(frozen=True)
+class MemberRange:
+    key: str
+    file: int               # the member file's position in the listing
+    url: str
+    read: FetchUnit         # the range, read as any WARC file's
+
+
+def fetch_member_range(u: MemberRange) -> dict:
+    """One range of a listing's member file; data that is not WARC where records should be makes the
+    whole file a reject (its parts here removed; the record step removes its other ranges')."""
+    try:
+        return {**fetch_web_range(u.read), "file": u.file}
+    except CorpusError as e:
+        if isinstance(e, DiskFullError):  # the machine's problem, not the file's
+            raise
+        for p in crawl.unit_parts_glob(u.read.out_dir, unit_prefix(u.read.rng.index)):
+            p.unlink()
+        return {"key": u.key, "parts": [], "file": u.file,
+                "reject": {"index": u.file, "url": u.url, "reason": "undecodable", "detail": str(e)}}
 
 
 def fetch_range(u: FetchUnit) -> dict:
@@ -215,9 +250,15 @@ def source_rows(config: Config, only: tuple[str, ...] = ()) -> list[dict]:
 
 
 def _record_source(ctx: PhaseContext) -> None:
-    """Renumber the ranges' parts `part-<nnnnn>.jsonl.zst` in range order (the order of ctx.parts): a
-    document's id k is its position in the source's raw parts read in path order."""
+    """A single file's parts numbered in range order (_renumber), and how the file was found."""
     (res,) = ctx.results["locate"]
+    _renumber(ctx)
+    ctx.run_info.update(found_by=res["found_by"], source_path=res["source_path"], ranges=len(res["ranges"]))
+
+
+def _renumber(ctx: PhaseContext) -> None:
+    """Name the ranges' parts `part-<nnnnn>.jsonl.zst` in range order (the order of ctx.parts): a
+    document's id k is its position in the source's raw parts read in path order."""
     for folder in ("", f"{REJECTS}/"):
         mine = [p for p in ctx.parts if p["name"].rpartition("/")[0] == folder.rstrip("/")]
         for n, part in enumerate(mine):
@@ -226,7 +267,22 @@ def _record_source(ctx: PhaseContext) -> None:
                 os.replace(ctx.staging / part["name"], ctx.staging / name)
                 part["name"] = name
     ctx.parts.sort(key=lambda p: ("/" in p["name"], p["name"]))  # documents first, then rejects/
-    ctx.run_info.update(found_by=res["found_by"], source_path=res["source_path"], ranges=len(res["ranges"]))
+
+
+def _record_listing(ctx: PhaseContext, fetch: dict) -> None:
+    """A listing's parts numbered over its files in listing order; the files read (url, sha256, bytes)
+    and rejected (url, reason, detail) in the manifest."""
+    (res,) = ctx.results["locate"]
+    good, rejects = crawl.drop_unreadable(ctx, fetch, ctx.results["files"], ctx.results["read"])
+    _renumber(ctx)
+    ctx.counts = crawl.listing_counts(good, rejects, ctx.results["read"])
+    ctx.job.extra["files"] = {"read": [{k: f[k] for k in ("url", "sha256", "bytes")} for f in good],
+                              "rejected": [{k: r[k] for k in ("url", "reason", "detail")} for r in rejects]}
+    crawl.drop_downloads(ctx.results["files"])
+    ctx.run_info.update(found_by=res["found_by"], source_path=res["source_path"], listed=res["listed"],
+                        ranges=len(ctx.results["read"]),
+                        files_found_by={how: sum(1 for f in good if f["found_by"] == how)
+                                        for how in sorted({f["found_by"] for f in good})})
 
 
 def recorded_fetched_at(directory: Path, identity: dict) -> str | None:
@@ -266,6 +322,30 @@ def keep_what_versions_read(config: Config, final: Path):
     return guard
 
 
+def listing_phases(config: Config, row: dict, fetch: dict) -> list:
+    """A listing row's phases after locate (corpus.stages.crawl): its files, their pins, their ranges."""
+    sid = row["source_id"]
+
+    def file_units(ctx: PhaseContext) -> list[crawl.FileUnit]:
+        return crawl.file_units(ctx, row, fetch, config.downloads_dir, config.mirror)
+
+    def read_units(ctx: PhaseContext) -> list[MemberRange]:
+        units = []
+        for f in (r["file"] for r in ctx.results["files"] if "file" in r):
+            member = {**row, "url": f["url"]}  # its documents' locators name the member file
+            for k, (start, stop) in enumerate(f["ranges"]):
+                key = f"{sid}/file-{f['index']:06d}-range-{k:05d}"
+                units.append(MemberRange(key, f["index"], f["url"], FetchUnit(
+                    key, member, fetch, Path(f["path"]), Range(len(units), "records", start, stop),
+                    ctx.job.extra["fetched_at"], ctx.staging, extract=dict(config["extract"]))))
+        return units
+
+    return [Map("files", file_units, crawl.check_file, unit="files"),
+            Step("pin", lambda ctx: crawl.pin_files(ctx, row, fetch, ctx.results["files"])),
+            Map("read", read_units, fetch_member_range, unit="ranges"),
+            Step("record", lambda ctx: _record_listing(ctx, fetch))]
+
+
 def plan(config: Config, opts: RunOptions) -> list[Job]:
     now = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
     fetched_at = now.isoformat().replace("+00:00", "Z")
@@ -293,11 +373,15 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
 
         source = {"source_id": sid, "url": row["url"], "sha256": row["sha256"], "bytes": row["bytes"],
                   "license_spdx": row["license_spdx"], "role": row["role"]}
-        if row["format"] in BINARY_FORMATS:  # a model file: verified and copied, never read as text (the
-            # phases keep the names of a text source's: the jobs of a stage run their phases side by side)
-            phases = [Map("read", copy_units, copy_file, unit="ranges"), Step("record", _record_file)]
+        # every job has the phases of a listing's (the jobs of a stage run their phases side by side): a
+        # source that is one file has no member files to check or pin
+        files = [Map("files", lambda ctx: [], crawl.check_file, unit="files"), Step("pin", lambda ctx: None)]
+        if listing_kind(row):
+            phases = listing_phases(config, row, fetch)
+        elif row["format"] in BINARY_FORMATS:  # a model file: verified and copied, never read as text
+            phases = [*files, Map("read", copy_units, copy_file, unit="ranges"), Step("record", _record_file)]
         else:
-            phases = [Map("read", read_units, fetch_range, unit="ranges"), Step("record", _record_source)]
+            phases = [*files, Map("read", read_units, fetch_range, unit="ranges"), Step("record", _record_source)]
         final, identity = raw_dir_of(config, row), fetch_identity(row, config)
         recorded = recorded_fetched_at(final, identity)
         earlier = Step("earlier", partial(_earlier_step, config, row, recorded))  # every job has it: one phase list
@@ -322,9 +406,19 @@ def retried_line(counts: dict) -> str | None:
             + f", {counts['recovered']} now a document")
 
 
+def source_bytes(manifest: dict) -> int:
+    """The bytes a raw output was read from: its file's, or a crawl's files'."""
+    if "files" in manifest:
+        return sum(f["bytes"] for f in manifest["files"]["read"])
+    return manifest["source"]["bytes"]
+
+
 def summary(result) -> str:
     fetched = [o for o in result.outputs if o.status != "current"]
     line = f"{len(fetched)} of {len(result.outputs)} sources fetched"
+    files = [o.manifest["counts"]["files"] for o in result.outputs if "files" in o.manifest["counts"]]
+    if files:
+        line += f"; crawl files {crawl.describe_files(crawl.total_files(files))}"
     records = web_records_line(result)
     return f"{line}; {records}" if records else line
 
@@ -333,7 +427,7 @@ def report(result) -> list[str]:
     lines = [f"{'source':<28} {'status':<10} {'found in':<10} {'docs':>8} {'MB':>7} {'s':>6}"]
     for o in result.outputs:
         fetched = o.status != "current"
-        mb = o.manifest["source"]["bytes"] / 1e6 if fetched else 0.0
+        mb = source_bytes(o.manifest) / 1e6 if fetched else 0.0
         lines.append(f"{o.key:<28} {'fetched' if fetched else 'current':<10} {o.run_info.get('found_by', 'none'):<10} "
                      f"{o.manifest['counts']['docs_out']:>8} {mb:>7.2f} {o.run_info.get('seconds', 0.0):>6.2f}")
     for o in result.outputs:
@@ -341,9 +435,11 @@ def report(result) -> list[str]:
             lines.append(f"  {o.key}: WARC records {describe_records(total_web_counts([o.manifest['counts']]))}")
             if (line := retried_line(o.manifest["counts"])) is not None:
                 lines.append(f"  {o.key}: {line}")
+        if "files" in o.manifest["counts"]:  # a listing row: what became of its files
+            lines.append(f"  {o.key}: files {crawl.describe_files(o.manifest['counts']['files'])}")
     fetched = [o for o in result.outputs if o.status != "current"]
     docs = sum(o.manifest["counts"]["docs_out"] for o in fetched)
-    mb = sum(o.manifest["source"]["bytes"] for o in fetched) / 1e6
+    mb = sum(source_bytes(o.manifest) for o in fetched) / 1e6
     wall = result.seconds
     lines.append(f"fetched {len(fetched)} of {len(result.outputs)} sources: {docs} docs, {mb:.2f} MB in {wall:.2f}s"
                  + (f" ({docs / wall:,.0f} docs/s, {mb / wall:.2f} MB/s)" if fetched and wall > 0 else ""))

@@ -7,6 +7,7 @@ through pyarrow.fs with the endpoint and credentials of the AWS environment vari
 from __future__ import annotations
 
 import hashlib
+import http.client
 import logging
 import os
 import shutil
@@ -20,7 +21,7 @@ from corpus import __version__
 from corpus.store import s3
 from corpus.store.atomic import CHUNK, temp_beside
 from corpus.store.checksums import verify_file
-from corpus.errors import CorpusError
+from corpus.errors import CorpusError, DownloadFailed
 
 log = logging.getLogger(__name__)
 SCHEMES = ("https", "http", "file", "s3")
@@ -126,9 +127,13 @@ def download(url: str, dest_dir: Path, *, timeout: float, max_bytes: int | None 
         final = dest_dir / digest
         os.replace(tmp, final)
         return final, digest, n
-    except (urllib.error.URLError, OSError, TimeoutError) as e:
+    except http.client.IncompleteRead as e:  # the server closed before the length it announced
+        raise DownloadFailed(f"{url}: download failed: cut short after {n:,} bytes "
+                             f"({e.expected:,} more announced)", "truncated") from None
+    except (urllib.error.URLError, OSError, TimeoutError, http.client.HTTPException) as e:
         reason = getattr(e, "reason", e)
-        raise CorpusError(f"{url}: download failed: {reason}") from None
+        missing = isinstance(e, urllib.error.HTTPError) and e.code in (404, 410)
+        raise DownloadFailed(f"{url}: download failed: {reason}", "missing" if missing else "failed") from None
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
@@ -141,7 +146,7 @@ def _download_s3(url: str, dest_dir: Path, max_bytes: int | None) -> tuple[Path,
     obj = s3.Remote(dest_dir, f"{parts.netloc}/{parts.path.lstrip('/')}", s3.env_endpoint())
     size = s3.size_of(obj)
     if size is None:
-        raise CorpusError(f"{url}: download failed: no such object")
+        raise DownloadFailed(f"{url}: download failed: no such object", "missing")
     if max_bytes is not None and size > max_bytes:
         raise _too_large(url, max_bytes, f"the object has {size} bytes")
     dest_dir.mkdir(parents=True, exist_ok=True)
@@ -196,3 +201,56 @@ def locate(row: dict, *, mirror: Path | None, downloads: Path, timeout: float,
         raise CorpusError(f"{what}: downloaded file does not match the ledger: expected sha256 {sha} "
                           f"({size} bytes), got {digest} ({n} bytes); kept as {bad}")
     return path, "downloaded"
+
+
+def read_range(url: str, offset: int, length: int, *, timeout: float) -> bytes:
+    """Bytes [offset, offset + length) of a file: an HTTP(S) `Range` request, a local seek, or an s3 ranged
+    read. A server that ignores Range (200) is read up to the range, never kept whole. DownloadFailed
+    ("missing", "truncated" or "failed") when they cannot be had."""
+    kind = url_kind(url)
+    if kind in ("path", "file"):
+        try:
+            with open(local_path(url), "rb") as f:
+                f.seek(offset)
+                data = f.read(length)
+        except FileNotFoundError:
+            raise DownloadFailed(f"{url}: file not found", "missing") from None
+        except OSError as e:
+            raise DownloadFailed(f"{url}: {e.strerror or e}", "failed") from None
+    elif kind == "s3":
+        parts = urllib.parse.urlsplit(url)
+        endpoint = s3.env_endpoint()
+        try:
+            with s3.filesystem(endpoint["endpoint"], endpoint["region"]).open_input_file(
+                    f"{parts.netloc}/{parts.path.lstrip('/')}") as f:
+                data = f.read_at(length, offset)
+        except FileNotFoundError:
+            raise DownloadFailed(f"{url}: download failed: no such object", "missing") from None
+        except OSError as e:
+            raise DownloadFailed(f"{url}: download failed: {e}", "failed") from None
+    else:
+        data = _http_range(url, offset, length, timeout)
+    if len(data) != length:
+        raise DownloadFailed(f"{url}: bytes {offset}-{offset + length - 1}: the file ends after {len(data)} of "
+                             f"them", "truncated")
+    return data
+
+
+def _http_range(url: str, offset: int, length: int, timeout: float) -> bytes:
+    opener = urllib.request.build_opener(_HttpOnlyRedirects)
+    req = urllib.request.Request(url, headers={"User-Agent": f"corpus/{__version__}",
+                                               "Range": f"bytes={offset}-{offset + length - 1}"})
+    try:
+        with opener.open(req, timeout=timeout) as resp:
+            if resp.status != 206:  # the whole file: skip to the range, streaming
+                left = offset
+                while left and (skipped := len(resp.read(min(CHUNK, left)))):
+                    left -= skipped
+            return resp.read(length)
+    except http.client.IncompleteRead as e:
+        raise DownloadFailed(f"{url}: download failed: cut short ({e.expected:,} more bytes announced)",
+                             "truncated") from None
+    except (urllib.error.URLError, OSError, TimeoutError, http.client.HTTPException) as e:
+        missing = isinstance(e, urllib.error.HTTPError) and e.code in (404, 410)
+        raise DownloadFailed(f"{url}: download failed: {getattr(e, 'reason', e)}",
+                             "missing" if missing else "failed") from None

@@ -19,6 +19,8 @@ Reject reasons (the fetch stage's `rejects/` parts, `corpus rejects --stage fetc
     timeout            the extractor took longer than [extract] timeout_s (killed; machine-dependent)
     extractor_error    the extractor raised an exception on the page, or could not parse it (no tree)
     extractor_crash    the extractor process died on the page (a crash, or its memory limit)
+    unreachable        (format warc-records) the record's bytes could not be fetched: HTTP error, missing
+                       file, or a file shorter than the record's offset and length
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from corpus.web.retry import Earlier
 from corpus.web.sandbox import sandbox
 
 REASONS = ("not_html", "http_status", "too_large", "too_many_elements", "undecodable", "truncated", "empty",
-           "timeout", "extractor_error", "extractor_crash")
+           "timeout", "extractor_error", "extractor_crash", "unreachable")
 DOCUMENT_RECORDS = ("response", "resource", "conversion")
 
 # the first bytes of formats that are surely not HTML, whatever their label says
@@ -244,3 +246,34 @@ def web_documents(path: Path, row: dict, start: int, stop: int, cfg: dict,
             yield reject("empty", "the extractor found no text" if rec.type != "conversion" else "an empty record")
             continue
         yield WebDoc(locator, page_url or locator, text, meta)
+
+
+def index_documents(path: Path, row: dict, start: int, stop: int, cfg: dict, counts: WebCounts, scratch: Path,
+                    timeout: float) -> Iterator[WebDoc | WebReject]:
+    """The documents and rejects of rows [start, stop) of a warc-records table (format warc-records): each
+    record's bytes fetched alone (HTTP Range, a seek) and written at their own offset of a sparse scratch
+    file, so that it is read exactly as in its whole file (same locator, offset and meta). A record that
+    cannot be fetched, or is not one WARC record, is a reject with reason `unreachable` or `undecodable`."""
+    from corpus.errors import CorpusError, DownloadFailed
+    from corpus.formats.sources.record_index import index_records
+    from corpus.store.retrieve import read_range
+
+    for at in index_records(path, row, start, stop):
+        locator = f"{at.url}@{at.offset}"
+        try:
+            data = read_range(at.url, at.offset, at.length, timeout=timeout)
+        except DownloadFailed as e:
+            counts.rejected["unreachable"] = counts.rejected.get("unreachable", 0) + 1
+            yield WebReject(locator, None, None, "unreachable", str(e))
+            continue
+        with open(scratch, "wb") as f:  # a hole, then the record: no disk for the bytes before it
+            f.seek(at.offset)
+            f.write(data)
+        before = dict(counts.records), dict(counts.skipped), dict(counts.rejected)
+        try:
+            yield from list(web_documents(scratch, {**row, "url": at.url}, at.offset, at.offset + at.length, cfg,
+                                          counts))
+        except CorpusError as e:  # not WARC data: the record's counts undone, one reject instead
+            counts.records, counts.skipped, counts.rejected = (dict(d) for d in before)
+            counts.rejected["undecodable"] = counts.rejected.get("undecodable", 0) + 1
+            yield WebReject(locator, None, None, "undecodable", f"row {at.row}: {e}")

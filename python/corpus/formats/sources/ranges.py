@@ -121,6 +121,10 @@ def plan_ranges(path: Path, row: dict, unit_bytes: int) -> list[Range]:
     split by file, regex or delimiter, UTF-16/32 text — is one range."""
     if unit_bytes < 1:
         raise ValueError("unit_bytes must be positive")
+    if row["format"] == "warc-records":  # rows of the record table (corpus.formats.sources.record_index)
+        from corpus.formats.sources.record_index import plan_index_ranges
+
+        return [Range(k, "index", a, b) for k, (a, b) in enumerate(plan_index_ranges(path, row, unit_bytes))]
     if row["format"] == "warc":
         return [Range(k, "records", a, b) for k, (a, b) in enumerate(plan_warc_ranges(path, row["url"], unit_bytes))]
     name = url_path(row["url"])

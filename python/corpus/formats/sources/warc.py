@@ -70,10 +70,14 @@ def _first_line(e: BaseException) -> str:
 def plan_warc_ranges(path: Path, where: str, unit_bytes: int) -> list[tuple[int, int]]:
     """[start, stop) byte ranges of about `unit_bytes`, each starting at a record (member) start; they
     depend only on the file and `unit_bytes`. Reading them in order reads every record once."""
-    size = path.stat().st_size
     arc = is_arc(path)
-    offsets = arc_offsets(path) if arc else record_offsets(path, where)
-    gz = _is_gzip(path) and not arc  # an ARC offset is a gzip member's already
+    return cut_at_records(path, arc_offsets(path) if arc else record_offsets(path, where), unit_bytes)
+
+
+def cut_at_records(path: Path, offsets: list[int], unit_bytes: int) -> list[tuple[int, int]]:
+    """plan_warc_ranges given the file's record offsets (a caller that also needs them reads them once)."""
+    size = path.stat().st_size
+    gz = _is_gzip(path) and not is_arc(path)  # an ARC offset is a gzip member's already
     cuts, target = [0], unit_bytes
     with open(path, "rb") as f:
         for off in offsets:

@@ -1,0 +1,170 @@
+"""A crawl as one ledger row: `corpus fetch` of a listing of many WARC files over loopback HTTP, against the
+same records as one WARC file, and records fetched by HTTP Range (format warc-records).
+
+    python bench/web_crawl.py                                  # 200 files, ~3.5 MB of pages per copy
+    python bench/web_crawl.py --files 200 --copies 150         # >= 500 MB (hours on a small machine)
+    python bench/web_crawl.py --files 40 --copies 2 --small 10 --json out.json
+
+1. examples/local_crawl.py writes --files WARC files of the shared pages, --copies times over (seeded),
+   served by a local HTTP server that answers Range requests.
+2. `corpus fetch` (a fresh child process and artifacts root per run: wall, peak RSS of the process tree) of
+   a listing of the first --small files and of all of them, at 1 and 2 workers (and `[run] executor =
+   "ray"` with --ray): files/s and WARC records/s per worker. Memory should not grow with the file count.
+3. The single-file path: all the files concatenated into one .warc.gz (gzip members stay whole), fetched
+   as one `format = "warc"` row: records/s per worker beside the listing's of the same records.
+4. `format = "warc-records"`: an index of every record of the --small files, each fetched by a Range request.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.server
+import json
+import os
+import shutil
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import REPO, measured, mirror_dir, sha256_of, write_config, write_ledger, write_results  # noqa: E402
+
+sys.path.insert(0, str(REPO / "python"))
+sys.path.insert(0, str(REPO / "examples"))
+
+
+class RangeHandler(http.server.SimpleHTTPRequestHandler):
+    """Static files, with `Range: bytes=a-b` answered 206 (http.server ignores Range)."""
+
+    def do_GET(self):
+        spec = self.headers.get("Range")
+        if not spec:
+            return super().do_GET()
+        path = Path(self.directory) / self.path.lstrip("/")
+        if not path.is_file():
+            return self.send_error(404)
+        a, b = (int(x) for x in spec.removeprefix("bytes=").split("-"))
+        with open(path, "rb") as f:
+            f.seek(a)
+            data = f.read(b - a + 1)
+        self.send_response(206)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+def serve(root: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), lambda *a: RangeHandler(*a, directory=str(root)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd, f"http://127.0.0.1:{httpd.server_address[1]}"
+
+
+def row_of(path: Path, fmt: str = "warc", **extra) -> dict:
+    return {"source_id": "crawl", "role": "corpus", "url": str(path), "sha256": sha256_of(path),
+            "bytes": path.stat().st_size, "license_spdx": "LicenseRef-bench", "format": fmt, **extra}
+
+
+def fetch_run(work: Path, name: str, row: dict, workers: int, engine: str, executor: str = "local") -> dict:
+    """One `corpus fetch` in a child process, on a fresh artifacts root: wall, peak RSS, records, files."""
+    art = work / f"art-{name}"
+    shutil.rmtree(art, ignore_errors=True)
+    ledger = write_ledger(work / f"{name}.jsonl", [row])
+    pins = ledger.with_name(f"{name}.pins.jsonl")
+    pins.unlink(missing_ok=True)  # first use: every file downloaded, hashed and pinned
+    cfg = write_config(work / f"{name}.toml", ledger=ledger, sources=["crawl"], artifacts=art,
+                       extract={"engine": engine}, run={"executor": executor, "workers": workers})
+    env = {**os.environ, "PYTHONPATH": str(REPO / "python"), "RAY_USAGE_STATS_ENABLED": "0"}
+    res = measured([sys.executable, "-m", "corpus.commands.launch", "--config", str(cfg), "fetch", "-j", str(workers)],
+                   log=work / "fetch.log", env=env, timeout=6 * 3600)
+    if res["rc"] != 0:
+        raise SystemExit(f"error: fetch {name} failed (rc {res['rc']}); see {work / 'fetch.log'}")
+    (stage,) = (art / "corpus" / "raw" / "crawl").glob("*/_STAGE.json")
+    counts = json.loads(stage.read_text())["counts"]
+    records = sum(counts["records"].values())
+    files = counts.get("files", {}).get("read", 1)
+    wall = res["wall_s"]
+    shutil.rmtree(art, ignore_errors=True)
+    return {"name": name, "workers": workers, "executor": executor, "wall_s": round(wall, 2), "files": files,
+            "records": records, "docs": counts["docs_out"], "files_per_s": round(files / wall, 2),
+            "records_per_s_per_worker": round(records / wall / workers, 1),
+            "tree_peak_rss_mb": round(res["tree_peak_rss_mb"], 1)}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--files", type=int, default=200)
+    ap.add_argument("--small", type=int, default=20, help="the smaller listing (memory must not grow from it)")
+    ap.add_argument("--copies", type=int, default=1)
+    ap.add_argument("--engine", default="resiliparse")
+    ap.add_argument("--ray", action="store_true", help="also `[run] executor = \"ray\"` at 2 workers")
+    ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--work", type=Path, default=None, help="scratch directory (default a temp dir, removed)")
+    args = ap.parse_args()
+    from local_crawl import build
+
+    work = args.work or Path(tempfile.mkdtemp(prefix="web_crawl."))
+    www = work / "www"
+    paths = build(www, mirror_dir(), args.files, args.copies, seed=0)
+    crawl_mb = sum(p.stat().st_size for p in paths) / 1e6
+    httpd, base = serve(www)
+    try:
+        runs = []
+        for n in (args.small, args.files):
+            listing = work / f"warc-{n}.paths"
+            listing.write_text("".join(p.name + "\n" for p in paths[:n]))
+            row = row_of(listing, base_url=base)
+            for workers in (1, 2):
+                runs.append(fetch_run(work, f"listing-{n}-j{workers}", row, workers, args.engine))
+                print(json.dumps(runs[-1]), flush=True)
+            if args.ray and n == args.files:
+                runs.append(fetch_run(work, f"listing-{n}-ray", row, 2, args.engine, executor="ray"))
+                print(json.dumps(runs[-1]), flush=True)
+        one = www / "one.warc.gz"  # every file as one file: gzip members concatenated
+        with open(one, "wb") as out:
+            for p in paths:
+                out.write(p.read_bytes())
+        for workers in (1, 2):
+            runs.append(fetch_run(work, f"single-file-j{workers}", row_of(one), workers, args.engine))
+            print(json.dumps(runs[-1]), flush=True)
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        from corpus.formats.sources.warc import record_offsets
+
+        table: dict[str, list] = {"warc_filename": [], "warc_record_offset": [], "warc_record_length": []}
+        for p in paths[:args.small]:
+            offsets = record_offsets(p, str(p))
+            for a, b in zip(offsets, offsets[1:] + [p.stat().st_size]):
+                table["warc_filename"].append(p.name)
+                table["warc_record_offset"].append(a)
+                table["warc_record_length"].append(b - a)
+        index = work / "index.parquet"
+        pq.write_table(pa.table(table), index)
+        for workers in (1, 2):
+            runs.append(fetch_run(work, f"warc-records-j{workers}", row_of(index, "warc-records", base_url=base),
+                                  workers, args.engine))
+            print(json.dumps(runs[-1]), flush=True)
+    finally:
+        httpd.shutdown()
+        if args.work is None:
+            shutil.rmtree(work, ignore_errors=True)
+    by = {r["name"]: r for r in runs}
+    summary = {
+        "crawl": {"files": args.files, "mb": round(crawl_mb, 1), "copies": args.copies, "engine": args.engine},
+        "rss_growth_small_to_all_files_j2": round(by[f"listing-{args.files}-j2"]["tree_peak_rss_mb"]
+                                                  / by[f"listing-{args.small}-j2"]["tree_peak_rss_mb"], 3),
+        **{f"listing_vs_single_file_records_per_s_per_worker_j{w}": round(
+            by[f"listing-{args.files}-j{w}"]["records_per_s_per_worker"]
+            / by[f"single-file-j{w}"]["records_per_s_per_worker"], 3) for w in (1, 2)},
+    }
+    print(json.dumps(summary))
+    write_results(args.json, {"summary": summary, "runs": runs})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
