@@ -47,12 +47,13 @@ import tomllib
 from importlib import metadata
 from pathlib import Path
 
-from common import (BENCH, MEMO_KINDS, PY, REPO, STAGE_CHILD, best_of, drop_caches, ledger_row, measured, mirror_dir,
+from common import (BENCH, MEMO_KINDS, PY, REPO, STAGE_CHILD, best_of, drop_caches, jsonl_line, ledger_row, measured, mirror_dir,
                     sha256_of, stage_names, with_provenance, write_results)
 from corpus.config import dump_toml
 from corpus.stages import STAGE as _STAGE, STAGES as _STAGES
 
 STAGES = stage_names()
+PREFIX_DOCS = 200  # the prefix run whose wall is a run's fixed cost (issue 49)
 PINNED = "tokenize (pinned)"  # the tokenize stage with the tokenizer the bench trained given as a pinned file
 # One-time builds per reference / eval set, kept between runs and measured cold once:
 ONE_TIME = {"filter": ("ppl-model",), "dedup": ("eval-index",)}
@@ -254,6 +255,55 @@ class Bench:
             self.log(f"corpus run workers {w}: {row['wall_s']:6.2f} s")
         return out_rows
 
+    def run_prefix(self, data: dict) -> dict:
+        """Fixed and marginal cost (issue 49): the same `corpus run` (tokenizer pinned, same artifacts root and
+        model caches) on a prefix of the corpus — its first PREFIX_DOCS normalized documents, in id order, as one
+        JSONL source — at each worker count, and a no-op `corpus run` (everything current). The prefix run is
+        nearly all fixed cost (interpreter, imports, pools, planning, manifests); the marginal cost per MB is
+        (full run − prefix run) × workers / (full MB − prefix MB)."""
+        import pyarrow.parquet as pq
+        import zstandard
+
+        from corpus.config import load_config
+
+        cfg = load_config(str(self.work / "bench-tokenize-pinned.toml"))
+        parts = sorted(cfg.stage_dir("02-normalize").glob("part-*.parquet"))
+        texts: list[str] = []
+        for part in parts:
+            texts += pq.read_table(part, columns=["text"]).column("text").to_pylist()
+            if len(texts) >= PREFIX_DOCS:
+                break
+        texts = texts[:PREFIX_DOCS]
+        prefix = self.work / "prefix.jsonl.zst"
+        prefix.write_bytes(zstandard.ZstdCompressor(level=3).compress(b"".join(jsonl_line(t) for t in texts)))
+        ledger = self.work / "LEDGER-prefix.jsonl"
+        ledger.write_text(Path(data["paths"]["ledger"]).read_text()
+                          + json.dumps(ledger_row(prefix, "bench-prefix", "LicenseRef-unknown")) + "\n")
+        pinned = tomllib.loads((self.work / "bench-tokenize-pinned.toml").read_text())
+        config = variant(pinned, self.work, "bench-prefix", {"paths.ledger": str(ledger), "dataset.name": "prefix",
+                                                              "dataset.sources": ["bench-prefix"]})
+        out: dict = {"docs": len(texts), "mb": sum(len(t.encode("utf-8", "surrogatepass")) for t in texts) / 1e6,
+                     "runs": {}}
+        for w in self.args.workers:
+            log = self.logs / f"prefix-w{w}.log"
+            cmd = [PY, "-m", "corpus.commands.launch", "--config", str(config), "run", "--workers", str(w)]
+            runs = []
+            for _ in range(self.args.repeat):
+                drop_caches(Path(data["paths"]["artifacts"]), MEMO_KINDS)
+                for d in ("corpus/prefix", "tokens/prefix"):
+                    shutil.rmtree(Path(data["paths"]["artifacts"]) / d, ignore_errors=True)
+                m = measured(cmd, log=log, env=self.env, timeout=self.args.timeout)
+                if m["rc"] != 0:
+                    raise SystemExit(f"corpus run of the prefix failed with workers {w}; log: {log}")
+                runs.append(m)
+            out["runs"][str(w)] = best_of(runs)
+            self.log(f"corpus run of a {len(texts)}-document prefix, workers {w}: {out['runs'][str(w)]['wall_s']:6.2f} s")
+        noop = [measured(cmd, log=self.logs / "noop.log", env=self.env, timeout=self.args.timeout)
+                for _ in range(self.args.repeat)]
+        out["noop_wall_s"] = best_of(noop)["wall_s"]
+        self.log(f"no-op corpus run: {out['noop_wall_s']:.2f} s")
+        return out
+
     def stage_row(self, config: Path, stage: str, name: str, w: int, artifacts: Path, cold: bool = False) -> dict:
         out = self.work / "stage-json" / f"{name.replace(' ', '-')}-w{w}.json"
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -435,6 +485,7 @@ class Bench:
         self.log(f"work dir {self.work}")
         self.results["stages"] = self.run_stages(self.config_path, data)
         self.results["pipeline_runs"] = self.run_pipeline(data)
+        self.results["prefix"] = self.run_prefix(data)
         self.results["stage_inputs"] = stage_inputs(self.config_path)
         for row in self.results["stages"]:
             inp = self.results["stage_inputs"]["tokenize" if row["stage"] == PINNED else row["stage"]]
@@ -495,6 +546,13 @@ def end_to_end(res: dict) -> dict:
             entry["run_core_s_per_mb"] = (run["wall_s"] + rows["fetch"]["wall_s"]) * w / mb
             entry["run_core_h_per_tb"] = entry["run_core_s_per_mb"] * 1e6 / 3600
             entry["run_stage_seconds"] = {st: v["seconds"] for st, v in run.get("stages", {}).items()}
+            prefix = res.get("prefix")
+            if prefix is not None and str(w) in prefix["runs"]:  # fixed costs apart: issue 49
+                fixed = prefix["runs"][str(w)]["wall_s"]
+                marginal = (run["wall_s"] - fixed) * w / max(1e-9, mb - prefix["mb"])
+                entry["fixed_s"] = fixed
+                entry["marginal_core_s_per_mb"] = marginal
+                entry["marginal_core_h_per_tb"] = marginal * 1e6 / 3600
         out["by_workers"][str(w)] = entry
     return out
 
@@ -651,6 +709,20 @@ def markdown(res: dict) -> str:
                      + "; ".join(f"{w} worker(s): " + ", ".join(f"{st} {v:.1f}" for st, v in
                                                             e2e["by_workers"][w].get("run_stage_seconds", {}).items())
                                  for w in ws) + ".")
+    if e2e and any("marginal_core_h_per_tb" in e2e["by_workers"][w] for w in e2e["by_workers"]):
+        ws = list(e2e["by_workers"])
+        p = res["prefix"]
+        L.append("")
+        L.append(f"Fixed costs apart (issue 49): the same `corpus run` on a prefix of {p['docs']} documents "
+                 f"({p['mb']:.2f} MB) is the fixed cost of a run (interpreter, imports, pools, planning); the marginal "
+                 "cost is (full run − prefix run) × workers per MB of the rest. No-op run (everything current): "
+                 f"{p['noop_wall_s']:.2f} s.")
+        L.append("")
+        L.append("| | " + " | ".join(f"{w} worker(s)" for w in ws) + " |")
+        L.append("|---|" + "---:|" * len(ws))
+        L.append("| fixed cost of a full run, s | " + " | ".join(_f(e2e["by_workers"][w].get("fixed_s")) for w in ws) + " |")
+        L.append("| **marginal core-hours per TB** | " + " | ".join(_f(e2e["by_workers"][w].get("marginal_core_h_per_tb"), 0)
+                                                           for w in ws) + " |")
     peers = res.get("peers")
     if peers:
         runs = peers["runs"]
