@@ -77,8 +77,9 @@ def _is_punct(c: str) -> bool:
     return unicodedata.category(c)[0] == "P"
 
 
-def _period_ends_token(text: str, i: int) -> bool:
-    """Whether the '.' at i, ending a word, is a token of its own (spaCy's suffix rules and exceptions)."""
+def _word_before(text: str, i: int) -> str:
+    """The word that the '.' at i ends, as spaCy's tokenizer sees it: opening punctuation split off,
+    and the part after a hyphen."""
     start = i
     while start > 0 and not text[start - 1].isspace():
         start -= 1
@@ -87,9 +88,20 @@ def _period_ends_token(text: str, i: int) -> bool:
     word = text[start:i + 1]
     if "-" in word[1:]:  # "Lakes-St.": a hyphen between letters is split off too
         word = word[word.rindex("-") + 1:]
+    return word
+
+
+def _exception(word: str) -> bool:
+    """An abbreviation spaCy keeps whole with its period ("Mr.", "e.g.", "z.")."""
+    return word in ABBREVIATIONS or (len(word) == 2 and "a" <= word[0] <= "z")
+
+
+def _period_ends_token(text: str, i: int) -> bool:
+    """Whether the '.' at i, ending a word, is a token of its own (spaCy's suffix rules and exceptions)."""
+    word = _word_before(text, i)
     if word == ".":
         return True
-    if word in ABBREVIATIONS or (len(word) == 2 and "a" <= word[0] <= "z"):
+    if _exception(word):
         return False
     prev = text[i - 1]
     if prev.isdigit() or prev.islower() or prev in _BEFORE_PERIOD or (prev.isalpha() and not prev.isupper()):
@@ -108,8 +120,9 @@ def _terminal(text: str, i: int) -> bool:
         return not inside and (text[i] in _PUNCT or i == 0 or text[i - 1].isspace())
     if (i > 0 and text[i - 1] == ".") or (i + 1 < n and text[i + 1] == "."):
         return False  # an ellipsis is one token, not a period
-    if inside:  # "end.Next": spaCy's infix rule, a lower-case letter, a period, an upper-case letter
-        return i > 0 and text[i - 1].islower() and j == i + 1 and text[j].isupper()
+    if inside:  # "end.Next": spaCy's infix rule, a lower-case letter, a period, an upper-case letter ("z.B.": no)
+        return i > 0 and text[i - 1].islower() and j == i + 1 and text[j].isupper() and not _exception(
+            _word_before(text, i))
     return i > 0 and _period_ends_token(text, i)
 
 
@@ -163,19 +176,49 @@ def sentence_segments(text: str) -> list[tuple[int, int]]:
 # punctuation and symbols that become spaces: ASCII's, the common typographic ones and C0/C1 controls
 _PUNCTUATION = ("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~—”％１〈、━【「」，】；“《„’∶´．（–？！：～«〉》）。…►»"
                 + "".join(map(chr, [*range(0, 9), 11, 12, *range(14, 32), *range(127, 160)])))
-_PUNCT_TABLE = str.maketrans({c: " " for c in _PUNCTUATION})
+_PUNCT_RE = re.compile("[" + re.escape(_PUNCTUATION) + "]")  # a regex: faster than str.translate here
 _NUMBER = re.compile(r"\d+(?:[.,،٫⎖⎗⎘]\d+)?")
-_MARKS = re.compile("[" + "".join(re.escape(chr(c)) for c in range(0x300, 0x30000)
-                                  if unicodedata.category(chr(c)) == "Mn") + "]")
+_JOIN = "\ue000"  # a private-use character: simplify() leaves it alone, so it separates sentences simplified at once
+
+
+_MARKS = {c: None for c in range(0x300, 0x30000) if unicodedata.category(chr(c)) == "Mn"}  # deleted by translate
+
+
+def _coarse(codes: list[int], gap: int = 64) -> re.Pattern:
+    """A character class of a few ranges holding every code (and some others): a quick first test."""
+    ranges: list[list[int]] = []
+    for c in codes:
+        if ranges and c - ranges[-1][1] <= gap:
+            ranges[-1][1] = c
+        else:
+            ranges.append([c, c])
+    return re.compile("[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges) + "]")
+
+
+_MAYBE_MARK = _coarse(sorted(_MARKS))
+
+
+def _unaccented(s: str) -> str:
+    nfd = unicodedata.normalize("NFD", s)
+    return nfd.translate(_MARKS) if _MAYBE_MARK.search(nfd) else nfd
 
 
 def simplify(sentence: str) -> str:
     """Lower case, numbers to "0", punctuation to spaces, whitespace squeezed and stripped, combining
     accents removed (NFD): what makes two copies of a sentence equal."""
-    s = " ".join(_NUMBER.sub("0", sentence.lower()).translate(_PUNCT_TABLE).split())
+    s = " ".join(_PUNCT_RE.sub(" ", _NUMBER.sub("0", sentence.lower())).split())
+    return s if s.isascii() else _unaccented(s).strip()
+
+
+def simplify_all(pieces: list[str]) -> list[str]:
+    """simplify() of each piece, done on all of them at once (one pass of each step over the document)."""
+    whole = _JOIN.join(pieces)
+    if whole.count(_JOIN) != len(pieces) - 1:  # the text holds the separator itself
+        return [simplify(p) for p in pieces]
+    s = _PUNCT_RE.sub(" ", _NUMBER.sub("0", whole.lower()))
     if not s.isascii():
-        s = _MARKS.sub("", unicodedata.normalize("NFD", s)).strip()
-    return s
+        s = _unaccented(s)
+    return [" ".join(p.split()) for p in s.split(_JOIN)]
 
 
 # ---------------------------------------------------------------- keys and edits
@@ -203,7 +246,7 @@ def unit_keys(text: str, unit: str, min_chars: int = 0, n_sentences: int = 3) ->
             if u and len(u) >= min_chars:
                 out.append((pos, digest(u)))
         return out
-    simple = [simplify(text[a:b]) for a, b in segs]
+    simple = simplify_all([text[a:b] for a, b in segs])
     out = []
     for pos in range(len(simple) - n_sentences + 1):
         joined = " ".join(simple[pos:pos + n_sentences])
