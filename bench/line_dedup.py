@@ -173,12 +173,15 @@ def ours_stage(work: Path, unit: str) -> tuple[float, dict, dict]:
 
 
 def planted_removal(docs: list[tuple[str, str]], after: dict, planted: list[str], unit: str) -> dict:
-    """Planted copies removed (every occurrence after the first, by id) and other units removed."""
+    """Planted copies removed (every occurrence after the first, by id), and the other units (paragraphs
+    for lines, sentences for spans) removed: those seen before in an earlier place (real copies: the
+    bodies are real text, some of it repeated) and those never seen before (false removals; for spans a
+    sentence can go with a copied span it belongs to, which is counted here too)."""
     from corpus.dedup.units import sentence_segments, simplify
 
     blocks = set(planted)
     seen: set[str] = set()
-    copies = removed = others = others_removed = 0
+    copies = removed = others = seen_removed = unseen_removed = 0
     for doc_id, text in docs:
         new = after.get(doc_id) or ""
         for p in text.split("\n\n"):
@@ -189,12 +192,19 @@ def planted_removal(docs: list[tuple[str, str]], after: dict, planted: list[str]
                 continue
             pieces = [p] if unit == "lines" else [p[a:b].strip() for a, b in sentence_segments(p)]
             for s in pieces:
-                if unit == "spans" and not simplify(s):
+                key = s if unit == "lines" else simplify(s)
+                if not key:
                     continue
                 others += 1
-                others_removed += s not in new
+                if s not in new:
+                    seen_removed += key in seen
+                    unseen_removed += key not in seen
+                seen.add(key)
     return {"planted_copies": copies, "planted_removed": removed, "planted_removed_share": removed / max(copies, 1),
-            "other_units": others, "other_removed": others_removed, "other_removed_share": others_removed / max(others, 1)}
+            "other_units": others, "other_removed_seen_before": seen_removed,
+            "other_removed_never_seen_before": unseen_removed,
+            "other_removed_share": (seen_removed + unseen_removed) / max(others, 1),
+            "false_removal_share": unseen_removed / max(others, 1)}
 
 
 def main(argv: list[str] | None = None) -> int:
