@@ -17,18 +17,19 @@ from corpus.config import load_config
 from corpus.commands.pipeline import run_all
 from corpus.commands.why import trace
 from corpus.engine.runner import RunOptions
+from corpus.errors import CorpusError
 from corpus.stages import run_stage
 from conftest import ledger_rows, mirror_file, write_config, write_ledger
 
 pytestmark = pytest.mark.slow  # the pipeline through dedup on real data, then dedup three more times
 
 
-def planted_corpus(seed: int = 5) -> tuple[list[str], list[str]]:
-    """Documents of 6 distinct real WikiText paragraphs each, and 6 boilerplate lines (real GSM8K
-    questions) planted at seeded places, each in ~8% of the documents."""
+def planted_corpus(seed: int = 5, source: str = "wikitext2-test") -> tuple[list[str], list[str]]:
+    """Documents of 6 distinct real paragraphs each (WikiText articles by default), and 6 boilerplate lines
+    (real GSM8K questions) planted at seeded places, each in ~8% of the documents."""
     rng = random.Random(seed)
     seen, paragraphs = set(), []
-    for line in mirror_file("wikitext2-test").read_text(encoding="utf-8").splitlines():
+    for line in mirror_file(source).read_text(encoding="utf-8").splitlines():
         line = line.strip()
         if len(line) >= 80 and not line.startswith("=") and line not in seen:
             seen.add(line)
@@ -44,26 +45,33 @@ def planted_corpus(seed: int = 5) -> tuple[list[str], list[str]]:
     return docs, questions
 
 
-def config_for(root: Path, name: str, ledger: Path, **run):
+def config_for(root: Path, name: str, ledger: Path, sources=("planted",), version="v1", dedup=None,
+               unit="line", **run):
     tables = {"decontam": {"evals": []}, "filters.lang": {"enabled": False}, "filters.gopher": {"enabled": False},
-              "filters.repetition": {"enabled": False},
-              "dedup.lines": {"enabled": True, "unit": "line", "min_chars": 20}}
+              "filters.repetition": {"enabled": False}, **({"dedup": dedup} if dedup else {}),
+              "dedup.lines": {"enabled": True, "unit": unit, "min_chars": 20}}
     if run:
         tables["run"] = run
-    return load_config(write_config(root / f"{name}.toml", ledger=ledger, sources=["planted"],
-                                    artifacts=root / name, **tables))
+    path = write_config(root / f"{name}.toml", ledger=ledger, sources=list(sources), artifacts=root / name, **tables)
+    path.write_text(path.read_text().replace('version = "v1"', f'version = "{version}"'))
+    return load_config(path)
+
+
+def jsonl_row(path: Path, source_id: str, texts: list[str]) -> dict:
+    path.write_text("".join(json.dumps({"text": t}) + "\n" for t in texts))
+    data = path.read_bytes()
+    return {"source_id": source_id, "role": "corpus", "url": str(path), "sha256": hashlib.sha256(data).hexdigest(),
+            "bytes": len(data), "license_spdx": "CC-BY-SA-3.0", "format": "jsonl"}
 
 
 @pytest.fixture(scope="module")
 def planted(tmp_path_factory, mirror):
     root = tmp_path_factory.mktemp("units")
     docs, boiler = planted_corpus()
-    src = root / "planted.jsonl"
-    src.write_text("".join(json.dumps({"text": t}) + "\n" for t in docs))
-    data = src.read_bytes()
-    ledger = write_ledger(root / "LEDGER.jsonl", [
-        {"source_id": "planted", "role": "corpus", "url": str(src), "sha256": hashlib.sha256(data).hexdigest(),
-         "bytes": len(data), "license_spdx": "CC-BY-SA-3.0", "format": "jsonl"}, ledger_rows()["wikitext2-test"]])
+    stories, _ = planted_corpus(seed=6, source="tinystories-train-head")
+    ledger = write_ledger(root / "LEDGER.jsonl", [jsonl_row(root / "planted.jsonl", "planted", docs),
+                                                  jsonl_row(root / "stories.jsonl", "stories", stories[:150]),
+                                                  ledger_rows()["wikitext2-test"]])
     cfg = config_for(root, "base", ledger)
     run_all(cfg, workers=2, through="dedup")
     return root, ledger, cfg, boiler
@@ -132,3 +140,29 @@ def test_one_worker_two_workers_three_partitions_identical(planted):
     base = outputs(cfg)
     assert any(k.startswith("removed/") for k in base)
     assert got[0] == base and got[1] == base
+
+
+def test_against_a_published_version_removes_the_lines_it_kept(planted):
+    """v2 (other real text, the same planted lines) against the published v1: every planted line goes,
+    kept by the v1 document holding it; a v1 deduplicated with other unit settings is refused."""
+    root, ledger, v1, boiler = planted
+    shutil.copytree(root / "base", root / "v2")
+    v2 = config_for(root, "v2", ledger, sources=("stories",), version="v2", dedup={"against": ["t/v1"]})
+    run_all(v2, workers=2, through="dedup")
+    after = stage_texts(v2, "04-dedup")
+    before = stage_texts(v2, "03-filter")
+    planted_before = sum(line in boiler for t in before.values() for line in t.split("\n"))
+    assert planted_before >= 10
+    assert not any(line in boiler for t in after.values() for line in t.split("\n"))
+    removed = [r for p in sorted((v2.stage_dir("04-dedup") / "removed").glob("*.parquet"))
+               for r in pq.read_table(p).to_pylist() if r["text"].strip() in boiler]
+    assert len(removed) == planted_before
+    v1_texts = stage_texts(v1, "04-dedup")
+    for r in removed:
+        assert r["kept_by"].startswith("t/v1:")
+        assert r["text"].strip() in v1_texts[r["kept_by"].removeprefix("t/v1:")].split("\n")
+    shutil.copytree(root / "base", root / "v3")
+    v3 = config_for(root, "v3", ledger, sources=("stories",), version="v3", dedup={"against": ["t/v1"]},
+                    unit="paragraph")
+    with pytest.raises(CorpusError, match="was not deduplicated inside documents with unit paragraph"):
+        run_all(v3, workers=1, through="dedup")

@@ -10,12 +10,17 @@ Two map phases between the document-level decisions and `apply`, partitioned lik
 - `units` (per bucket): sorted by (key, row, position), the first occurrence of each key is its keeper;
   every other occurrence is a copy, recorded with the keeper's row. Output grouped by part.
 
+With `[dedup] against`, a first occurrence whose key a published version keeps (its `units-index/`
+files) is a copy too, kept by that version's document. `apply` publishes the keys each part keeps.
+
 `apply` then edits each part's kept documents (`part_edits`). A key lives in exactly one bucket and the
 keeper is the smallest (row, position), so the result does not depend on B, on P or on the workers.
 Memory per bucket task: 40 bytes per unit of 1/B of the corpus; B = 8 P."""
 
 from __future__ import annotations
 
+import functools
+import io
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,10 +34,13 @@ from corpus.dedup.rowindex import RowLookup
 from corpus.dedup.units import edited, keys_array, removed_segments, segments, unit_keys
 from corpus.errors import CorpusError
 from corpus.formats.parts import read_table
+from corpus.store.atomic import sha256_bytes, write_bytes
 
 BUCKETS_PER_PARTITION = 8  # unit buckets per dedup partition: documents hold tens of units each
 UNIT_REC = np.dtype([("hi", "<u8"), ("lo", "<u8"), ("row", "<i8"), ("local", "<i8"), ("pos", "<i4")])
-UNIT_OUT = np.dtype([("local", "<i8"), ("pos", "<i4"), ("keeper", "<i8")])
+UNIT_OUT = np.dtype([("local", "<i8"), ("pos", "<i4"), ("keeper", "<i8"), ("index", "<i4"), ("old", "<i8")])
+KEPT_REC = np.dtype([("local", "<i8"), ("pos", "<i4"), ("hi", "<u8"), ("lo", "<u8")])  # a unit this version keeps
+UNITS_INDEX = "units-index"  # units-index/<part>.npz: the keys this version keeps and their documents' ids
 REMOVED = "removed"  # removed/<part>.parquet: every unit removed from a kept document, and who kept it
 REMOVED_COLUMNS = {"id": pa.string(), "source_id": pa.string(), "unit": pa.string(), "position": pa.int32(),
                    "chars": pa.int32(), "text": pa.string(), "kept_by": pa.string()}
@@ -107,9 +115,42 @@ def unit_keys_part(u: UnitKeysUnit) -> dict:
 class UnitBucketUnit:
     key: str
     r: int
+    buckets: int
     parts: tuple[str, ...]
+    ranges: tuple[tuple[Path, int], ...]      # the row lookup: the keepers' ids
     out: Path
     staging: Path
+    against: tuple = ()                       # (name, ((path, sha256), ...)) of each published units index
+
+
+@functools.lru_cache(maxsize=4)
+def published_units(name: str, files: tuple[tuple[str, str], ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(hi, lo, ids) of the keys a published version keeps, read (verified) once per worker process."""
+    from corpus.store.checksums import read_verified
+
+    parts = [np.load(io.BytesIO(read_verified(Path(p), sha))) for p, sha in files]
+    if not parts:
+        return np.zeros(0, np.uint64), np.zeros(0, np.uint64), np.zeros(0, str)
+    return tuple(np.concatenate([x[k] for x in parts]) for k in ("hi", "lo", "ids"))
+
+
+def published_label(against: tuple, index: int, old: int) -> str:
+    name, files = against[index]
+    return f"{name}:{published_units(name, files)[2][old]}"
+
+
+def _published_matches(u: UnitBucketUnit, hi: np.ndarray, lo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(against index, published key) per key, -1 where no published version keeps it (the first one named)."""
+    which = np.full(len(hi), -1, np.int32)
+    old = np.full(len(hi), -1, np.int64)
+    for j, (name, files) in enumerate(u.against):
+        p_hi, p_lo, _ = published_units(name, files)
+        mine = np.flatnonzero(p_hi % np.uint64(u.buckets) == np.uint64(u.r))
+        found = {(int(a), int(b)): int(k) for a, b, k in zip(p_hi[mine], p_lo[mine], mine)}
+        for i, key in enumerate(zip(hi.tolist(), lo.tolist())):
+            if which[i] < 0 and key in found:
+                which[i], old[i] = j, found[key]
+    return which, old
 
 
 def first_occurrences(rec: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -128,12 +169,40 @@ def unit_bucket(u: UnitBucketUnit) -> dict:
     rec = np.concatenate([s for _, s in found]) if found else np.zeros(0, UNIT_REC)
     part = np.concatenate([np.full(len(s), k, np.int64) for k, s in found]) if found else np.zeros(0, np.int64)
     order, keeper = first_occurrences(rec)
-    copy = keeper >= 0
+    s = rec[order]
+    first = keeper < 0
+    start = np.maximum.accumulate(np.where(first, np.arange(len(s)), 0))  # each record's first occurrence
+    firsts = np.flatnonzero(first)
+    which, old = np.full(len(s), -1, np.int32), np.full(len(s), -1, np.int64)
+    which[firsts], old[firsts] = _published_matches(u, s["hi"][firsts], s["lo"][firsts])
+    which, old = which[start], old[start]
+    keeper[which >= 0] = -1  # a key a published version keeps: every copy here names that version's document
+    copy = ~first | (which >= 0)
     res = np.empty(int(copy.sum()), dtype=UNIT_OUT)
-    res["local"], res["pos"], res["keeper"] = rec["local"][order][copy], rec["pos"][order][copy], keeper[copy]
+    res["local"], res["pos"], res["keeper"] = s["local"][copy], s["pos"][copy], keeper[copy]
+    res["index"], res["old"] = which[copy], old[copy]
     records, off = grouped(part[order][copy], res, len(u.parts))
     work = save_grouped(u.out / "units-out" / u.key, records, off, u.staging)
+    kept = np.empty(int((~copy).sum()), dtype=KEPT_REC)
+    kept["local"], kept["pos"], kept["hi"], kept["lo"] = (s[k][~copy] for k in ("local", "pos", "hi", "lo"))
+    work += save_grouped(u.out / "units-kept" / u.key, *grouped(part[order][~copy], kept, len(u.parts)), u.staging)
     return {"key": u.key, "work": work, "units": len(rec), "copies": int(copy.sum())}
+
+
+def against_units(spec: UnitSpec, names: list[str], directories: list[Path], manifests: list[dict]) -> tuple:
+    """(name, ((path, sha256), ...)) of each `against` version's units index; it must have deduplicated
+    inside documents with the same unit settings (else its keys mean something else)."""
+    out = []
+    for name, directory, manifest in zip(names, directories, manifests):
+        theirs = UnitSpec.of(manifest["params"]["dedup"])
+        same = ("unit", "min_chars", "n_sentences")
+        if theirs is None or any(getattr(theirs, k) != getattr(spec, k) for k in same):
+            raise CorpusError(f"{directory}: dedup.against '{name}' was not deduplicated inside documents with "
+                              f"unit {spec.unit}, min_chars {spec.min_chars}, n_sentences {spec.n_sentences} "
+                              f"(it has {'none' if theirs is None else (theirs.unit, theirs.min_chars, theirs.n_sentences)})")
+        out.append((name, tuple((str(directory / p["name"]), p["sha256"]) for p in manifest["parts"]
+                                if p["name"].startswith(UNITS_INDEX + "/"))))
+    return tuple(out)
 
 
 # ---------------------------------------------------------------- apply (per part)
@@ -149,11 +218,16 @@ class Edits:
 
 
 def part_edits(spec: UnitSpec, out: Path, bucket_keys: tuple[str, ...], index: int, ranges, table: pa.Table,
-               keep: np.ndarray) -> Edits:
+               keep: np.ndarray, against: tuple = ()) -> Edits:
     found = [s for key in bucket_keys if (s := slice_of(out / "units-out" / key, index)) is not None]
     copies = np.concatenate(found) if found else np.zeros(0, UNIT_OUT)
     copies = copies[np.lexsort((copies["pos"], copies["local"]))]
-    kept_by = RowLookup(ranges).ids(copies["keeper"]) if len(copies) else []
+    mine = copies["keeper"] >= 0
+    kept_by: list = [None] * len(copies)
+    for i, v in zip(np.flatnonzero(mine).tolist(), RowLookup(ranges).ids(copies["keeper"][mine]) if mine.any() else []):
+        kept_by[i] = v
+    for i in np.flatnonzero(~mine).tolist():  # kept by a published version's document
+        kept_by[i] = published_label(against, int(copies["index"][i]), int(copies["old"][i]))
     ids, sources = table.column("id").to_pylist(), table.column("source_id").to_pylist()
     removed: dict[str, list] = {k: [] for k in REMOVED_COLUMNS}
     edits = Edits({}, [], removed, {})
@@ -186,6 +260,22 @@ def part_edits(spec: UnitSpec, out: Path, bucket_keys: tuple[str, ...], index: i
         else:
             edits.texts[local] = new
     return edits
+
+
+def units_index(out: Path, bucket_keys: tuple[str, ...], index: int, ids: list[str], dropped: list[int],
+                out_dir: Path, part: str) -> dict:
+    """units-index/<part>.npz: the keys the part's kept documents keep (hi, lo, the document's id), in
+    (document, position) order: what a later version's `[dedup] against` compares with."""
+    found = [s for key in bucket_keys if (s := slice_of(out / "units-kept" / key, index)) is not None]
+    kept = np.concatenate(found) if found else np.zeros(0, KEPT_REC)
+    kept = kept[~np.isin(kept["local"], np.asarray(dropped, dtype=np.int64))]
+    kept = kept[np.lexsort((kept["pos"], kept["local"]))]
+    buf = io.BytesIO()
+    np.savez(buf, hi=kept["hi"], lo=kept["lo"], ids=np.array([ids[i] for i in kept["local"].tolist()], dtype=str))
+    name = f"{UNITS_INDEX}/{part}.npz"
+    (out_dir / UNITS_INDEX).mkdir(exist_ok=True)
+    write_bytes(out_dir / name, buf.getvalue())
+    return {"name": name, "sha256": sha256_bytes(buf.getvalue()), "rows": len(kept), "bytes": buf.tell()}
 
 
 def edited_table(table: pa.Table, texts: dict) -> pa.Table:

@@ -42,7 +42,7 @@ from corpus.config.ledger import load_ledger, select
 from corpus.engine.idsort import IdSort, id_sort, rank_range, sample_part, suffixed
 from corpus.formats.parts import read_table, validate_columns, write_table
 from corpus.engine.raw import raw_refs, raw_texts
-from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step, published_stage
+from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step, published_stage, read_stage_manifest
 from corpus.stages import STAGE, config_hash, input_columns
 from corpus.web.urls import normalize_url
 
@@ -197,7 +197,7 @@ def apply_part(u: ApplyUnit) -> dict:
     edits = None
     if u.units is not None:  # dedup inside documents: edit the kept documents, drop those left too short
         edits = unit_dedup.part_edits(u.units.spec, u.units.out, u.units.buckets, u.inputs.index,
-                                      u.inputs.ranges, table, keep)
+                                      u.inputs.ranges, table, keep, u.units.against)
         table = unit_dedup.edited_table(table, edits.texts)
         dec.reason[edits.dropped] = UNIT_DROP
         keep = dec.reason == KEEP
@@ -227,6 +227,8 @@ def apply_part(u: ApplyUnit) -> dict:
         (u.out_dir / unit_dedup.REMOVED).mkdir(exist_ok=True)
         parts.append(write_table(unit_dedup.removed_table(edits), u.out_dir / f"{unit_dedup.REMOVED}/{u.key}.parquet"))
         parts[-1]["name"] = f"{unit_dedup.REMOVED}/{u.key}.parquet"
+        parts.append(unit_dedup.units_index(u.units.out, u.units.buckets, u.inputs.index, table.column("id").to_pylist(),
+                                            edits.dropped, u.out_dir, u.key))
     by_source: dict[str, dict[str, int]] = {}
     for sid, k in zip(table.column("source_id").to_pylist(), keep.tolist()):
         s = by_source.setdefault(sid, {"docs_in": 0, "docs_out": 0})
@@ -291,6 +293,7 @@ class DedupRun:
     part_starts: tuple[int, ...]                  # where each part's rows start in part order, and the total
     against: tuple[tuple[str, tuple[tuple[str, str], ...]], ...]  # per `against` version: its index files
     sort: IdSort                                  # the input in id order: a row's row index is its rank
+    units_against: tuple = ()                     # [dedup.lines]/[dedup.spans]: each `against` version's units index
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -305,7 +308,7 @@ def dedup_run(config: Config, opts: RunOptions) -> tuple[DedupRun, dict]:
     if d["num_perm"] % d["bands"]:
         raise CorpusError(f"{config.path}: dedup.num_perm ({d['num_perm']}) must be a multiple of dedup.bands ({d['bands']})")
     try:
-        unit_dedup.UnitSpec.of(d)
+        units = unit_dedup.UnitSpec.of(d)
     except CorpusError as e:
         raise CorpusError(f"{config.path}: {e}") from None
     params = {"dedup": d, "decontam": config["decontam"], "eval_sha256": eval_sha256(config)}
@@ -317,7 +320,9 @@ def dedup_run(config: Config, opts: RunOptions) -> tuple[DedupRun, dict]:
         part_starts=tuple(np.cumsum([0] + [p["rows"] for _, p in parts]).tolist()),
         against=tuple((name, tuple((str(directory / f["name"]), f["sha256"]) for f in files))
                       for name, directory, files in against),
-        sort=id_sort(config, opts.workers, parts, "global/ranges", by_rank=True))
+        sort=id_sort(config, opts.workers, parts, "global/ranges", by_rank=True),
+        units_against=unit_dedup.against_units(units, [n for n, _, _ in against], [x for _, x, _ in against],
+                                               [read_stage_manifest(x) for _, x, _ in against]) if units else ())
     evals = config["decontam"]["evals"] if config["decontam"]["enabled"] else []
     return run, {"config_sha256": config_hash(config, ME.name), "params": params,
                  "inputs": [ref, *raw_refs(config, evals), *against_refs]}
@@ -396,6 +401,7 @@ class UnitsRun:
     spec: unit_dedup.UnitSpec
     out: Path                                 # the global work dir
     buckets: tuple[str, ...]                  # the unit buckets' keys
+    against: tuple = ()                       # each `against` version's units index
 
 
 def unit_bucket_names(run: DedupRun) -> list[str]:
@@ -410,13 +416,14 @@ def unit_key_units(run: DedupRun, ctx: PhaseContext) -> list[unit_dedup.UnitKeys
 
 
 def unit_buckets(run: DedupRun, ctx: PhaseContext) -> list[unit_dedup.UnitBucketUnit]:
-    return [unit_dedup.UnitBucketUnit(name, r, run.keys, global_dir(ctx), ctx.staging)
-            for r, name in enumerate(unit_bucket_names(run))]
+    names = unit_bucket_names(run)
+    return [unit_dedup.UnitBucketUnit(name, r, len(names), run.keys, ctx.state["ranges"], global_dir(ctx), ctx.staging,
+                                      run.units_against) for r, name in enumerate(names)]
 
 
 def apply_units(run: DedupRun, ctx: PhaseContext, with_units: bool = False) -> list[ApplyUnit]:
     units = UnitsRun(unit_dedup.UnitSpec.of(run.dedup), global_dir(ctx),
-                     tuple(unit_bucket_names(run))) if with_units else None
+                     tuple(unit_bucket_names(run)), run.units_against) if with_units else None
     signed = ctx.results["signatures"]
     labels = ctx.state.get("labels", ())
     exact_units = tuple(bucket_names(run)) if run.dedup["exact"] else ()
