@@ -19,7 +19,7 @@ from corpus.commands.why import trace
 from corpus.engine.runner import RunOptions
 from corpus.errors import CorpusError
 from corpus.stages import run_stage
-from conftest import ledger_rows, mirror_file, write_config, write_ledger
+from conftest import ledger_rows, mirror_file, run_corpus, write_config, write_ledger
 
 pytestmark = pytest.mark.slow  # the pipeline through dedup on real data, then dedup three more times
 
@@ -166,3 +166,14 @@ def test_against_a_published_version_removes_the_lines_it_kept(planted):
                     unit="paragraph")
     with pytest.raises(CorpusError, match="was not deduplicated inside documents with unit paragraph"):
         run_all(v3, workers=1, through="dedup")
+
+
+def test_rejects_and_why_print_the_removed_units(planted):
+    _, _, cfg, _ = planted
+    m = json.loads((cfg.stage_dir("04-dedup") / "_STAGE.json").read_text())
+    c = m["counts"]["units_removed"]["planted"]
+    out = run_corpus("--config", cfg.path, "rejects", "--stage", "dedup", check=True).stdout
+    assert f"removed {c['units']} line copies ({c['chars']} characters) from {c['docs']} documents of planted" in out
+    r = pq.read_table(sorted((cfg.stage_dir("04-dedup") / "removed").glob("*.parquet"))[0]).to_pylist()[0]
+    out = run_corpus("--config", cfg.path, "why", r["id"], check=True).stdout
+    assert f"(kept by {r['kept_by']})" in out
