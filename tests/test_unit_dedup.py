@@ -177,3 +177,24 @@ def test_rejects_and_why_print_the_removed_units(planted):
     r = pq.read_table(sorted((cfg.stage_dir("04-dedup") / "removed").glob("*.parquet"))[0]).to_pylist()[0]
     out = run_corpus("--config", cfg.path, "why", r["id"], check=True).stdout
     assert f"(kept by {r['kept_by']})" in out
+
+
+@pytest.mark.cluster
+def test_ray_with_three_partitions_identical(planted, monkeypatch):
+    """Dedup inside documents on the Ray executor, 3 partitions: the same bytes as the local run."""
+    ray = pytest.importorskip("ray")
+    monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
+    root, ledger, cfg, _ = planted
+    shutil.copytree(root / "base", root / "ray")
+    c = config_for(root, "ray", ledger, executor="ray", partitions=3)
+    try:
+        assert run_stage("dedup", c, RunOptions(workers=2, force=True)).status == "recomputed"
+    finally:
+        ray.shutdown()
+
+    def outputs(x):
+        d = x.stage_dir("04-dedup")
+        return {str(p.relative_to(d)): p.read_bytes() for p in sorted(d.rglob("*"))
+                if p.is_file() and p.name != "_RUN.json"}
+
+    assert outputs(c) == outputs(cfg)
