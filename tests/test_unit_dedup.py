@@ -198,3 +198,12 @@ def test_ray_with_three_partitions_identical(planted, monkeypatch):
                 if p.is_file() and p.name != "_RUN.json"}
 
     assert outputs(c) == outputs(cfg)
+
+
+def test_lines_and_spans_together_are_a_config_error(planted):
+    root, ledger, _, _ = planted
+    c = config_for(root, "both", ledger)
+    c.path.write_text(c.path.read_text() + "\n[dedup.spans]\nenabled = true\n")
+    shutil.copytree(root / "base", root / "both")
+    with pytest.raises(CorpusError, match=r"both\.toml: dedup\.lines and dedup\.spans are both enabled"):
+        run_stage("dedup", load_config(c.path), RunOptions(workers=1))
