@@ -207,3 +207,14 @@ def test_lines_and_spans_together_are_a_config_error(planted):
     shutil.copytree(root / "base", root / "both")
     with pytest.raises(CorpusError, match=r"both\.toml: dedup\.lines and dedup\.spans are both enabled"):
         run_stage("dedup", load_config(c.path), RunOptions(workers=1))
+
+
+def test_report_counts_the_removed_units_per_source(planted):
+    root, ledger, cfg, _ = planted
+    shutil.copytree(root / "base", root / "rep")
+    c = config_for(root, "rep", ledger)
+    run_all(c, workers=1, through="shard")
+    u = json.loads((c.stage_dir("04-dedup") / "_STAGE.json").read_text())["counts"]["units_removed"]["planted"]
+    assert json.loads((c.dataset_dir / "_MANIFEST.json").read_text())["dedup"]["units_removed"]["planted"] == u
+    out = run_corpus("--config", c.path, "report", check=True).stdout
+    assert f"dedup inside documents: planted: {u['units']} units ({u['chars']} characters) removed from {u['docs']}" in out

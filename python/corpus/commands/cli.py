@@ -396,6 +396,9 @@ def report(c: Ctx):
     click.echo(f"dedup: exact {d['exact_dropped']}, near {d['near_dropped']} (Jaccard ≥ {d['jaccard_threshold']}, "
                f"{d['num_perm']} perms, {d['bands']} bands), url {d.get('url_dropped', 0)}, decontaminated "
                f"{d['decontaminated']}" + (f" ({by_eval})" if by_eval else ""))
+    for sid, u in sorted(d.get("units_removed", {}).items()):  # dedup inside documents
+        click.echo(f"dedup inside documents: {sid}: {u['units']} units ({u['chars']} characters) removed from "
+                   f"{u['docs']} documents, {u['docs_dropped']} dropped as too short")
     click.echo("pii placeholders: " + ", ".join(f"{k} {m['pii'][k]}" for k in ("emails", "phones", "cards", "ips", "keys")))
     click.echo(f"html report: {page}")
 
