@@ -36,6 +36,7 @@ from corpus.commands.pipeline import run_all
 from corpus.config import load_config
 from corpus.engine.runner import RunOptions
 from corpus.formats.parts import write_table
+from corpus.dedup import lines as lines_module
 from corpus.stages import dedup as dedup_stage, run_stage, shard as shard_stage, tokenize as tok_stage
 from corpus.store.atomic import dump_json
 
@@ -45,7 +46,12 @@ _real = {"sample": shard_stage.sample_part, "rank": shard_stage.rank_range, "ord
 DEDUP = {f"dedup-{k}": (attr, getattr(dedup_stage, attr)) for k, attr in (
     ("sample", "sample_part"), ("rank", "rank_range"), ("keys", "bucket_keys"), ("exact", "exact_bucket"), ("near", "near_bucket"),
     ("large", "large_star_round"), ("small", "small_star_round"), ("apply", "apply_part"))}
+# with --lines ([dedup.lines] on): its two phases, attributes of corpus.dedup.lines
+LINES = {"dedup-unit-keys": ("unit_keys_part", lines_module.unit_keys_part),
+         "dedup-units": ("unit_bucket", lines_module.unit_bucket)}
 _real.update({k: fn for k, (_, fn) in DEDUP.items()})
+_real.update({k: fn for k, (_, fn) in LINES.items()})
+WITH_LINES = "BENCH_PARTITIONS_LINES"  # set: dedup runs with [dedup.lines] (unit line) on
 
 
 _POOLS: list = []
@@ -112,7 +118,8 @@ def config(root: Path, name: str, p: int, tokenizer: Path | None = None):
                                     sources=["tinystories-train-head", "wikitext2-test"], artifacts=root / name,
                                     shard={"shard_rows": 2000, "val_permille": 50},
                                     tokenize={"vocab_size": 1024, "max_tokens_per_file": 1 << 20, **tok},
-                                    run={"partitions": p, "workers": 2}))
+                                    run={"partitions": p, "workers": 2},
+                                    **({"dedup.lines": {"enabled": True}} if os.environ.get(WITH_LINES) else {})))
 
 
 def scaled(base: Path, dest: Path, k: int, stage: str = "05-pii") -> None:
@@ -217,12 +224,12 @@ def run_dedup(root: Path, scale: int, p: int, scale_dir: Path | None = None) -> 
     result = run_stage("dedup", cfg, RunOptions(workers=2, force=True))
     return {"stage": "dedup", "scale": scale, "P": p, "driver_peak": status_bytes("VmHWM"), "driver_base": base,
             "seconds": round(time.monotonic() - t0, 1), "n_docs": result.manifest["counts"]["docs_in"],
-            "rounds": result.output.run_info.get("components_rounds"), **_largest_units(seen, DEDUP)}
+            "rounds": result.output.run_info.get("components_rounds"), **_largest_units(seen, {**DEDUP, **LINES})}
 
 
 def dedup_table(results: list[dict]) -> list[str]:
     mb = lambda b: f"{b / 2**20:.1f}"  # noqa: E731
-    phases = [k for k in DEDUP]
+    phases = [k for k in {**DEDUP, **LINES} if any(r.get(f"{k}_units") for r in results)]
     lines = ["| corpus | docs | P | driver peak RSS MB | " + " | ".join(f"{k.removeprefix('dedup-')}: held / peak MB"
                                                                        for k in phases) + " |",
              "|---|---|---|---|" + "---|" * len(phases)]
@@ -239,8 +246,11 @@ def main() -> None:
     ap.add_argument("--scale-dir", type=Path, default=None,
                     help="dedup on bench/scale.py's corpora (its --workdir, kept with --keep) instead of scaled copies")
     ap.add_argument("--out", default="/tmp/corpus-bench-partitions")
+    ap.add_argument("--lines", action="store_true", help="dedup with [dedup.lines] on: its unit-keys and units phases too")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.lines:
+        os.environ[WITH_LINES] = "1"  # the children's configs
     root = Path(args.out)
     root.mkdir(parents=True, exist_ok=True)
     os.environ[LOG] = str(root / "units.jsonl")  # before any pool starts: workers inherit it
@@ -252,6 +262,8 @@ def main() -> None:
         if what == "dedup":
             for k, (attr, _) in DEDUP.items():
                 setattr(dedup_stage, attr, measured(k))
+            for k, (attr, _) in LINES.items():
+                setattr(lines_module, attr, measured(k))
         else:
             shard_stage.sample_part, shard_stage.rank_range = measured("sample"), measured("rank")
             tok_stage.order_partition = measured("order")

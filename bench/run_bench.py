@@ -503,6 +503,8 @@ class Bench:
             self.results["web"] = self.script("web_extract", web)
             if not a.skip_peers:  # C4, FineWeb and bad-words rules next to datatrove's blocks
                 self.results["web_rules"] = self.script("web_rules", ["--corpus", str(a.corpus)] if a.corpus else [])
+                # dedup inside documents: [dedup.spans] next to datatrove's SentenceDedup, planted boilerplate
+                self.results["line_dedup"] = self.script("line_dedup", [])
         self.results["loadavg_end"] = os.getloadavg()
         self.results["bench_wall_s"] = time.perf_counter() - t_start
         self.results["summary"] = summarize(self.results)
@@ -891,6 +893,19 @@ def markdown(res: dict) -> str:
                 L.append(f"| {block} | {name} ({r['docs']:,}) | {r['agreement']:.4f} | {r['kept_datatrove']:,} / "
                          f"{r['kept_ours']:,} | {r['docs_per_s_datatrove']:,.0f} | {r['docs_per_s_ours']:,.0f} | "
                          f"{r['speedup']:.1f}× | {why} |")
+    ld = res.get("line_dedup")
+    if ld:
+        sp, ag, pl, ps = ld["speed"], ld["agreement"], ld["planted_lines"], ld["planted_spans"]
+        L.append("")
+        L.append("## Dedup inside documents")
+        L.append("")
+        L.append(f"[dedup.spans] against datatrove's SentenceDedup on {ld['documents']:,} seeded pages of real text "
+                 f"with planted boilerplate (bench/line_dedup.py): identical text {ag['share']:.4f} "
+                 f"({ag['identical_docs']:,} documents; datatrove changed {ld['changed_by_datatrove']:,}); "
+                 f"datatrove {sp['datatrove_s']:.1f} s, our stage {sp['ours_stage_s']:.1f} s "
+                 f"({sp['speedup_stage']:.1f}×). Planted copies removed: lines {pl['planted_removed_share']:.4f}, "
+                 f"spans {ps['planted_removed_share']:.4f}; other units removed never seen before: lines "
+                 f"{pl['false_removal_share']:.4f}, spans {ps['false_removal_share']:.4f}.")
     qc = res.get("quality_classifier")
     if qc:
         m, sc = qc["heldout_metrics"], qc["scoring"]

@@ -146,7 +146,7 @@ def test_a_lone_surrogate_is_one_line_naming_the_record(tmp_path, fmt, body, pla
     (["--filter", "gopher", "--rule", "dup_line_frac"], "--rule 'dup_line_frac': no such rule of gopher"),
     (["--source", "tiny2"], "--source 'tiny2': no such source in dataset t/v1 (one of: tiny); did you mean 'tiny'?"),
     (["--rule", "near"], "--rule 'near' is a dedup reason: add --stage dedup"),
-    (["--stage", "dedup", "--rule", "nearr"], "--rule 'nearr': no such dedup reason (one of: decontam, url, exact, near)"),
+    (["--stage", "dedup", "--rule", "nearr"], "--rule 'nearr': no such dedup reason (one of: decontam, url, exact, near, lines, spans)"),
 ])
 def test_rejects_names_what_cannot_match(tmp_path, args, expected):
     _, cfg = _small_setup(tmp_path)

@@ -178,7 +178,7 @@ for _stage in STAGES:
 def rejects(c: Ctx, stage, filter_name, rule, source, per_rule, width):
     """Show why documents were dropped: counts and a sample per filter rule (stage 03) or per dedup
     reason (stage 04, with the kept twin or the eval set and n-gram)."""
-    from corpus.commands.rejects import fetch_rejects, labelled_detail, nothing_found, sample_rejects
+    from corpus.commands.rejects import fetch_rejects, labelled_detail, nothing_found, sample_rejects, units_removed
 
     c.published_view()
     if stage == "fetch":  # first what became of every record, so the rejects are seen among them
@@ -189,6 +189,9 @@ def rejects(c: Ctx, stage, filter_name, rule, source, per_rule, width):
     else:
         groups = sample_rejects(c.config, stage=stage, filter_name=filter_name, rule=rule, source=source,
                                 per_rule=per_rule)
+        if stage == "dedup" and rule is None:  # [dedup.lines]/[dedup.spans]: what left the documents it kept
+            for line in units_removed(c.config, source):
+                click.echo(line)
     if not groups:
         click.echo(nothing_found(stage, filter_name, rule, source))
     for (f, r), n, sample in groups:
@@ -201,7 +204,8 @@ def rejects(c: Ctx, stage, filter_name, rule, source, per_rule, width):
             text = text if len(text) <= width else text[: width - 1] + "…"
             if stage == "dedup":
                 why = (f"duplicate_of={row['duplicate_of']}" if row["duplicate_of"] else
-                       f"eval={row['eval_source']} ngram=\"{row['matched_ngram']}\"")
+                       f"eval={row['eval_source']} ngram=\"{row['matched_ngram']}\"" if row["eval_source"] else
+                       "too short once the copied units were removed")
                 click.echo(f"  {row['id']:<32} {why}\n      {text}")
             else:
                 click.echo(f"  {row['id']:<32} value={row['value']:<10.4g}{labelled_detail(row)} {text}")
@@ -393,6 +397,9 @@ def report(c: Ctx):
     click.echo(f"dedup: exact {d['exact_dropped']}, near {d['near_dropped']} (Jaccard ≥ {d['jaccard_threshold']}, "
                f"{d['num_perm']} perms, {d['bands']} bands), url {d.get('url_dropped', 0)}, decontaminated "
                f"{d['decontaminated']}" + (f" ({by_eval})" if by_eval else ""))
+    for sid, u in sorted(d.get("units_removed", {}).items()):  # dedup inside documents
+        click.echo(f"dedup inside documents: {sid}: {u['units']} units ({u['chars']} characters) removed from "
+                   f"{u['docs']} documents, {u['docs_dropped']} dropped as too short")
     click.echo("pii placeholders: " + ", ".join(f"{k} {m['pii'][k]}" for k in ("emails", "phones", "cards", "ips", "keys")))
     for line in summary_lines(data["tokens"]):  # tokens per source; a mix's share table
         click.echo(line)

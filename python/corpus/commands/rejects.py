@@ -18,7 +18,7 @@ from corpus.stages import STAGE, STAGES
 
 SIDE_STAGES = tuple(s.name for s in STAGES if s.side is not None)
 REJECT_STAGES = SIDE_STAGES + ("fetch",)
-DEDUP_ORDER = ("decontam", "url", "exact", "near")
+DEDUP_ORDER = ("decontam", "url", "exact", "near", "lines", "spans")  # lines/spans: left too short by dedup inside documents
 
 
 def _unknown(option: str, value: str, known: list[str], what: str) -> UsageError:
@@ -109,6 +109,17 @@ def sample_rejects(config: Config, *, stage="filter", filter_name=None, rule=Non
         step = max(1, len(rows) // per_rule)
         out.append((key, len(rows), rows[::step][:per_rule]))
     return out
+
+
+def units_removed(config: Config, source: str | None = None) -> list[str]:
+    """One line per source of what dedup inside documents ([dedup.lines], [dedup.spans]) removed from the
+    documents it kept: units and characters (the rows are in the stage's removed/ parts)."""
+    manifest, _ = published_stage(config, STAGE["dedup"].path(config), "dedup")
+    unit = "span" if manifest["params"]["dedup"].get("spans", {}).get("enabled") else \
+        manifest["params"]["dedup"].get("lines", {}).get("unit", "line")
+    return [f"removed {c['units']} {unit} copies ({c['chars']} characters) from {c['docs']} documents of {sid}"
+            + (f", {c['docs_dropped']} of them dropped as too short" if c["docs_dropped"] else "")
+            for sid, c in sorted(manifest["counts"].get("units_removed", {}).items()) if source in (None, sid)]
 
 
 def _web_raw_outputs(config: Config, source: str | None) -> list[tuple[str, Path, dict]]:

@@ -128,6 +128,18 @@ def _removed_lines(directory: Path, manifest: dict, doc_id: str) -> list[str]:
     return out
 
 
+def _removed_units(directory: Path, manifest: dict, doc_id: str) -> list[str]:
+    """The units dedup removed from a kept document as copies ("<unit> <n>: <text> (kept by <id>)"),
+    from the dedup stage's removed/ parts."""
+    out = []
+    for part in manifest["parts"]:
+        if part["name"].startswith("removed/"):
+            t = read_table(directory / part["name"], part["sha256"])
+            t = t.filter(pc.equal(t.column("id"), doc_id))
+            out += [f"{r['unit']} {r['position']}: {r['text'].strip()} (kept by {r['kept_by']})" for r in t.to_pylist()]
+    return out
+
+
 def _kept_or_side(found: tuple[Path, dict], stage: str, doc_id: str):
     """(the kept row, None) or (None, the row of the stage's side output that says why it was dropped)."""
     kept = _find_row(*found, doc_id)
@@ -202,8 +214,12 @@ def trace(config: Config, doc_id: str) -> list[dict]:
         else:
             step.update(duplicate_of=r["duplicate_of"], jaccard=r.get("jaccard"), shared_shingles=r.get("shared_shingles"))
         return steps + [step]
-    steps.append({"stage": "dedup", "status": "kept", "minhash_cluster": kept[2]["minhash_cluster"],
-                  "part": kept[0], "row": kept[1]})
+    step = {"stage": "dedup", "status": "kept", "minhash_cluster": kept[2]["minhash_cluster"],
+            "part": kept[0], "row": kept[1]}
+    removed = _removed_units(*found, doc_id)
+    if removed:  # [dedup.lines] / [dedup.spans]: the units removed as copies, and the document that kept each
+        step["removed_units"] = removed
+    steps.append(step)
     pii_input = kept[2]["text"]
 
     found = _stage_dir(config, "pii")
@@ -332,8 +348,9 @@ def describe(steps: list[dict], max_lines: int | None = MAX_LINES) -> list[str]:
                            f"{k} " + ", ".join(f"{r} {n[0]} lines/{n[1]} chars" for r, n in v.items())
                            if k == "cleaned" else f"{k} {v:.6g}" if isinstance(v, float) else
                            f"{k} {'yes' if v else 'no'}" if isinstance(v, bool) else f"{k} {v}"
-                           for k, v in s.items() if k not in ("stage", "status", "removed_lines", "redactions"))
+                           for k, v in s.items() if k not in ("stage", "status", "removed_lines", "removed_units", "redactions"))
         lines.append(f"{s['stage']:<10} {s['status']:<10} {fields}")
         lines += [f"{'':<21}removed {x}" for x in _at_most(s.get("removed_lines", []), max_lines)]
+        lines += [f"{'':<21}removed {x}" for x in _at_most(s.get("removed_units", []), max_lines)]
         lines += [f"{'':<21}redacted {x}" for x in _at_most(s.get("redactions", []), max_lines)]
     return lines

@@ -64,6 +64,7 @@ def collect_dedup(config: Config, redactor: Redactor, budget: Budget, width: int
     return {"sizes": dict(sorted(sizes.items())), "top": top, "keys": keys, "width": width,
             "decontam": shown, "decontam_total": len(decontam), "by_eval": dict(sorted(by_eval.items())),
             "evals": list(config["decontam"]["evals"]), "counts": m["counts"]["dropped"],
+            "units_removed": m["counts"].get("units_removed", {}),  # [dedup.lines]/[dedup.spans], per source
             "params": {k: config["dedup"][k] for k in ("mode", "jaccard_threshold", "num_perm", "bands", "ngram_words")},
             "decontam_ngram": config["decontam"]["ngram"], "multi": sum(n for s, n in sizes.items() if s > 1)}
 

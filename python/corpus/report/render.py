@@ -375,6 +375,14 @@ def dedup(d: dict, red) -> str:
                        doc(f"<code>{e(b[0])}</code> · {e(b[1])}", first_lines(red[x["keys"][b[0]]], w)) + "</div>")
     else:
         out.append("<p>No near-duplicate cluster has more than one document.</p>")
+    if x.get("units_removed"):  # dedup inside documents: copies of lines, paragraphs or spans
+        out.append("<h3>Units removed inside documents</h3><p class=\"muted\">Copies of a line, paragraph or "
+                   "sentence span an earlier document holds, per source; every one is in the stage's "
+                   "<code>removed/</code> parts with the document that kept it (<code>corpus why &lt;id&gt;</code>)."
+                   "</p>")
+        out.append(table(["source", "documents edited", "units", "characters", "documents dropped"],
+                         [[f"<code>{e(k)}</code>", n(v["docs"]), n(v["units"]), n(v["chars"]), n(v["docs_dropped"])]
+                          for k, v in sorted(x["units_removed"].items())], {1, 2, 3, 4}))
     rows = [[f"<code>{e(ev)}</code>", n(x["by_eval"].get(ev, 0))] for ev in x["evals"]]
     out.append(f'<h3>Decontamination</h3><p class="muted">A document sharing a {x["decontam_ngram"]}-gram of '
                'lowercased words with a protected eval set is dropped.</p>' +

@@ -33,6 +33,7 @@ from corpus.dedup.buckets import (URL_SIGN, BucketUnit, KeysUnit, bucket_keys, e
 from corpus.dedup.decide import KEEP, REASON_NAMES, PartInputs, part_decisions
 from corpus.dedup.rounds import MAX_ROUNDS, RoundUnit, large_star_round, small_star_round
 from corpus.dedup.decontam import EvalIndex, index_from_bytes, index_to_bytes
+from corpus.dedup import lines as unit_dedup
 from corpus.dedup.published import COMPATIBLE, index_bytes
 from corpus.dedup.minhash import MinHasher, WordBatch, band_keys, word_batches
 from corpus.dedup.verify import ShingleSets, signatures_and_sets
@@ -41,7 +42,7 @@ from corpus.config.ledger import load_ledger, select
 from corpus.engine.idsort import IdSort, id_sort, rank_range, sample_part, suffixed
 from corpus.formats.parts import read_table, validate_columns, write_table
 from corpus.engine.raw import raw_refs, raw_texts
-from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step, published_stage
+from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step, published_stage, read_stage_manifest
 from corpus.stages import STAGE, config_hash, input_columns
 from corpus.web.urls import normalize_url
 
@@ -184,6 +185,7 @@ class ApplyUnit:
     in_sha256: str
     inputs: PartInputs        # where this part's decisions come from (corpus.dedup.decide)
     out_dir: Path
+    units: UnitsRun | None = None  # [dedup.lines] / [dedup.spans]: where the unit copies are
 
 
 def apply_part(u: ApplyUnit) -> dict:
@@ -192,6 +194,14 @@ def apply_part(u: ApplyUnit) -> dict:
     if table.num_rows != len(dec.rows):
         raise CorpusError(f"{u.in_path}: {table.num_rows} rows, the dedup work files have {len(dec.rows)}")
     keep = dec.reason == KEEP
+    edits = None
+    if u.units is not None:  # dedup inside documents: edit the kept documents, drop those left too short
+        edits = unit_dedup.part_edits(u.units.spec, u.units.out, u.units.buckets, u.inputs.index,
+                                      u.inputs.ranges, table, keep, u.units.against)
+        table = unit_dedup.edited_table(table, edits.texts)
+        dec.reason[edits.dropped] = UNIT_DROP
+        keep = dec.reason == KEEP
+    reason_names = {**REASON_NAMES, UNIT_DROP: u.units.spec.kind} if u.units is not None else REASON_NAMES
     kept = table.filter(pa.array(keep)).append_column("minhash_cluster", pa.array(dec.roots[keep], pa.int64()))
     dropped_rows = np.flatnonzero(~keep).tolist()
     take = pa.array(dropped_rows, pa.int64())
@@ -199,7 +209,7 @@ def apply_part(u: ApplyUnit) -> dict:
     dropped = pa.table({
         "id": table.column("id").take(take), "source_id": table.column("source_id").take(take),
         "url": table.column("url").take(take),
-        "reason": pa.array([REASON_NAMES[int(dec.reason[i])] for i in dropped_rows], pa.string()),
+        "reason": pa.array([reason_names[int(dec.reason[i])] for i in dropped_rows], pa.string()),
         "duplicate_of": pa.array([dec.duplicate_of.get(i) for i in dropped_rows], pa.string()),
         "eval_source": pa.array([dec.decontam.get(i, no_match)[0] for i in dropped_rows], pa.string()),
         "matched_ngram": pa.array([dec.decontam.get(i, no_match)[1] for i in dropped_rows], pa.string()),
@@ -213,6 +223,12 @@ def apply_part(u: ApplyUnit) -> dict:
     parts = [write_table(kept, u.out_dir / f"{u.key}.parquet"), write_table(dropped, u.out_dir / side),
              _write_index(u, kept.column("id").to_pylist(), keep)]
     parts[1]["name"] = side
+    if edits is not None:
+        (u.out_dir / unit_dedup.REMOVED).mkdir(exist_ok=True)
+        parts.append(write_table(unit_dedup.removed_table(edits), u.out_dir / f"{unit_dedup.REMOVED}/{u.key}.parquet"))
+        parts[-1]["name"] = f"{unit_dedup.REMOVED}/{u.key}.parquet"
+        parts.append(unit_dedup.units_index(u.units.out, u.units.buckets, u.inputs.index, table.column("id").to_pylist(),
+                                            edits.dropped, u.out_dir, u.key))
     by_source: dict[str, dict[str, int]] = {}
     for sid, k in zip(table.column("source_id").to_pylist(), keep.tolist()):
         s = by_source.setdefault(sid, {"docs_in": 0, "docs_out": 0})
@@ -220,10 +236,12 @@ def apply_part(u: ApplyUnit) -> dict:
         s["docs_out"] += int(k)
     evals = [source for source, _ in dec.decontam.values()]
     counts = {"docs_in": table.num_rows, "docs_out": kept.num_rows,
-              "dropped": {name: int(np.sum(dec.reason == code)) for code, name in REASON_NAMES.items()},
+              "dropped": {name: int(np.sum(dec.reason == code)) for code, name in reason_names.items()},
               "decontam_by_eval": {e: evals.count(e) for e in sorted(set(evals))}, "by_source": by_source,
               "near_marked": int(np.sum(keep & (dec.roots != dec.rows))),
               "published_duplicates": sum(1 for v in dec.duplicate_of.values() if "/" in v.split(":")[0])}
+    if edits is not None:
+        counts["units_removed"] = edits.by_source  # per source: documents edited, units, characters, documents dropped
     return {"key": u.key, "parts": parts, "counts": counts}
 
 
@@ -275,6 +293,7 @@ class DedupRun:
     part_starts: tuple[int, ...]                  # where each part's rows start in part order, and the total
     against: tuple[tuple[str, tuple[tuple[str, str], ...]], ...]  # per `against` version: its index files
     sort: IdSort                                  # the input in id order: a row's row index is its rank
+    units_against: tuple = ()                     # [dedup.lines]/[dedup.spans]: each `against` version's units index
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -288,6 +307,10 @@ def dedup_run(config: Config, opts: RunOptions) -> tuple[DedupRun, dict]:
     d = dict(config["dedup"])
     if d["num_perm"] % d["bands"]:
         raise CorpusError(f"{config.path}: dedup.num_perm ({d['num_perm']}) must be a multiple of dedup.bands ({d['bands']})")
+    try:
+        units = unit_dedup.UnitSpec.of(d)
+    except CorpusError as e:
+        raise CorpusError(f"{config.path}: {e}") from None
     params = {"dedup": d, "decontam": config["decontam"], "eval_sha256": eval_sha256(config)}
     parts = [(src / p["name"], p) for p in manifest["parts"] if p["name"].startswith("part-")]
     against, against_refs = published_indexes(config, d)
@@ -297,7 +320,9 @@ def dedup_run(config: Config, opts: RunOptions) -> tuple[DedupRun, dict]:
         part_starts=tuple(np.cumsum([0] + [p["rows"] for _, p in parts]).tolist()),
         against=tuple((name, tuple((str(directory / f["name"]), f["sha256"]) for f in files))
                       for name, directory, files in against),
-        sort=id_sort(config, opts.workers, parts, "global/ranges", by_rank=True))
+        sort=id_sort(config, opts.workers, parts, "global/ranges", by_rank=True),
+        units_against=unit_dedup.against_units(units, [n for n, _, _ in against], [x for _, x, _ in against],
+                                               [read_stage_manifest(x) for _, x, _ in against]) if units else ())
     evals = config["decontam"]["evals"] if config["decontam"]["enabled"] else []
     return run, {"config_sha256": config_hash(config, ME.name), "params": params,
                  "inputs": [ref, *raw_refs(config, evals), *against_refs]}
@@ -363,10 +388,42 @@ def converged_step(run: DedupRun, t: int, ctx: PhaseContext) -> None:
     log.info("dedup: %d docs, %d multi-document clusters (%d confirmed near-duplicate edges over %d "
              "partitions, %d component rounds)", run.sort.n_docs, sum(r["clusters"] for r in results), edges,
              run.sort.n_parts, t)
-    ctx.job.phases.append(apply_phase(run))
+    ctx.job.phases.extend(apply_phases(run))
 
 
-def apply_units(run: DedupRun, ctx: PhaseContext) -> list[ApplyUnit]:
+# ---------------------------------------------------------------- dedup inside documents (corpus.dedup.lines)
+
+UNIT_DROP = max(REASON_NAMES) + 1  # a document left under min_doc_chars once its copied units are removed
+
+
+@dataclass(frozen=True)
+class UnitsRun:
+    spec: unit_dedup.UnitSpec
+    out: Path                                 # the global work dir
+    buckets: tuple[str, ...]                  # the unit buckets' keys
+    against: tuple = ()                       # each `against` version's units index
+
+
+def unit_bucket_names(run: DedupRun) -> list[str]:
+    b = run.sort.n_parts * unit_dedup.BUCKETS_PER_PARTITION
+    return [f"units-{r:05d}-of-{b:05d}" for r in range(b)]
+
+
+def unit_key_units(run: DedupRun, ctx: PhaseContext) -> list[unit_dedup.UnitKeysUnit]:
+    spec, names = unit_dedup.UnitSpec.of(run.dedup), unit_bucket_names(run)
+    return [unit_dedup.UnitKeysUnit(f"{a.key}-{run.sort.tag}", a.key, a.in_path, a.in_sha256, a.inputs, spec,
+                                    len(names), global_dir(ctx), ctx.staging) for a in apply_units(run, ctx)]
+
+
+def unit_buckets(run: DedupRun, ctx: PhaseContext) -> list[unit_dedup.UnitBucketUnit]:
+    names = unit_bucket_names(run)
+    return [unit_dedup.UnitBucketUnit(name, r, len(names), run.keys, ctx.state["ranges"], global_dir(ctx), ctx.staging,
+                                      run.units_against) for r, name in enumerate(names)]
+
+
+def apply_units(run: DedupRun, ctx: PhaseContext, with_units: bool = False) -> list[ApplyUnit]:
+    units = UnitsRun(unit_dedup.UnitSpec.of(run.dedup), global_dir(ctx),
+                     tuple(unit_bucket_names(run)), run.units_against) if with_units else None
     signed = ctx.results["signatures"]
     labels = ctx.state.get("labels", ())
     exact_units = tuple(bucket_names(run)) if run.dedup["exact"] else ()
@@ -376,12 +433,17 @@ def apply_units(run: DedupRun, ctx: PhaseContext) -> list[ApplyUnit]:
                                  global_dir(ctx), ctx.work, exact_units, labels,
                                  tuple(tuple(h) for h in signed[i]["decontam"]), run.dedup, run.against,
                                  url_units),
-                      ctx.staging)
+                      ctx.staging, units)
             for i, (k, path, p) in enumerate(run.parts)]
 
 
-def apply_phase(run: DedupRun) -> Map:
-    return Map("apply", partial(apply_units, run), apply_part)
+def apply_phases(run: DedupRun) -> list[Map]:
+    """apply, after the unit phases when dedup inside documents is on."""
+    if unit_dedup.UnitSpec.of(run.dedup) is None:
+        return [Map("apply", partial(apply_units, run), apply_part)]
+    return [Map("unit-keys", partial(unit_key_units, run), unit_dedup.unit_keys_part),
+            Map("units", partial(unit_buckets, run), unit_dedup.unit_bucket, unit="buckets"),
+            Map("apply", partial(apply_units, run, with_units=True), apply_part)]
 
 
 def plan(config: Config, opts: RunOptions) -> list[Job]:
@@ -404,7 +466,7 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
                    Map("components-1", partial(round_units, run, 1), large_star_round, unit="partitions"),
                    Step("converged-1", partial(converged_step, run, 1))]
     else:
-        phases.append(apply_phase(run))
+        phases += apply_phases(run)
     return [Job("dedup", ME.path(config), identity, phases, dataset=config.dataset, version=config.version)]
 
 

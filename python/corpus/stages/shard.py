@@ -422,6 +422,8 @@ def build_manifest(config: Config, shards: list[dict], sources: dict, stage_coun
                   "num_perm": dedup_cfg["num_perm"], "bands": dedup_cfg["bands"], "ngram": dedup_cfg["ngram_words"],
                   "decontam_ngram": config["decontam"]["ngram"],
                   "decontaminated_by_eval": d.get("decontam_by_eval", {}),
+                  # [dedup.lines]/[dedup.spans]: per source, documents edited, units and characters removed
+                  **({"units_removed": d["units_removed"]} if "units_removed" in d else {}),
                   "evals": [{"source_id": r["source_id"], "sha256": r["sha256"]} for r in evals]},
         "pii": {"emails": red.get("EMAIL", 0), "phones": red.get("PHONE", 0), "cards": red.get("CARD", 0),
                 "ips": red.get("IP", 0), "keys": red.get("KEY", 0)},
