@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -28,6 +29,26 @@ UNHASHED_KEYS = ("tokenize.min_train_bytes", "fetch.max_failed_files")  # change
 # Keys left out of every hash of their table while they hold this value (keys added after outputs were
 # made: a config that does not set one keeps its hashes, and its raw outputs their keys).
 UNHASHED_WHEN = {"extract.retry": []}
+
+
+def _default_table(path: str) -> dict:
+    """A table's value with only its schema defaults (what a config that does not mention it holds)."""
+    props = load_schema(SCHEMA)["properties"]
+    *parents, name = path.split(".")
+    for part in parents:
+        props = props[part]["properties"]
+    return with_defaults({}, props[name])
+
+
+# tables added after outputs were made, off by default: at their defaults they change no hash
+UNHASHED_AT_DEFAULT = ("dedup.lines", "dedup.spans")
+
+
+@functools.cache
+def unhashed_when() -> dict:
+    """UNHASHED_WHEN with the UNHASHED_AT_DEFAULT tables' default values (the schema is read on first use,
+    not at import)."""
+    return {**UNHASHED_WHEN, **{t: _default_table(t) for t in UNHASHED_AT_DEFAULT}}
 
 
 @dataclass(frozen=True)
@@ -90,12 +111,18 @@ def config_slice(data: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
     return out
 
 
+def hashed_table(table: str, values):
+    """A table as hashes and manifests record it: without its UNHASHED_KEYS, and without the
+    UNHASHED_WHEN keys that hold their unhashed value."""
+    return _hashed_keys(table, values)
+
+
 def _hashed_keys(table: str, values):
     """A table without its UNHASHED_KEYS."""
     if not isinstance(values, dict):
         return values
     return {k: v for k, v in values.items() if f"{table}.{k}" not in UNHASHED_KEYS
-            and not (f"{table}.{k}" in UNHASHED_WHEN and v == UNHASHED_WHEN[f"{table}.{k}"])}
+            and not (f"{table}.{k}" in unhashed_when() and v == unhashed_when()[f"{table}.{k}"])}
 
 
 def config_sha256(data: dict[str, Any], keys: tuple[str, ...] | None = None) -> str:

@@ -27,7 +27,7 @@ import pyarrow as pa
 from corpus.store.atomic import sha256_bytes, write_bytes
 from corpus.engine.cache import Cache, cache_key, cache_root
 from corpus.store.checksums import read_verified
-from corpus.config import Config, config_slice
+from corpus.config import Config, config_slice, hashed_table
 from corpus.dedup.buckets import (URL_SIGN, BucketUnit, KeysUnit, bucket_keys, exact_bucket, near_bucket, save,
                                   url_bucket, url_keys)
 from corpus.dedup.decide import KEEP, REASON_NAMES, PartInputs, part_decisions
@@ -311,7 +311,9 @@ def dedup_run(config: Config, opts: RunOptions) -> tuple[DedupRun, dict]:
         units = unit_dedup.UnitSpec.of(d)
     except CorpusError as e:
         raise CorpusError(f"{config.path}: {e}") from None
-    params = {"dedup": d, "decontam": config["decontam"], "eval_sha256": eval_sha256(config)}
+    # the table as hashed: [dedup.lines]/[dedup.spans] at their defaults (off) are not recorded, so the
+    # manifests of versions made before they existed stay current
+    params = {"dedup": hashed_table("dedup", d), "decontam": config["decontam"], "eval_sha256": eval_sha256(config)}
     parts = [(src / p["name"], p) for p in manifest["parts"] if p["name"].startswith("part-")]
     against, against_refs = published_indexes(config, d)
     run = DedupRun(
