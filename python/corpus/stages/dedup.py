@@ -136,20 +136,21 @@ def sign_part(u: SignUnit) -> dict:
     index = _eval_index(*u.eval_index) if u.eval_index is not None else None
 
     def decontaminate(first_row: int, words: WordBatch) -> None:  # on the words MinHash shingles too
-        if index is not None:
-            matches.extend((row, *m) for row, m in enumerate(index.match_batch(words), first_row) if m is not None)
+        matches.extend((row, *m) for row, m in enumerate(index.match_batch(words), first_row) if m is not None)
+
+    each_batch = decontaminate if index is not None else None  # None: a long text is shingled in pieces
 
     if d["near"]:
         hasher = _hasher(d["num_perm"], d["seed"], d["ngram_words"])
         if d["verify"] == "exact":  # the shingle sets confirm candidates; the signatures only make bands
-            sigs, sets = signatures_and_sets(hasher, texts, decontaminate)
+            sigs, sets = signatures_and_sets(hasher, texts, each_batch)
             work += [_save(u.staging, f"{u.key}.sets.npy", sets.flat),
                      _save(u.staging, f"{u.key}.setoffsets.npy", sets.offsets)]
         else:
-            sigs = hasher.signatures(texts, decontaminate)
+            sigs = hasher.signatures(texts, each_batch)
             work.append(_save(u.staging, f"{u.key}.sig.npy", sigs))
         work.append(_save(u.staging, f"{u.key}.bands.npy", band_keys(sigs, d["bands"])))
-    else:
+    elif index is not None:
         for first_row, words in word_batches(texts):
             decontaminate(first_row, words)
     if d["url"]:
