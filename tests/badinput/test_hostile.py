@@ -642,3 +642,34 @@ def test_a_brotli_body_inflates_to_its_limit_only():
 
     bomb = brotli.compress(b"a" * (64 << 20))  # a few hundred bytes that inflate to 64 MiB
     assert len(decode_body(bomb, {"content-encoding": "br"}, 1 << 20)) == (1 << 20) + 1
+
+
+@pytest.mark.parametrize("engine", ["resiliparse", pytest.param("trafilatura", marks=pytest.mark.slow)])  # 7 s
+def test_a_page_nested_too_deep_is_a_too_deep_reject_before_extraction(tmp_path, engine):
+    """40,000 nested divs (resiliparse: minutes inside every other limit; trafilatura kept part of the page)
+    and 40,000 `<div/>` (HTML opens each): too_deep rejects, decided before the extractor; the real pages
+    of the shared evaluation set, and a page of 5,000 unclosed <p> and SVG paths, are documents."""
+    from test_web import extract_cfg, read_all
+    from warcs import eval_pages, response, write_warc
+
+    from corpus.web.depth import nesting_depth
+    from corpus.web.records import WebDoc, WebReject
+
+    text = "<p>A paragraph of ordinary text about gardening, soil and the weather in spring time.</p>"
+    deep = "<html><body>" + "<div>x" * 40_000 + "</div>" * 40_000 + text + "</body></html>"
+    slashed = "<html><body>" + "<div/>" * 40_000 + text + "</body></html>"
+    stray = "<html><body>" + "<div></span>" * 40_000 + text + "</body></html>"  # a stray end tag hides nothing
+    wide = "<html><body>" + text * 5_000 + "<svg>" + "<path d='M0 0'/>" * 5_000 + "</svg></body></html>"
+    pages = eval_pages()[:6]
+    records = [response(f"http://a.org/{name}", html.encode()) for name, html in
+               (("deep", deep), ("slashed", slashed), ("stray", stray), ("wide", wide))]
+    records += [response(p["url"], p["html"], "text/html") for p in pages]
+    cfg = extract_cfg(tmp_path, engine=engine, max_html_elements=1_000_000)
+    items, counts = read_all(write_warc(tmp_path / "deep.warc.gz", records), cfg)
+    reasons = {i.url: (i.reason, i.detail) for i in items if isinstance(i, WebReject)}
+    assert reasons == {f"http://a.org/{n}": ("too_deep", "elements nested 40000 deep > 1024 ([extract] max_html_depth)")
+                       for n in ("deep", "slashed", "stray")}, reasons
+    assert [i.url for i in items if isinstance(i, WebDoc)] == ["http://a.org/wide"] + [p["url"] for p in pages]
+    assert counts.rejected == {"too_deep": 3}
+    assert nesting_depth("<div><p>a<p>b<ul><li>c<li>d</ul><br><img src=x></div>") == 2
+    assert nesting_depth("<div><b><i>x</div><div>y</div>") == 3

@@ -2,7 +2,7 @@
 
 A response (or resource) record whose payload is HTML or XHTML (WARC-Identified-Payload-Type, else the HTTP
 Content-Type, else sniffed) with a 2xx status is decoded (corpus.web.charset), bounded (`max_html_bytes`,
-`max_html_elements`: deterministic limits, so that the sandbox's timeout never fires on real pages) and
+`max_html_elements`, `max_html_depth`: deterministic limits, so that the sandbox's timeout never fires on real pages) and
 extracted in the sandbox (corpus.web.sandbox). A conversion record (a WET file's text) is a document as
 it is. Revisit, request, metadata and warcinfo records are skipped and counted by type.
 
@@ -12,6 +12,7 @@ Reject reasons (the fetch stage's `rejects/` parts, `corpus rejects --stage fetc
     http_status        the HTTP status is not 2xx
     too_large          the payload (a page's, or a WET record's text) is larger than [extract] max_html_bytes
     too_many_elements  the page has more tags than [extract] max_html_elements
+    too_deep           the page's elements nest deeper than [extract] max_html_depth (corpus.web.depth)
     undecodable        no charset fits the bytes (corpus.web.charset), or the body is not what its
                        Content-Encoding says (corpus.formats.sources.http_body)
     truncated          the file ends inside the record (bad Content-Length, or a download cut short)
@@ -31,10 +32,11 @@ from typing import Iterator
 from corpus.formats.sources.record import WarcRecord
 from corpus.formats.sources.warc import warc_records
 from corpus.web.charset import Undecodable, decode_page
+from corpus.web.depth import nesting_depth
 from corpus.web.sandbox import sandbox
 
-REASONS = ("not_html", "http_status", "too_large", "too_many_elements", "undecodable", "truncated", "empty",
-           "timeout", "extractor_error", "extractor_crash")
+REASONS = ("not_html", "http_status", "too_large", "too_many_elements", "too_deep", "undecodable", "truncated",
+           "empty", "timeout", "extractor_error", "extractor_crash")
 DOCUMENT_RECORDS = ("response", "resource", "conversion")
 
 # the first bytes of formats that are surely not HTML, whatever their label says
@@ -178,6 +180,8 @@ def _page(rec: WarcRecord, cfg: dict) -> tuple[str, dict] | tuple[None, tuple[st
     elements = html.count("<")
     if elements > cfg["max_html_elements"]:
         return None, ("too_many_elements", f"{elements} tags > {cfg['max_html_elements']} ([extract] max_html_elements)")
+    if (depth := nesting_depth(html)) > cfg["max_html_depth"]:
+        return None, ("too_deep", f"elements nested {depth} deep > {cfg['max_html_depth']} ([extract] max_html_depth)")
     return html, {"charset": codec, "charset_from": found, "payload_type": mtype}
 
 
