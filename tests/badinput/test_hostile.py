@@ -4,6 +4,7 @@ address, a non-zero exit, nothing published, and earlier outputs unchanged."""
 from __future__ import annotations
 
 import http.server
+import os
 import threading
 import time
 from pathlib import Path
@@ -198,6 +199,90 @@ def test_a_ray_address_where_nothing_answers_is_one_line(tmp_path):
     assert line.startswith(f"error: RAY_ADDRESS=127.0.0.1:{port}: no Ray head answers there"), line
     assert time.monotonic() - t0 < 60
     assert _published(tmp_path / "art") == []
+
+
+class _NotRay:
+    """A plain TCP listener on 127.0.0.1: `silent` accepts and says nothing, `http` answers as HTTP/1.1 does."""
+
+    def __init__(self, kind: str):
+        import socket
+
+        self.kind, self.sock = kind, socket.create_server(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.held: list = []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            if self.kind == "http":
+                conn.recv(1024)
+                conn.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+                conn.close()
+            else:
+                self.held.append(conn)
+
+    def close(self):
+        self.sock.close()
+        for c in self.held:
+            c.close()
+
+
+@pytest.mark.cluster
+@pytest.mark.parametrize("kind", ["silent", "http"])
+def test_a_ray_address_where_something_else_listens_is_one_line(tmp_path, kind):
+    """Before: ray.init on a listener that is no Ray head hung for more than 200 s (and ignored SIGTERM)."""
+    pytest.importorskip("ray")
+    listener = _NotRay(kind)
+    try:
+        ledger, _ = _small_setup(tmp_path)
+        cfg = write_config(tmp_path / "ray.toml", ledger=ledger, sources=["tiny"], artifacts=tmp_path / "art",
+                           run={"executor": "ray"})
+        t0 = time.monotonic()
+        proc = run_corpus("--config", cfg, "fetch", timeout=120,
+                          env={"RAY_ADDRESS": f"127.0.0.1:{listener.port}", "CORPUS_RAY_CONNECT_TIMEOUT_S": "2"})
+        line = error_line(proc)
+        heard = "nothing" if kind == "silent" else "b'HTTP/1.1 '"  # the first 9 bytes
+        assert line.startswith(f"error: RAY_ADDRESS=127.0.0.1:{listener.port}: something listens there but is no "
+                               f"Ray head (no gRPC greeting within 2 s, it sent {heard};"), line
+        assert time.monotonic() - t0 < 60
+        assert _published(tmp_path / "art") == []
+    finally:
+        listener.close()
+
+
+@pytest.mark.cluster
+def test_sigterm_stops_a_run_waiting_for_a_ray_head(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    pytest.importorskip("ray")
+    listener = _NotRay("silent")
+    try:
+        ledger, _ = _small_setup(tmp_path)
+        cfg = write_config(tmp_path / "ray.toml", ledger=ledger, sources=["tiny"], artifacts=tmp_path / "art",
+                           run={"executor": "ray"})
+        env = dict(os.environ, RAY_ADDRESS=f"127.0.0.1:{listener.port}", CORPUS_RAY_CONNECT_TIMEOUT_S="120")
+        proc = subprocess.Popen([sys.executable, "-m", "corpus.commands.launch", "--config", str(cfg), "fetch"],
+                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while not listener.held and time.monotonic() < deadline:  # it has connected: it waits for the greeting
+            time.sleep(0.1)
+        assert listener.held, "the run never connected"
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            pytest.fail("SIGTERM was ignored while waiting for the Ray head")
+        assert proc.returncode == -signal.SIGTERM
+        assert _published(tmp_path / "art") == []
+    finally:
+        listener.close()
 
 
 @pytest.mark.slow  # longer than ~2 s: the full tier
