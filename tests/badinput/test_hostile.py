@@ -3,6 +3,7 @@ address, a non-zero exit, nothing published, and earlier outputs unchanged."""
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import os
 import threading
@@ -758,3 +759,56 @@ def test_a_page_nested_too_deep_is_a_too_deep_reject_before_extraction(tmp_path,
     assert counts.rejected == {"too_deep": 3}
     assert nesting_depth("<div><p>a<p>b<ul><li>c<li>d</ul><br><img src=x></div>") == 2
     assert nesting_depth("<div><b><i>x</div><div>y</div>") == 3
+
+
+def _marked_processes(mark: str) -> list[int]:
+    """Pids of the processes whose environment holds CORPUS_TEST_MARK=mark (this test's descendants)."""
+    pids = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                if f"CORPUS_TEST_MARK={mark}".encode() in (d / "environ").read_bytes().split(b"\0"):
+                    pids.append(int(d.name))
+            except OSError:
+                pass
+    return pids
+
+
+@pytest.mark.slow  # ~10 s: a fetch started, killed and waited for
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc")
+def test_extractor_children_die_with_a_killed_fetch(tmp_path):
+    """kill -9 of the fetch's process group while its extractor child is busy on a page: the child (in a
+    session of its own) went on, for as long as the page kept it; now it dies with its parent."""
+    import signal
+    import subprocess
+    import sys
+
+    from warcs import ledger_row, response, write_warc
+
+    page = b"<html><body><p>Text about rivers and the boats on them, long enough to keep.</p></body></html>"
+    warc = write_warc(tmp_path / "w.warc.gz", [response(f"http://a.org/slow{i}", page) for i in range(4)])
+    ledger = write_ledger(tmp_path / "ledger.jsonl", [ledger_row("web-pages", warc)])
+    cfg = write_config(tmp_path / "c.toml", ledger=ledger, sources=["web-pages"], artifacts=tmp_path / "art",
+                       fetch={"unit_bytes": 1024}, extract={"timeout_s": 600})
+    mark = str(tmp_path)
+    env = dict(os.environ, CORPUS_FAULT_EXTRACT="hang:/slow", CORPUS_TEST_MARK=mark)
+    proc = subprocess.Popen([sys.executable, "-m", "corpus.commands.launch", "--config", str(cfg), "fetch", "-j", "2"],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not any(
+                b"corpus.web.sandbox" in Path(f"/proc/{p}/cmdline").read_bytes() for p in _marked_processes(mark)
+                if Path(f"/proc/{p}/cmdline").exists()):
+            time.sleep(0.2)
+        time.sleep(1.0)  # the child has read its page and hangs on it
+        assert len(_marked_processes(mark)) > 1
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+        deadline = time.monotonic() + 5
+        while _marked_processes(mark) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _marked_processes(mark) == [], "processes outlived the killed fetch"
+    finally:
+        for pid in _marked_processes(mark):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
