@@ -5,6 +5,7 @@ doing it whole. The memory tests run each in a child and hold its peak growth to
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import subprocess
@@ -12,11 +13,13 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 import pytest
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
 
 from conftest import mirror_file
 from corpus.dedup import minhash
+from corpus.stages import dedup as dedup_stage
 from corpus.dedup.minhash import MinHasher, WordBatch, long_text_shingle_hashes
 from corpus.dedup.verify import shingle_sets, signatures_and_sets
 from corpus.tokens.encode import encode_docs
@@ -97,8 +100,18 @@ def test_a_long_document_is_shingled_in_pieces_with_the_whole_texts_hashes(monke
     monkeypatch.setattr(minhash, "_SPAN_WINDOW", 2048)
     for text, expected in zip(texts, whole):
         np.testing.assert_array_equal(long_text_shingle_hashes(text, ngram), expected)
+        # from its UTF-8 bytes (dedup's texts_of, a memoryview of Arrow's buffer): decoded a piece at a time
+        np.testing.assert_array_equal(long_text_shingle_hashes(memoryview(text.encode()), ngram), expected)
     sigs, sets = signatures_and_sets(hasher, texts)
     np.testing.assert_array_equal(sigs, sigs_whole)
+    column = pa.chunked_array([pa.array(["drop"] + texts[:2]).slice(1), pa.array(texts[2:])])  # an offset chunk
+    monkeypatch.setattr(dedup_stage, "LONG_TEXT_BYTES", 1000)
+    as_bytes = dedup_stage.texts_of(column, long_as_bytes=True)
+    assert [type(t) for t in as_bytes] == [memoryview if len(t.encode()) > 1000 else str for t in texts]
+    bytes_sigs, bytes_sets = signatures_and_sets(hasher, as_bytes)
+    np.testing.assert_array_equal(bytes_sigs, sigs_whole)
+    np.testing.assert_array_equal(bytes_sets.flat, sets.flat)
+    assert [bytes(d) for d in dedup_stage.utf8_digests(column)] == [hashlib.sha256(t.encode()).digest() for t in texts]
     reference = shingle_sets(texts, ngram)  # shingle_hashes' whole-text path, batched
     np.testing.assert_array_equal(sets.flat, reference.flat)
     np.testing.assert_array_equal(sets.offsets, reference.offsets)
@@ -160,3 +173,25 @@ def test_one_long_document_grows_memory_by_at_most_ten_times_its_size(tmp_path, 
     peak = json.loads(out.stdout)
     assert peak["text_mb"] > 15
     assert peak["grew_mb"] <= 10 * peak["text_mb"], peak
+
+
+@pytest.mark.parametrize("train", [False, pytest.param(True, marks=pytest.mark.slow)])  # training twice: 3 s
+def test_the_trainer_is_fed_long_cjk_text_in_pieces_and_learns_the_same_tokenizer(train):
+    """Before: a Chinese document longer than TRAIN_PIECE_CHARS was fed (and pre-tokenized) whole."""
+    from corpus.tokens.train import TRAIN_PIECE_CHARS, trainer_texts
+
+    lines = cjk_lines()
+    text = cjk_text(lines, 2 * TRAIN_PIECE_CHARS + 1000)
+    fed = list(trainer_texts([text, "短い"], pre_tokenizers.ByteLevel(add_prefix_space=False)))
+    assert max(map(len, fed)) < TRAIN_PIECE_CHARS + 1000 and "".join(fed) == text + "短い"
+    if not train:
+        return
+
+    def trained_on(feed) -> str:
+        tok = Tokenizer(models.BPE())
+        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        tok.train_from_iterator(feed, trainer=trainers.BpeTrainer(
+            vocab_size=1500, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False))
+        return tok.to_str()
+
+    assert trained_on(fed) == trained_on([text, "短い"])

@@ -85,6 +85,29 @@ def normalize_for_shingles(text: str) -> str:
     return " ".join(normalized_pieces(text))
 
 
+def normalized_utf8_pieces(data) -> Iterator[str]:
+    """normalized_pieces of a text given as its UTF-8 bytes (a memoryview of Arrow's buffer): decoded a
+    piece at a time, cut at an ASCII space or newline (a character boundary, and whitespace), so the
+    whole text is never one Python string (4 bytes a character if one of them is an emoji)."""
+    view = memoryview(data)
+    start = 0
+    while start < len(view):
+        stop = _ascii_space_after(view, start + _PIECE_CHARS) if len(view) - start > _PIECE_CHARS else len(view)
+        yield from normalized_pieces(str(view[start:stop], "utf-8"))
+        start = stop
+
+
+def _ascii_space_after(view: memoryview, at: int, probe: int = 1 << 16) -> int:
+    """The first position >= at of a b" " or b"\n" in `view`, else its length."""
+    while at < len(view):
+        window = bytes(view[at:at + probe])
+        found = [i for i in (window.find(b" "), window.find(b"\n")) if i >= 0]
+        if found:
+            return at + min(found)
+        at += probe
+    return len(view)
+
+
 def normalized_pieces(text: str) -> Iterator[str]:
     """normalize_for_shingles(text) as non-empty pieces of whole words, cut at whitespace about every
     _PIECE_CHARS characters: joined by single spaces they are the normalised text."""
@@ -361,7 +384,8 @@ class MinHasher:
                 yield start, *self._shingle_hashes(texts[start:stop])
             return
         for start, stop in batches_by_size(texts, _TEXT_BATCH_CHARS, alone=_PIECE_CHARS):
-            if each_batch is None and len(texts[start]) > _PIECE_CHARS:  # a long text, alone in its batch
+            # a long text, alone in its batch (a str, or its UTF-8 bytes: dedup's texts_of)
+            if each_batch is None and len(texts[start]) > _PIECE_CHARS:
                 hashes = long_text_shingle_hashes(texts[start], self.ngram)
                 yield start, hashes, np.array([len(hashes)], dtype=np.int64)
                 continue
@@ -375,7 +399,7 @@ class MinHasher:
 
         For callers that also need the hashes themselves (verify.signatures_and_sets): one shingling pass.
         """
-        return self._min_per_document(self._premix(hashes), np.asarray(shingle_counts, dtype=np.int64))
+        return self._min_per_document(hashes, np.asarray(shingle_counts, dtype=np.int64))
 
     def _shingle_hashes(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         return shingle_hashes(texts, self.ngram, self.shingle_hash)
@@ -401,7 +425,8 @@ class MinHasher:
         return out
 
     def _min_per_document(self, hashes: np.ndarray, shingle_counts: np.ndarray) -> np.ndarray:
-        """Per-document minimum of the permuted hashes; documents without shingles stay empty."""
+        """Per-document minimum of the permuted (premixed) hashes; documents without shingles stay empty.
+        Each chunk is premixed as it is permuted: no premixed copy of all the hashes (a long document's)."""
         signatures = np.full((len(shingle_counts), self.num_perm), EMPTY_VALUE, dtype=self.dtype)
         nonempty = np.flatnonzero(shingle_counts > 0)
         counts = shingle_counts[nonempty]
@@ -416,11 +441,11 @@ class MinHasher:
             if len(chunk) > _SHINGLE_CHUNK:  # one long document: a running minimum over scratch-sized pieces
                 minimum = signatures[nonempty[first]]
                 for at in range(0, len(chunk), _SHINGLE_CHUNK):
-                    piece = self._permute_into(chunk[at : at + _SHINGLE_CHUNK], scratch)
+                    piece = self._permute_into(self._premix(chunk[at : at + _SHINGLE_CHUNK]), scratch)
                     np.minimum(minimum, piece.min(axis=1), out=minimum)
                 first = stop
                 continue
-            permuted = self._permute_into(chunk, scratch)
+            permuted = self._permute_into(self._premix(chunk), scratch)
             # reduceat only over non-empty documents: an empty range would yield a value, not the identity.
             minima = np.minimum.reduceat(permuted, starts[first:stop] - starts[first], axis=1)
             signatures[nonempty[first:stop]] = minima.T
@@ -444,14 +469,14 @@ def shingle_hashes(texts: Sequence[str], ngram: int = DEFAULT_NGRAM,
     return WordBatch.of(texts).shingle_hashes(ngram)
 
 
-def long_text_shingle_hashes(text: str, ngram: int = DEFAULT_NGRAM) -> np.ndarray:
-    """shingle_hashes([text], ngram)[0] of one long text, a normalised piece at a time: each piece's words
-    with the last ngram - 1 words before them, so every shingle is hashed once, in order. Memory is the
-    uint32 hashes (4 B a word) and one piece's scratch, not the whole text's word and span arrays
-    (~40 B per byte of text; issue 47 item 13)."""
+def long_text_shingle_hashes(text, ngram: int = DEFAULT_NGRAM) -> np.ndarray:
+    """shingle_hashes([text], ngram)[0] of one long text (a str, or its UTF-8 bytes: a memoryview), a
+    normalised piece at a time: each piece's words with the last ngram - 1 words before them, so every
+    shingle is hashed once, in order. Memory is the uint32 hashes (4 B a word) and one piece's scratch,
+    not the whole text's word and span arrays (~40 B per byte of text; issue 47 item 13)."""
     out: list[np.ndarray] = []
     carry = ""  # the words before the piece that start a shingle ending in it (all of them, if too few)
-    for piece in normalized_pieces(text):
+    for piece in normalized_pieces(text) if isinstance(text, str) else normalized_utf8_pieces(text):
         window = f"{carry} {piece}" if carry else piece
         words = WordBatch.of_normalized([window])
         if int(words.word_counts[0]) >= ngram:
