@@ -812,3 +812,35 @@ def test_extractor_children_die_with_a_killed_fetch(tmp_path):
         for pid in _marked_processes(mark):
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
+
+
+def test_utf16_pages_without_a_bom_and_pages_with_a_nul_are_documents(tmp_path):
+    """Before: a correctly labelled UTF-16 page without a byte-order mark, and a page with one NUL byte,
+    were `not_html` (NULs near the start looked binary). Now the label decodes the first, and the NUL of
+    the second is removed and counted in the document's meta; binary bytes stay not_html."""
+    from test_web import extract_cfg, read_all
+    from warcs import response, write_warc
+
+    from corpus.web.records import WebDoc, WebReject
+
+    words = "Die Brücke über den Fluss wurde im Frühling neu gebaut, und die Boote fahren wieder darunter."
+    page = f"<!DOCTYPE html><html><head><title>Fluss</title></head><body><p>{words}</p></body></html>"
+    records = [
+        response("http://a.org/le", page.encode("utf-16-le"), "text/html; charset=utf-16le"),
+        response("http://a.org/be", page.encode("utf-16-be"), "text/html; charset=UTF-16BE"),
+        response("http://a.org/plain-label", page.encode("utf-16-le"), "text/html; charset=utf-16"),
+        response("http://a.org/nul", page.replace("<title>", "<title>\x00").encode(), "text/html; charset=utf-8"),
+        response("http://a.org/png", b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8, "text/html; charset=utf-16le"),
+        response("http://a.org/blob", b"\x00\x01\x02\x03" * 300, "text/html"),
+    ]
+    items, counts = read_all(write_warc(tmp_path / "u.warc.gz", records), extract_cfg(tmp_path))
+    docs = {i.url: i for i in items if isinstance(i, WebDoc)}
+    assert sorted(docs) == ["http://a.org/be", "http://a.org/le", "http://a.org/nul", "http://a.org/plain-label"]
+    assert all(words in d.text for d in docs.values())
+    assert [docs[u].meta["charset"] for u in ("http://a.org/le", "http://a.org/be", "http://a.org/plain-label")] == [
+        "utf-16-le", "utf-16-be", "utf-16-le"]
+    assert docs["http://a.org/nul"].meta["nul_chars_removed"] == 1
+    assert "nul_chars_removed" not in docs["http://a.org/le"].meta
+    assert {i.url: i.reason for i in items if isinstance(i, WebReject)} == {
+        "http://a.org/png": "not_html", "http://a.org/blob": "not_html"}
+    assert counts.rejected == {"not_html": 2}

@@ -31,7 +31,7 @@ from typing import Iterator
 
 from corpus.formats.sources.record import WarcRecord
 from corpus.formats.sources.warc import warc_records
-from corpus.web.charset import Undecodable, decode_page
+from corpus.web.charset import Undecodable, decode_page, utf16_label
 from corpus.web.depth import nesting_depth
 from corpus.web.sandbox import sandbox
 
@@ -114,10 +114,24 @@ def media_type(value: str | None) -> str | None:
     return value.split(";", 1)[0].strip().lower() or None if value else None
 
 
-def looks_binary(payload: bytes) -> bool:
+def looks_binary(payload: bytes, http_charset: str | None = None) -> bool:
+    """A known binary format's magic, or NUL bytes near the start, unless they are UTF-16 text (a BOM, or
+    the UTF-16 charset the HTTP header declares) or stray NULs in a page that starts as HTML does (they
+    are removed and counted: strip_nuls)."""
     head = payload[:1024]
-    return head.startswith(BINARY_MAGIC) or b"\x00" in head.lstrip(b"\xff\xfe\xef\xbb\xbf")[:512] and not (
-        head.startswith((b"\xff\xfe", b"\xfe\xff")))
+    if head.startswith(BINARY_MAGIC):
+        return True
+    if b"\x00" not in head.lstrip(b"\xff\xfe\xef\xbb\xbf")[:512] or head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return False
+    if utf16_label(http_charset):
+        return False
+    return not looks_like_html(head.replace(b"\x00", b""))
+
+
+def strip_nuls(html: str) -> tuple[str, int]:
+    """The page without its NUL characters, and how many there were (parsers stop at one, or refuse it)."""
+    count = html.count("\x00")
+    return (html.replace("\x00", ""), count) if count else (html, 0)
 
 
 def looks_like_html(payload: bytes) -> bool:
@@ -169,7 +183,7 @@ def _page(rec: WarcRecord, cfg: dict) -> tuple[str, dict] | tuple[None, tuple[st
     mtype, how = payload_type(rec)
     if mtype not in cfg["html_types"]:
         return None, ("not_html", f"payload type {mtype or 'unknown'} ({how})")
-    if looks_binary(rec.payload):
+    if looks_binary(rec.payload, rec.http_charset):
         return None, ("not_html", f"binary payload under the label {mtype} ({how}): {rec.payload[:8]!r}")
     if big := too_large(rec, cfg):
         return None, big
@@ -177,12 +191,14 @@ def _page(rec: WarcRecord, cfg: dict) -> tuple[str, dict] | tuple[None, tuple[st
         html, codec, found = decode_page(rec.payload, rec.http_charset)
     except Undecodable as e:
         return None, ("undecodable", str(e))
+    html, nuls = strip_nuls(html)
     elements = html.count("<")
     if elements > cfg["max_html_elements"]:
         return None, ("too_many_elements", f"{elements} tags > {cfg['max_html_elements']} ([extract] max_html_elements)")
     if (depth := nesting_depth(html)) > cfg["max_html_depth"]:
         return None, ("too_deep", f"elements nested {depth} deep > {cfg['max_html_depth']} ([extract] max_html_depth)")
-    return html, {"charset": codec, "charset_from": found, "payload_type": mtype}
+    facts = {"charset": codec, "charset_from": found, "payload_type": mtype}
+    return html, facts | ({"nul_chars_removed": nuls} if nuls else {})
 
 
 def web_documents(path: Path, row: dict, start: int, stop: int, cfg: dict,
