@@ -844,3 +844,28 @@ def test_utf16_pages_without_a_bom_and_pages_with_a_nul_are_documents(tmp_path):
     assert {i.url: i.reason for i in items if isinstance(i, WebReject)} == {
         "http://a.org/png": "not_html", "http://a.org/blob": "not_html"}
     assert counts.rejected == {"not_html": 2}
+
+
+@pytest.mark.slow  # ~7 s: a fetch and two training attempts in subprocesses
+def test_quality_training_with_a_one_document_class_is_one_line(tmp_path):
+    """Before: the one document trained a model that had seen one positive and nothing measured (exit 0,
+    held-out F1 0, AUC None), or, held out, was reported as a source that holds none."""
+    from conftest import LEDGER
+
+    ledger = tmp_path / "LEDGER.jsonl"
+    ledger.write_text(LEDGER.read_text())
+    (tmp_path / "one.txt").write_text("A single document about the weather in spring and the gardens of the town.\n")
+    quality = {"enabled": True, "positive": ["one"], "negative": ["webtext"], "caps": {"webtext": 300}, "dim": 16,
+               "bucket": 20000, "keep_fraction": 0.5}
+    cfg = write_config(tmp_path / "c.toml", ledger=ledger, sources=["webtext"], artifacts=tmp_path / "art",
+                       **{"filters.quality": quality, "decontam": {"evals": []}})
+    run_corpus("--config", cfg, "ledger", "add", tmp_path / "one.txt", "--source-id", "one", "--license", "CC0-1.0",
+               check=True)
+    run_corpus("--config", cfg, "fetch", "--source", "one", "--source", "webtext", check=True)
+    for seed, split in ((1, "1 to train on and 0 held out"), (0, "0 to train on and 1 held out")):
+        cfg = write_config(tmp_path / "c.toml", ledger=ledger, sources=["webtext"], artifacts=tmp_path / "art",
+                           **{"filters.quality": {**quality, "seed": seed}, "decontam": {"evals": []}})
+        line = error_line(run_corpus("--config", cfg, "quality", "train"))
+        assert line == (f"error: {cfg}: filters.quality.positive: 1 document in one, {split}: a class needs both "
+                        "(filters.quality.heldout 0.1 of its documents are held out); add documents to it"), line
+    assert not (tmp_path / "art" / "models").exists() or not any((tmp_path / "art" / "models").rglob("*.bin"))
