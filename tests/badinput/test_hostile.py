@@ -869,3 +869,34 @@ def test_quality_training_with_a_one_document_class_is_one_line(tmp_path):
         assert line == (f"error: {cfg}: filters.quality.positive: 1 document in one, {split}: a class needs both "
                         "(filters.quality.heldout 0.1 of its documents are held out); add documents to it"), line
     assert not (tmp_path / "art" / "models").exists() or not any((tmp_path / "art" / "models").rglob("*.bin"))
+
+
+@pytest.mark.parametrize("kind", ["warc", "arc"])
+def test_records_of_a_file_gzipped_as_one_stream_have_distinct_locators(tmp_path, kind):
+    """Before: every WARC record after the first of a one-stream .warc.gz had FastWARC's inflater position,
+    the same for several records (and every ARC record its member's offset): repeated locators."""
+    import gzip
+
+    from test_web import extract_cfg, read_all
+    from warcs import arc_file, response, write_warc
+
+    from corpus.web.records import WebDoc
+
+    page = "<html><body><p>Some words about rivers, bridges and the boats on them, page {}.</p></body></html>"
+    if kind == "warc":
+        plain = write_warc(tmp_path / "p.warc", [response(f"http://a.org/{i}", page.format(i).encode())
+                                                 for i in range(6)], gz=False)
+        path = tmp_path / "one.warc.gz"
+        path.write_bytes(gzip.compress(plain.read_bytes()))
+    else:
+        path = arc_file(tmp_path / "one.arc.gz", [(f"http://a.org/{i}", page.format(i).encode(), "text/html")
+                                                  for i in range(6)], one_stream=True)
+    items, _ = read_all(path, extract_cfg(tmp_path))
+    docs = [i for i in items if isinstance(i, WebDoc)]
+    assert [d.url for d in docs] == [f"http://a.org/{i}" for i in range(6)]
+    places = [d.meta.get("record_in_member", 0) for d in docs]
+    if kind == "warc":  # the record's number in the member
+        assert places == list(range(6))
+    else:  # where it starts in the inflated member (after the filedesc record), as the ARC record id says
+        assert places == sorted(set(places)) and places[0] > 0 and docs[0].meta["record_id"] == f"<arc:0+{places[0]}>"
+    assert [d.locator.rsplit("@", 1)[1] for d in docs] == [f"0+{k}" if k else "0" for k in places]

@@ -47,7 +47,7 @@ _HTML_START = re.compile(rb"^\s*(<!--.*?-->\s*)*<(!doctype\s+html|html|head|body
 
 @dataclass
 class WebDoc:
-    locator: str            # <file url>@<record offset>
+    locator: str            # <file url>@<record offset>[+<place in its gzip member>, after the first]
     url: str                # the page's URL (WARC-Target-URI)
     text: str
     meta: dict              # record id, date, status, content type, charset and how it was found, offset
@@ -160,6 +160,8 @@ def payload_type(rec: WarcRecord) -> tuple[str | None, str]:
 def record_meta(rec: WarcRecord, source_url: str) -> dict:
     meta = {"record_id": rec.headers.get("WARC-Record-ID"), "warc_date": rec.headers.get("WARC-Date"),
             "record_type": rec.type, "record_offset": rec.offset, "source": source_url}
+    if rec.in_member:
+        meta["record_in_member"] = rec.in_member  # the record's place after the first of its gzip member
     if rec.type == "response":
         meta["http_status"] = rec.http_status
         meta["content_type"] = rec.http_headers.get("content-type")
@@ -212,7 +214,7 @@ def web_documents(path: Path, row: dict, start: int, stop: int, cfg: dict,
         if rec.type not in DOCUMENT_RECORDS:
             counts.skipped[rec.type] = counts.skipped.get(rec.type, 0) + 1
             continue
-        locator = f"{url}@{rec.offset}"
+        locator = f"{url}@{rec.offset}" + (f"+{rec.in_member}" if rec.in_member else "")
         page_url = rec.headers.get("WARC-Target-URI")
         meta = record_meta(rec, url)
 
