@@ -900,3 +900,23 @@ def test_records_of_a_file_gzipped_as_one_stream_have_distinct_locators(tmp_path
     else:  # where it starts in the inflated member (after the filedesc record), as the ARC record id says
         assert places == sorted(set(places)) and places[0] > 0 and docs[0].meta["record_id"] == f"<arc:0+{places[0]}>"
     assert [d.locator.rsplit("@", 1)[1] for d in docs] == [f"0+{k}" if k else "0" for k in places]
+
+
+def test_verify_refuses_a_tokens_directory_without_its_stage_manifest(tmp_path):
+    """Before: deleting `_STAGE.json` skipped the manifest's sha256 check, so an edited `_MANIFEST.json`
+    (vouching for edited parts) passed verify=True."""
+    from test_loader import build_tokens_dir, make_docs, write_stage_manifest
+
+    from corpus.errors import CorpusError
+    from corpus.tokens.loader import TokenStream
+
+    root = build_tokens_dir(tmp_path / "t", {"train": [make_docs(np.random.default_rng(4), 5, 512)]})
+    stage = write_stage_manifest(root)
+    TokenStream.open(root, "train", verify=True)
+    stage.unlink()
+    TokenStream.open(root, "train")  # sizes and indexes only: still readable
+    with pytest.raises(CorpusError) as e:
+        TokenStream.open(root, "train", verify=True)
+    assert str(e.value) == (f"{root}: no _STAGE.json, so nothing records _MANIFEST.json's sha256 and verify=True "
+                            "cannot check it (the tokenize stage publishes one with every tokens directory; "
+                            "verify=False checks the sizes and indexes only)")
