@@ -95,6 +95,7 @@ def test_open_exposes_the_split_as_one_stream(two_parts, stream):
 def test_open_checks_manifest_sizes_and_hashes(tmp_path):
     rng = np.random.default_rng(2)
     root = build_tokens_dir(tmp_path / "t", {"train": [make_docs(rng, 5, 512)]})
+    write_stage_manifest(root)
     TokenStream.open(root, "train", verify=True)
     (root / "tokenizer.json").write_text('{"changed": true}')
     TokenStream.open(root, "train")
@@ -500,6 +501,7 @@ def test_a_tampered_document_index_is_refused_on_open(tmp_path):
 
 def test_untampered_directory_reads_identically_with_and_without_verify(tmp_path):
     root, parts = tampered_copy(tmp_path)
+    write_stage_manifest(root)
     whole = flat(parts)
     default, verified = TokenStream.open(root, "train"), TokenStream.open(root, "train", verify=True)
     assert np.array_equal(default.read(0, len(default)), whole)

@@ -3,7 +3,9 @@ address, a non-zero exit, nothing published, and earlier outputs unchanged."""
 
 from __future__ import annotations
 
+import contextlib
 import http.server
+import os
 import threading
 import time
 from pathlib import Path
@@ -198,6 +200,90 @@ def test_a_ray_address_where_nothing_answers_is_one_line(tmp_path):
     assert line.startswith(f"error: RAY_ADDRESS=127.0.0.1:{port}: no Ray head answers there"), line
     assert time.monotonic() - t0 < 60
     assert _published(tmp_path / "art") == []
+
+
+class _NotRay:
+    """A plain TCP listener on 127.0.0.1: `silent` accepts and says nothing, `http` answers as HTTP/1.1 does."""
+
+    def __init__(self, kind: str):
+        import socket
+
+        self.kind, self.sock = kind, socket.create_server(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.held: list = []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            if self.kind == "http":
+                conn.recv(1024)
+                conn.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+                conn.close()
+            else:
+                self.held.append(conn)
+
+    def close(self):
+        self.sock.close()
+        for c in self.held:
+            c.close()
+
+
+@pytest.mark.cluster
+@pytest.mark.parametrize("kind", ["silent", "http"])
+def test_a_ray_address_where_something_else_listens_is_one_line(tmp_path, kind):
+    """Before: ray.init on a listener that is no Ray head hung for more than 200 s (and ignored SIGTERM)."""
+    pytest.importorskip("ray")
+    listener = _NotRay(kind)
+    try:
+        ledger, _ = _small_setup(tmp_path)
+        cfg = write_config(tmp_path / "ray.toml", ledger=ledger, sources=["tiny"], artifacts=tmp_path / "art",
+                           run={"executor": "ray"})
+        t0 = time.monotonic()
+        proc = run_corpus("--config", cfg, "fetch", timeout=120,
+                          env={"RAY_ADDRESS": f"127.0.0.1:{listener.port}", "CORPUS_RAY_CONNECT_TIMEOUT_S": "2"})
+        line = error_line(proc)
+        heard = "nothing" if kind == "silent" else "b'HTTP/1.1 '"  # the first 9 bytes
+        assert line.startswith(f"error: RAY_ADDRESS=127.0.0.1:{listener.port}: something listens there but is no "
+                               f"Ray head (no gRPC greeting within 2 s, it sent {heard};"), line
+        assert time.monotonic() - t0 < 60
+        assert _published(tmp_path / "art") == []
+    finally:
+        listener.close()
+
+
+@pytest.mark.cluster
+def test_sigterm_stops_a_run_waiting_for_a_ray_head(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    pytest.importorskip("ray")
+    listener = _NotRay("silent")
+    try:
+        ledger, _ = _small_setup(tmp_path)
+        cfg = write_config(tmp_path / "ray.toml", ledger=ledger, sources=["tiny"], artifacts=tmp_path / "art",
+                           run={"executor": "ray"})
+        env = dict(os.environ, RAY_ADDRESS=f"127.0.0.1:{listener.port}", CORPUS_RAY_CONNECT_TIMEOUT_S="120")
+        proc = subprocess.Popen([sys.executable, "-m", "corpus.commands.launch", "--config", str(cfg), "fetch"],
+                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while not listener.held and time.monotonic() < deadline:  # it has connected: it waits for the greeting
+            time.sleep(0.1)
+        assert listener.held, "the run never connected"
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            pytest.fail("SIGTERM was ignored while waiting for the Ray head")
+        assert proc.returncode == -signal.SIGTERM
+        assert _published(tmp_path / "art") == []
+    finally:
+        listener.close()
 
 
 @pytest.mark.slow  # longer than ~2 s: the full tier
@@ -679,3 +765,195 @@ def test_a_brotli_body_inflates_to_its_limit_only():
 
     bomb = brotli.compress(b"a" * (64 << 20))  # a few hundred bytes that inflate to 64 MiB
     assert len(decode_body(bomb, {"content-encoding": "br"}, 1 << 20)) == (1 << 20) + 1
+
+
+@pytest.mark.parametrize("engine", ["resiliparse", pytest.param("trafilatura", marks=pytest.mark.slow)])  # 7 s
+def test_a_page_nested_too_deep_is_a_too_deep_reject_before_extraction(tmp_path, engine):
+    """40,000 nested divs (resiliparse: minutes inside every other limit; trafilatura kept part of the page)
+    and 40,000 `<div/>` (HTML opens each): too_deep rejects, decided before the extractor; the real pages
+    of the shared evaluation set, and a page of 5,000 unclosed <p> and SVG paths, are documents."""
+    from test_web import extract_cfg, read_all
+    from warcs import eval_pages, response, write_warc
+
+    from corpus.web.depth import nesting_depth
+    from corpus.web.records import WebDoc, WebReject
+
+    text = "<p>A paragraph of ordinary text about gardening, soil and the weather in spring time.</p>"
+    deep = "<html><body>" + "<div>x" * 40_000 + "</div>" * 40_000 + text + "</body></html>"
+    slashed = "<html><body>" + "<div/>" * 40_000 + text + "</body></html>"
+    stray = "<html><body>" + "<div></span>" * 40_000 + text + "</body></html>"  # a stray end tag hides nothing
+    wide = "<html><body>" + text * 5_000 + "<svg>" + "<path d='M0 0'/>" * 5_000 + "</svg></body></html>"
+    pages = eval_pages()[:3]
+    records = [response(f"http://a.org/{name}", html.encode()) for name, html in
+               (("deep", deep), ("slashed", slashed), ("stray", stray), ("wide", wide))]
+    records += [response(p["url"], p["html"], "text/html") for p in pages]
+    cfg = extract_cfg(tmp_path, engine=engine, max_html_elements=1_000_000)
+    items, counts = read_all(write_warc(tmp_path / "deep.warc.gz", records), cfg)
+    reasons = {i.url: (i.reason, i.detail) for i in items if isinstance(i, WebReject)}
+    assert reasons == {f"http://a.org/{n}": ("too_deep", "elements nested 40000 deep > 1024 ([extract] max_html_depth)")
+                       for n in ("deep", "slashed", "stray")}, reasons
+    assert [i.url for i in items if isinstance(i, WebDoc)] == ["http://a.org/wide"] + [p["url"] for p in pages]
+    assert counts.rejected == {"too_deep": 3}
+    assert nesting_depth("<div><p>a<p>b<ul><li>c<li>d</ul><br><img src=x></div>") == 2
+    assert nesting_depth("<div><b><i>x</div><div>y</div>") == 3
+
+
+def _marked_processes(mark: str) -> list[int]:
+    """Pids of the processes whose environment holds CORPUS_TEST_MARK=mark (this test's descendants)."""
+    pids = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                if f"CORPUS_TEST_MARK={mark}".encode() in (d / "environ").read_bytes().split(b"\0"):
+                    pids.append(int(d.name))
+            except OSError:
+                pass
+    return pids
+
+
+@pytest.mark.slow  # ~10 s: a fetch started, killed and waited for
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc")
+def test_extractor_children_die_with_a_killed_fetch(tmp_path):
+    """kill -9 of the fetch's process group while its extractor child is busy on a page: the child (in a
+    session of its own) went on, for as long as the page kept it; now it dies with its parent."""
+    import signal
+    import subprocess
+    import sys
+
+    from warcs import ledger_row, response, write_warc
+
+    page = b"<html><body><p>Text about rivers and the boats on them, long enough to keep.</p></body></html>"
+    warc = write_warc(tmp_path / "w.warc.gz", [response(f"http://a.org/slow{i}", page) for i in range(4)])
+    ledger = write_ledger(tmp_path / "ledger.jsonl", [ledger_row("web-pages", warc)])
+    cfg = write_config(tmp_path / "c.toml", ledger=ledger, sources=["web-pages"], artifacts=tmp_path / "art",
+                       fetch={"unit_bytes": 1024}, extract={"timeout_s": 600})
+    mark = str(tmp_path)
+    env = dict(os.environ, CORPUS_FAULT_EXTRACT="hang:/slow", CORPUS_TEST_MARK=mark)
+    proc = subprocess.Popen([sys.executable, "-m", "corpus.commands.launch", "--config", str(cfg), "fetch", "-j", "2"],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not any(
+                b"corpus.web.sandbox" in Path(f"/proc/{p}/cmdline").read_bytes() for p in _marked_processes(mark)
+                if Path(f"/proc/{p}/cmdline").exists()):
+            time.sleep(0.2)
+        time.sleep(1.0)  # the child has read its page and hangs on it
+        assert len(_marked_processes(mark)) > 1
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+        deadline = time.monotonic() + 5
+        while _marked_processes(mark) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _marked_processes(mark) == [], "processes outlived the killed fetch"
+    finally:
+        for pid in _marked_processes(mark):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def test_utf16_pages_without_a_bom_and_pages_with_a_nul_are_documents(tmp_path):
+    """Before: a correctly labelled UTF-16 page without a byte-order mark, and a page with one NUL byte,
+    were `not_html` (NULs near the start looked binary). Now the label decodes the first, and the NUL of
+    the second is removed and counted in the document's meta; binary bytes stay not_html."""
+    from test_web import extract_cfg, read_all
+    from warcs import response, write_warc
+
+    from corpus.web.records import WebDoc, WebReject
+
+    words = "Die Brücke über den Fluss wurde im Frühling neu gebaut, und die Boote fahren wieder darunter."
+    page = f"<!DOCTYPE html><html><head><title>Fluss</title></head><body><p>{words}</p></body></html>"
+    records = [
+        response("http://a.org/le", page.encode("utf-16-le"), "text/html; charset=utf-16le"),
+        response("http://a.org/be", page.encode("utf-16-be"), "text/html; charset=UTF-16BE"),
+        response("http://a.org/plain-label", page.encode("utf-16-le"), "text/html; charset=utf-16"),
+        response("http://a.org/nul", page.replace("<title>", "<title>\x00").encode(), "text/html; charset=utf-8"),
+        response("http://a.org/png", b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8, "text/html; charset=utf-16le"),
+        response("http://a.org/blob", b"\x00\x01\x02\x03" * 300, "text/html"),
+    ]
+    items, counts = read_all(write_warc(tmp_path / "u.warc.gz", records), extract_cfg(tmp_path))
+    docs = {i.url: i for i in items if isinstance(i, WebDoc)}
+    assert sorted(docs) == ["http://a.org/be", "http://a.org/le", "http://a.org/nul", "http://a.org/plain-label"]
+    assert all(words in d.text for d in docs.values())
+    assert [docs[u].meta["charset"] for u in ("http://a.org/le", "http://a.org/be", "http://a.org/plain-label")] == [
+        "utf-16-le", "utf-16-be", "utf-16-le"]
+    assert docs["http://a.org/nul"].meta["nul_chars_removed"] == 1
+    assert "nul_chars_removed" not in docs["http://a.org/le"].meta
+    assert {i.url: i.reason for i in items if isinstance(i, WebReject)} == {
+        "http://a.org/png": "not_html", "http://a.org/blob": "not_html"}
+    assert counts.rejected == {"not_html": 2}
+
+
+@pytest.mark.slow  # ~7 s: a fetch and two training attempts in subprocesses
+def test_quality_training_with_a_one_document_class_is_one_line(tmp_path):
+    """Before: the one document trained a model that had seen one positive and nothing measured (exit 0,
+    held-out F1 0, AUC None), or, held out, was reported as a source that holds none."""
+    from conftest import LEDGER
+
+    ledger = tmp_path / "LEDGER.jsonl"
+    ledger.write_text(LEDGER.read_text())
+    (tmp_path / "one.txt").write_text("A single document about the weather in spring and the gardens of the town.\n")
+    quality = {"enabled": True, "positive": ["one"], "negative": ["webtext"], "caps": {"webtext": 300}, "dim": 16,
+               "bucket": 20000, "keep_fraction": 0.5}
+    cfg = write_config(tmp_path / "c.toml", ledger=ledger, sources=["webtext"], artifacts=tmp_path / "art",
+                       **{"filters.quality": quality, "decontam": {"evals": []}})
+    run_corpus("--config", cfg, "ledger", "add", tmp_path / "one.txt", "--source-id", "one", "--license", "CC0-1.0",
+               check=True)
+    run_corpus("--config", cfg, "fetch", "--source", "one", "--source", "webtext", check=True)
+    for seed, split in ((1, "1 to train on and 0 held out"), (0, "0 to train on and 1 held out")):
+        cfg = write_config(tmp_path / "c.toml", ledger=ledger, sources=["webtext"], artifacts=tmp_path / "art",
+                           **{"filters.quality": {**quality, "seed": seed}, "decontam": {"evals": []}})
+        line = error_line(run_corpus("--config", cfg, "quality", "train"))
+        assert line == (f"error: {cfg}: filters.quality.positive: 1 document in one, {split}: a class needs both "
+                        "(filters.quality.heldout 0.1 of its documents are held out); add documents to it"), line
+    assert not (tmp_path / "art" / "models").exists() or not any((tmp_path / "art" / "models").rglob("*.bin"))
+
+
+@pytest.mark.parametrize("kind", ["warc", "arc"])
+def test_records_of_a_file_gzipped_as_one_stream_have_distinct_locators(tmp_path, kind):
+    """Before: every WARC record after the first of a one-stream .warc.gz had FastWARC's inflater position,
+    the same for several records (and every ARC record its member's offset): repeated locators."""
+    import gzip
+
+    from test_web import extract_cfg, read_all
+    from warcs import arc_file, response, write_warc
+
+    from corpus.web.records import WebDoc
+
+    page = "<html><body><p>Some words about rivers, bridges and the boats on them, page {}.</p></body></html>"
+    if kind == "warc":
+        plain = write_warc(tmp_path / "p.warc", [response(f"http://a.org/{i}", page.format(i).encode())
+                                                 for i in range(6)], gz=False)
+        path = tmp_path / "one.warc.gz"
+        path.write_bytes(gzip.compress(plain.read_bytes()))
+    else:
+        path = arc_file(tmp_path / "one.arc.gz", [(f"http://a.org/{i}", page.format(i).encode(), "text/html")
+                                                  for i in range(6)], one_stream=True)
+    items, _ = read_all(path, extract_cfg(tmp_path))
+    docs = [i for i in items if isinstance(i, WebDoc)]
+    assert [d.url for d in docs] == [f"http://a.org/{i}" for i in range(6)]
+    places = [d.meta.get("record_in_member", 0) for d in docs]
+    if kind == "warc":  # the record's number in the member
+        assert places == list(range(6))
+    else:  # where it starts in the inflated member (after the filedesc record), as the ARC record id says
+        assert places == sorted(set(places)) and places[0] > 0 and docs[0].meta["record_id"] == f"<arc:0+{places[0]}>"
+    assert [d.locator.rsplit("@", 1)[1] for d in docs] == [f"0+{k}" if k else "0" for k in places]
+
+
+def test_verify_refuses_a_tokens_directory_without_its_stage_manifest(tmp_path):
+    """Before: deleting `_STAGE.json` skipped the manifest's sha256 check, so an edited `_MANIFEST.json`
+    (vouching for edited parts) passed verify=True."""
+    from test_loader import build_tokens_dir, make_docs, write_stage_manifest
+
+    from corpus.errors import CorpusError
+    from corpus.tokens.loader import TokenStream
+
+    root = build_tokens_dir(tmp_path / "t", {"train": [make_docs(np.random.default_rng(4), 5, 512)]})
+    stage = write_stage_manifest(root)
+    TokenStream.open(root, "train", verify=True)
+    stage.unlink()
+    TokenStream.open(root, "train")  # sizes and indexes only: still readable
+    with pytest.raises(CorpusError) as e:
+        TokenStream.open(root, "train", verify=True)
+    assert str(e.value) == (f"{root}: no _STAGE.json, so nothing records _MANIFEST.json's sha256 and verify=True "
+                            "cannot check it (the tokenize stage publishes one with every tokens directory; "
+                            "verify=False checks the sizes and indexes only)")

@@ -82,15 +82,43 @@ def normalize_for_shingles(text: str) -> str:
     """
     if len(text) <= _PIECE_CHARS:
         return _normalize_piece(text)
-    pieces, start = [], 0
+    return " ".join(normalized_pieces(text))
+
+
+def normalized_utf8_pieces(data) -> Iterator[str]:
+    """normalized_pieces of a text given as its UTF-8 bytes (a memoryview of Arrow's buffer): decoded a
+    piece at a time, cut at an ASCII space or newline (a character boundary, and whitespace), so the
+    whole text is never one Python string (4 bytes a character if one of them is an emoji)."""
+    view = memoryview(data)
+    start = 0
+    while start < len(view):
+        stop = _ascii_space_after(view, start + _PIECE_CHARS) if len(view) - start > _PIECE_CHARS else len(view)
+        yield from normalized_pieces(str(view[start:stop], "utf-8"))
+        start = stop
+
+
+def _ascii_space_after(view: memoryview, at: int, probe: int = 1 << 16) -> int:
+    """The first position >= at of a b" " or b"\n" in `view`, else its length."""
+    while at < len(view):
+        window = bytes(view[at:at + probe])
+        found = [i for i in (window.find(b" "), window.find(b"\n")) if i >= 0]
+        if found:
+            return at + min(found)
+        at += probe
+    return len(view)
+
+
+def normalized_pieces(text: str) -> Iterator[str]:
+    """normalize_for_shingles(text) as non-empty pieces of whole words, cut at whitespace about every
+    _PIECE_CHARS characters: joined by single spaces they are the normalised text."""
+    start = 0
     while start < len(text):
         cut = _WHITESPACE.search(text, start + _PIECE_CHARS) if len(text) - start > _PIECE_CHARS else None
         stop = cut.start() if cut else len(text)
         piece = _normalize_piece(text[start:stop])
         if piece:
-            pieces.append(piece)
+            yield piece
         start = stop
-    return " ".join(pieces)
 
 
 # ASCII characters _PUNCTUATION deletes, and "_": on an ASCII text one str.translate does what the regex and
@@ -203,21 +231,40 @@ def span_hashes64(buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> n
         low = int(starts[first])
         stop = max(int(np.searchsorted(ends, low + _SPAN_WINDOW, side="right")), first + 1)
         high = int(ends[stop - 1])
-        out[first:stop] = _window_hashes64(buffer[low:high], starts[first:stop] - low, ends[first:stop] - low)
+        if high - low > _SPAN_WINDOW:  # one span longer than a window (a long word): hashed a window at a time
+            out[first] = _long_span_hash64(buffer[low:high])
+        else:
+            out[first:stop] = _window_hashes64(buffer[low:high], starts[first:stop] - low, ends[first:stop] - low)
         first = stop
     return out
 
 
+def _long_span_hash64(data: np.ndarray) -> np.uint64:
+    """poly_hash64 of a span longer than _SPAN_WINDOW: poly(x + y) = poly(x) * B**len(y) + poly(y) mod 2**64,
+    a window of bytes at a time, so the tables stay window-sized however long one word is."""
+    powers, _ = _POWERS.at_least(_SPAN_WINDOW + 1)
+    acc = np.zeros(1, dtype=np.uint64)
+    for at in range(0, len(data), _SPAN_WINDOW):
+        chunk = data[at:at + _SPAN_WINDOW]
+        whole = np.array([0], dtype=np.int64), np.array([len(chunk)], dtype=np.int64)
+        acc = acc * powers[len(chunk)] + _window_polynomials(chunk, *whole)
+    return fmix64(acc)[0]
+
+
 def _window_hashes64(buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    return fmix64(_window_polynomials(buffer, starts, ends))
+
+
+def _window_polynomials(buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """With Q[k] = sum_{t<k} c_t B^-(t+1), the polynomial of buffer[s:e] is B^e (Q[e] - Q[s]) mod 2**64."""
-    if len(buffer) + 1 > _POWERS_CACHED:  # one long word: its tables are made for it, not kept
+    if len(buffer) + 1 > _POWERS_CACHED:  # a buffer longer than any window: its tables are made for it, not kept
         powers, inverse_powers = (_cumulative_powers(_POLY_BASE, len(buffer) + 1),
                                   _cumulative_powers(_POLY_BASE_INV, len(buffer) + 1))
     else:
         powers, inverse_powers = _POWERS.at_least(len(buffer) + 1)
     prefix = np.zeros(len(buffer) + 1, dtype=np.uint64)
     np.cumsum(buffer.astype(np.uint64) * inverse_powers[1 : len(buffer) + 1], out=prefix[1:])
-    return fmix64(powers[ends] * (prefix[ends] - prefix[starts]))
+    return powers[ends] * (prefix[ends] - prefix[starts])
 
 
 def word_bounds(buffer: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -336,7 +383,13 @@ class MinHasher:
                     each_batch(start, WordBatch.of(texts[start:stop]))
                 yield start, *self._shingle_hashes(texts[start:stop])
             return
-        for start, words in word_batches(texts):
+        for start, stop in batches_by_size(texts, _TEXT_BATCH_CHARS, alone=_PIECE_CHARS):
+            # a long text, alone in its batch (a str, or its UTF-8 bytes: dedup's texts_of)
+            if each_batch is None and len(texts[start]) > _PIECE_CHARS:
+                hashes = long_text_shingle_hashes(texts[start], self.ngram)
+                yield start, hashes, np.array([len(hashes)], dtype=np.int64)
+                continue
+            words = WordBatch.of(texts[start:stop])
             if each_batch is not None:
                 each_batch(start, words)
             yield start, *words.shingle_hashes(self.ngram)
@@ -346,7 +399,7 @@ class MinHasher:
 
         For callers that also need the hashes themselves (verify.signatures_and_sets): one shingling pass.
         """
-        return self._min_per_document(self._premix(hashes), np.asarray(shingle_counts, dtype=np.int64))
+        return self._min_per_document(hashes, np.asarray(shingle_counts, dtype=np.int64))
 
     def _shingle_hashes(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         return shingle_hashes(texts, self.ngram, self.shingle_hash)
@@ -372,7 +425,8 @@ class MinHasher:
         return out
 
     def _min_per_document(self, hashes: np.ndarray, shingle_counts: np.ndarray) -> np.ndarray:
-        """Per-document minimum of the permuted hashes; documents without shingles stay empty."""
+        """Per-document minimum of the permuted (premixed) hashes; documents without shingles stay empty.
+        Each chunk is premixed as it is permuted: no premixed copy of all the hashes (a long document's)."""
         signatures = np.full((len(shingle_counts), self.num_perm), EMPTY_VALUE, dtype=self.dtype)
         nonempty = np.flatnonzero(shingle_counts > 0)
         counts = shingle_counts[nonempty]
@@ -387,11 +441,11 @@ class MinHasher:
             if len(chunk) > _SHINGLE_CHUNK:  # one long document: a running minimum over scratch-sized pieces
                 minimum = signatures[nonempty[first]]
                 for at in range(0, len(chunk), _SHINGLE_CHUNK):
-                    piece = self._permute_into(chunk[at : at + _SHINGLE_CHUNK], scratch)
+                    piece = self._permute_into(self._premix(chunk[at : at + _SHINGLE_CHUNK]), scratch)
                     np.minimum(minimum, piece.min(axis=1), out=minimum)
                 first = stop
                 continue
-            permuted = self._permute_into(chunk, scratch)
+            permuted = self._permute_into(self._premix(chunk), scratch)
             # reduceat only over non-empty documents: an empty range would yield a value, not the identity.
             minima = np.minimum.reduceat(permuted, starts[first:stop] - starts[first], axis=1)
             signatures[nonempty[first:stop]] = minima.T
@@ -415,6 +469,26 @@ def shingle_hashes(texts: Sequence[str], ngram: int = DEFAULT_NGRAM,
     return WordBatch.of(texts).shingle_hashes(ngram)
 
 
+def long_text_shingle_hashes(text, ngram: int = DEFAULT_NGRAM) -> np.ndarray:
+    """shingle_hashes([text], ngram)[0] of one long text (a str, or its UTF-8 bytes: a memoryview), a
+    normalised piece at a time: each piece's words with the last ngram - 1 words before them, so every
+    shingle is hashed once, in order. Memory is the uint32 hashes (4 B a word) and one piece's scratch,
+    not the whole text's word and span arrays (~40 B per byte of text; issue 47 item 13)."""
+    out: list[np.ndarray] = []
+    carry = ""  # the words before the piece that start a shingle ending in it (all of them, if too few)
+    for piece in normalized_pieces(text) if isinstance(text, str) else normalized_utf8_pieces(text):
+        window = f"{carry} {piece}" if carry else piece
+        words = WordBatch.of_normalized([window])
+        if int(words.word_counts[0]) >= ngram:
+            out.append(words.gram_hashes(ngram, short_as_whole=False)[0].astype(np.uint32))
+            carry = " ".join(window.rsplit(" ", ngram - 1)[1:]) if ngram > 1 else ""
+        else:
+            carry = window
+    if not out and carry:  # fewer words than ngram in all: the whole text is the one shingle
+        out.append(WordBatch.of_normalized([carry]).shingle_hashes(ngram)[0])
+    return np.concatenate(out) if out else np.zeros(0, dtype=np.uint32)
+
+
 def word_batches(texts: Sequence[str]) -> Iterator[tuple[int, WordBatch]]:
     """(first row, WordBatch) of consecutive texts of about _TEXT_BATCH_CHARS characters each."""
     for start, stop in batches_by_size(texts, _TEXT_BATCH_CHARS):
@@ -435,7 +509,11 @@ class WordBatch:
 
     @classmethod
     def of(cls, texts: Sequence[str]) -> WordBatch:
-        normalised = [normalize_for_shingles(text) for text in texts]
+        return cls.of_normalized([normalize_for_shingles(text) for text in texts])
+
+    @classmethod
+    def of_normalized(cls, normalised: Sequence[str]) -> WordBatch:
+        """A batch of texts already normalize_for_shingles'd (normalising twice need not be a no-op)."""
         word_counts = np.array([text.count(" ") + 1 if text else 0 for text in normalised], dtype=np.int64)
         # Join non-empty texts with one space: then words of the whole batch are split by spaces alone.
         buffer = np.frombuffer(" ".join(t for t in normalised if t).encode("utf-8"), dtype=np.uint8)
@@ -477,11 +555,18 @@ def _sha1_shingle_hashes(texts: Sequence[str], ngram: int) -> tuple[np.ndarray, 
     return np.frombuffer(b"".join(digests), dtype="<u4").astype(np.uint32), counts
 
 
-def batches_by_size(texts: Sequence[str], max_chars: int) -> list[tuple[int, int]]:
-    """[start, stop) ranges of consecutive texts of about max_chars each (at least one text per range)."""
+def batches_by_size(texts: Sequence[str], max_chars: int, alone: int | None = None) -> list[tuple[int, int]]:
+    """[start, stop) ranges of consecutive texts of about max_chars each (at least one text per range);
+    a text longer than `alone` characters (if given) has a range of its own."""
     ranges: list[tuple[int, int]] = []
     start, size = 0, 0
     for i, text in enumerate(texts):
+        if alone is not None and len(text) > alone:
+            if start < i:
+                ranges.append((start, i))
+            ranges.append((i, i + 1))
+            start, size = i + 1, 0
+            continue
         size += len(text)
         if size >= max_chars:
             ranges.append((start, i + 1))

@@ -97,6 +97,9 @@ def sets_from_hashes(hashes: np.ndarray, shingle_counts: np.ndarray) -> ShingleS
     One sort of (document << 32 | hash) keys: the documents stay in order and equal hashes are adjacent.
     """
     counts = np.asarray(shingle_counts, dtype=np.int64)
+    if len(counts) == 1:  # one (long) document alone: sorted distinct hashes, without 8-byte keys
+        flat = np.unique(np.asarray(hashes, dtype=np.uint32))
+        return ShingleSets(flat, _offsets(np.array([len(flat)], dtype=np.int64)))
     doc = np.repeat(np.arange(len(counts), dtype=np.uint64), counts)
     keys = np.sort((doc << np.uint64(32)) | np.asarray(hashes, dtype=np.uint32).astype(np.uint64))
     distinct = np.ones(len(keys), dtype=bool)

@@ -246,21 +246,55 @@ _RAY_HINT = (" (a cluster with token authentication needs RAY_AUTH_MODE=token an
              "its head; unset RAY_ADDRESS to run on this machine)")
 
 
+# The HTTP/2 client preface and an empty SETTINGS frame: a gRPC server (Ray's GCS and its client server
+# speak gRPC, in plain text unless RAY_USE_TLS) answers with a SETTINGS frame of its own.
+_H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+_H2_SETTINGS = 4
+
+
 def _check_ray_head(address: str) -> None:
-    """Ray keeps retrying an address where nothing answers (minutes, printing only its own warnings): a
-    host:port head is first asked for a TCP connection with a deadline, and refused in one line."""
+    """Ray keeps retrying an address where nothing answers (minutes, printing only its own warnings), and
+    one where something else listens (> 200 s, deaf to SIGTERM inside ray.init): a host:port head is first
+    asked, with a deadline, for a TCP connection and a gRPC (HTTP/2) greeting, and refused in one line."""
     hostport = address.removeprefix("ray://")
     host, sep, port = hostport.rpartition(":")
     if not sep or not port.isdigit():
         return  # "auto", "local": Ray's own resolution
     timeout = seconds_from_env(RAY_CONNECT_ENV, 10)
     try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+        conn = socket.create_connection((host.strip("[]"), int(port)), timeout=timeout)
     except OSError as e:
         reason = "timed out" if isinstance(e, TimeoutError) else (e.strerror or type(e).__name__)
         raise CorpusError(f"RAY_ADDRESS={address}: no Ray head answers there ({reason} within {timeout:g} s; "
                           f"{RAY_CONNECT_ENV} sets the wait); start one with `ray start --head`, or unset "
                           f"RAY_ADDRESS to run on this machine") from None
+    with conn:
+        if os.environ.get("RAY_USE_TLS", "0").lower() in ("1", "true"):
+            return  # a TLS handshake comes first: Ray checks the rest
+        reply = _greeting(conn, timeout)
+    if len(reply) < 9 or reply[3] != _H2_SETTINGS:
+        heard = "nothing" if not reply else repr(reply)
+        raise CorpusError(f"RAY_ADDRESS={address}: something listens there but is no Ray head (no gRPC "
+                          f"greeting within {timeout:g} s, it sent {heard}; {RAY_CONNECT_ENV} sets the wait); "
+                          f"check the address, or unset RAY_ADDRESS to run on this machine")
+
+
+def _greeting(conn: socket.socket, timeout: float) -> bytes:
+    """The first 9 bytes (a frame header) the server sends after the HTTP/2 preface, or fewer: what came
+    before it closed the connection or the deadline passed."""
+    deadline = time.monotonic() + timeout
+    got = b""
+    try:
+        conn.sendall(_H2_PREFACE)
+        while len(got) < 9 and (left := deadline - time.monotonic()) > 0:
+            conn.settimeout(left)
+            chunk = conn.recv(9 - len(got))
+            if not chunk:
+                break
+            got += chunk
+    except OSError:
+        pass
+    return got
 
 
 def _map_ray(fn, units, workers, finished) -> list[Any]:

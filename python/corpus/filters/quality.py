@@ -153,10 +153,18 @@ def labelled_documents(config, facts: dict) -> tuple[list[tuple[str, str]], list
                     train.append((_unit(seed, "order", sid, i), name, text))
                     c["train"] += 1
     for label in ("positive", "negative"):
-        if not any(counts[s]["train"] for s in facts["sources"][label]):
+        sources = facts["sources"][label]
+        trained, held_out = (sum(counts[s][k] for s in sources) for k in ("train", "heldout"))
+        if not trained and not held_out:
             raise CorpusError(f"{config.path}: filters.quality.{label}: no documents to train on "
-                              f"({', '.join(facts['sources'][label])} "
-                              f"{'holds' if len(facts['sources'][label]) == 1 else 'hold'} none after sampling)")
+                              f"({', '.join(sources)} {'holds' if len(sources) == 1 else 'hold'} none after sampling)")
+        if not trained or not held_out:
+            # one document (or a few, all on one side): fastText trains a model that has never seen the
+            # class, or one that nothing measures (the held-out metrics are the only check of it)
+            raise CorpusError(f"{config.path}: filters.quality.{label}: {trained + held_out} document"
+                              f"{'s' if trained + held_out > 1 else ''} in {', '.join(sources)}, {trained} to train "
+                              f"on and {held_out} held out: a class needs both (filters.quality.heldout "
+                              f"{hp['heldout']:g} of its documents are held out); add documents to it")
     train.sort()
     return [(n, t) for _, n, t in train], held, counts
 

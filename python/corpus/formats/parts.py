@@ -81,11 +81,13 @@ def write_table(table: pa.Table, path: Path) -> dict:
     """Write a zstd Parquet file (fsynced) and return its manifest entry {name, sha256, rows, bytes}."""
     with naming_enospc(path, f"a part of {table.num_rows} rows ({table.nbytes:,} bytes before compression)"):
         pq.write_table(table, path, row_group_size=rows_per_group(table), **PARQUET_WRITE_OPTIONS)
-        with open(path, "rb") as f:
-            data = f.read()
+        sha, size = hashlib.sha256(), 0
+        with open(path, "rb") as f:  # hashed a block at a time: not a second copy of a part with a long document
+            while block := f.read(1 << 20):
+                sha.update(block)
+                size += len(block)
             os.fsync(f.fileno())
-    return {"name": path.name, "sha256": hashlib.sha256(data).hexdigest(), "rows": table.num_rows,
-            "bytes": len(data)}
+    return {"name": path.name, "sha256": sha.hexdigest(), "rows": table.num_rows, "bytes": size}
 
 
 class PartReader:

@@ -128,34 +128,74 @@ def _save(staging: Path, name: str, array: np.ndarray) -> dict:
 def sign_part(u: SignUnit) -> dict:
     table = read_table(u.in_path, u.in_sha256)
     validate_columns(table, IN_COLUMNS, u.in_path)
-    texts = table.column("text").to_pylist()
-    digests = np.frombuffer(b"".join(hashlib.sha256(t.encode("utf-8")).digest() for t in texts),
-                            dtype=np.uint8).reshape(len(texts), 32)
+    index = _eval_index(*u.eval_index) if u.eval_index is not None else None
+    texts = texts_of(table.column("text"), long_as_bytes=index is None)
+    digests = utf8_digests(table.column("text"))
     work = [_save(u.staging, f"{u.key}.sha.npy", digests)]
     d = u.dedup
     matches: list = []
-    index = _eval_index(*u.eval_index) if u.eval_index is not None else None
 
     def decontaminate(first_row: int, words: WordBatch) -> None:  # on the words MinHash shingles too
-        if index is not None:
-            matches.extend((row, *m) for row, m in enumerate(index.match_batch(words), first_row) if m is not None)
+        matches.extend((row, *m) for row, m in enumerate(index.match_batch(words), first_row) if m is not None)
+
+    each_batch = decontaminate if index is not None else None  # None: a long text is shingled in pieces
 
     if d["near"]:
         hasher = _hasher(d["num_perm"], d["seed"], d["ngram_words"])
         if d["verify"] == "exact":  # the shingle sets confirm candidates; the signatures only make bands
-            sigs, sets = signatures_and_sets(hasher, texts, decontaminate)
+            sigs, sets = signatures_and_sets(hasher, texts, each_batch)
             work += [_save(u.staging, f"{u.key}.sets.npy", sets.flat),
                      _save(u.staging, f"{u.key}.setoffsets.npy", sets.offsets)]
         else:
-            sigs = hasher.signatures(texts, decontaminate)
+            sigs = hasher.signatures(texts, each_batch)
             work.append(_save(u.staging, f"{u.key}.sig.npy", sigs))
         work.append(_save(u.staging, f"{u.key}.bands.npy", band_keys(sigs, d["bands"])))
-    else:
+    elif index is not None:
         for first_row, words in word_batches(texts):
             decontaminate(first_row, words)
     if d["url"]:
         work.append(_save(u.staging, f"{u.key}.url.npy", url_signs(table)))
     return {"key": u.key, "work": work, "rows": len(texts), "decontam": matches}
+
+
+LONG_TEXT_BYTES = 1 << 20  # a text longer than this is shingled from its UTF-8 bytes (minhash.normalized_utf8_pieces)
+
+
+def texts_of(column: pa.ChunkedArray, *, long_as_bytes: bool) -> list:
+    """The column's texts as str; with long_as_bytes, one of more than LONG_TEXT_BYTES as a memoryview of
+    its UTF-8 in Arrow's buffer instead: as a Python string it would cost 1, 2 or 4 bytes a character."""
+    texts: list = []
+    for chunk in column.chunks:
+        if not long_as_bytes or not (pa.types.is_string(chunk.type) or pa.types.is_large_string(chunk.type)):
+            texts += chunk.to_pylist()
+            continue
+        _, offsets, data = chunk.buffers()
+        width = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
+        bounds = np.frombuffer(offsets, dtype=width)[chunk.offset:chunk.offset + len(chunk) + 1].astype(np.int64)
+        long_rows = np.flatnonzero(np.diff(bounds) > LONG_TEXT_BYTES)
+        if len(long_rows) == 0 or chunk.null_count:
+            texts += chunk.to_pylist()
+            continue
+        short = iter(chunk.filter(pa.array(np.diff(bounds) <= LONG_TEXT_BYTES)).to_pylist())
+        view, long_set = memoryview(data), set(long_rows.tolist())
+        texts += [view[bounds[i]:bounds[i + 1]] if i in long_set else next(short) for i in range(len(chunk))]
+    return texts
+
+
+def utf8_digests(column: pa.ChunkedArray) -> np.ndarray:
+    """(N, 32) uint8: the sha256 of each text's UTF-8 bytes, hashed from Arrow's own buffer (what
+    t.encode("utf-8") gives, without that copy of every text: a long document's ~1x more memory)."""
+    digests = []
+    for chunk in column.chunks:
+        if not (pa.types.is_string(chunk.type) or pa.types.is_large_string(chunk.type)) or chunk.null_count:
+            digests += [hashlib.sha256(t.encode("utf-8")).digest() for t in chunk.to_pylist()]
+            continue
+        _, offsets, data = chunk.buffers()
+        width = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
+        bounds = np.frombuffer(offsets, dtype=width)[chunk.offset:chunk.offset + len(chunk) + 1].tolist()
+        view = memoryview(data) if data is not None else memoryview(b"")
+        digests += [hashlib.sha256(view[a:b]).digest() for a, b in zip(bounds[:-1], bounds[1:])]
+    return np.frombuffer(b"".join(digests), dtype=np.uint8).reshape(len(digests), 32)
 
 
 def url_signs(table: pa.Table) -> np.ndarray:

@@ -126,10 +126,11 @@ def _tokenizer(path: str):
     return Tokenizer.from_file(path)
 
 
-def _tasks(docs: Iterable[tuple[str, str]], limit: int, cut: bool) -> Iterator[tuple[str, list[str], str]]:
+def _tasks(docs: Iterable[tuple[str, str]], limit: int, cut: pieces.Cuts | None
+           ) -> Iterator[tuple[str, list[str], str]]:
     """The encode tasks of (text, split) documents, in order: (split, texts, kind). A split's documents
     are gathered until ENCODE_BATCH_DOCS of them or `limit` characters (kind "docs"); a longer document
-    goes alone: encoded whole, or when `cut` (tokens/pieces.py) in pieces of limit/4 characters, `limit`
+    goes alone: encoded whole, or when `cut` (tokens/pieces.py: where it may be cut) in pieces of limit/4 characters, `limit`
     of them a task ("piece", then "last"). Only a split's own order matters: its tasks are written in
     the order they come."""
     texts: dict[str, list[str]] = {}
@@ -140,7 +141,7 @@ def _tasks(docs: Iterable[tuple[str, str]], limit: int, cut: bool) -> Iterator[t
                 yield split, texts.pop(split), "docs"
                 chars[split] = 0
             if cut:
-                yield from _long_doc_tasks(split, text, limit)
+                yield from _long_doc_tasks(split, text, limit, cut)
             else:
                 yield split, [text], "docs"
             continue
@@ -154,11 +155,11 @@ def _tasks(docs: Iterable[tuple[str, str]], limit: int, cut: bool) -> Iterator[t
             yield split, rest, "docs"
 
 
-def _long_doc_tasks(split: str, text: str, limit: int) -> Iterator[tuple[str, list[str], str]]:
+def _long_doc_tasks(split: str, text: str, limit: int, cut: pieces.Cuts) -> Iterator[tuple[str, list[str], str]]:
     """A long document's tasks: its pieces of limit/4 characters, about `limit` characters a task, the
     last task "last" (it ends the document) and the others "piece"."""
     batch, n = [], 0
-    for piece in pieces.pieces(text, max(1, limit // 4)):
+    for piece in pieces.pieces(text, max(1, limit // 4), cut):
         if n >= limit:
             yield split, batch, "piece"
             batch, n = [], 0
@@ -188,7 +189,7 @@ def encode_docs(tok, texts: list[str], eos_id: int, dtype: np.dtype,
 _CUTTABLE: dict[int, tuple] = {}  # id -> (the tokenizer, kept so that its id is never reused; the answer)
 
 
-def _cuttable(tok) -> bool:
+def _cuttable(tok) -> pieces.Cuts | None:
     """tokens.pieces.cuttable for this tokenizer object, decided once per process."""
     if id(tok) not in _CUTTABLE:
         _CUTTABLE[id(tok)] = (tok, pieces.cuttable(tok.to_str()))

@@ -4,7 +4,7 @@
   its `.bin` (lengths, pointers, total), then memmaps every part; windows may cross part boundaries. Ids
   stay uint16/uint32 on disk and become int64 only per batch. Every id read is checked to be below the
   manifest's vocab_size (one max per batch); `verify=True` adds every file's sha256 (reads everything),
-  `_MANIFEST.json`'s own against the `_STAGE.json` that lists it.
+  `_MANIFEST.json`'s own against the `_STAGE.json` that lists it (a directory without one is refused).
 - `get_batch` draws random windows: `(x, y)` int64 (B, T), `y[:, :-1] == x[:, 1:]`, offsets uniform in
   [0, len - T - 1], so every token can land at every position.
 - `make_train_loader` is stateless: batch k is a pure function of (seed, k) through its own
@@ -312,11 +312,13 @@ def read_manifest(tokens_dir: str | os.PathLike) -> dict:
 
 def _check_manifest_sha(tokens_dir: Path) -> None:
     """The manifest's sha256 against its `_STAGE.json` entry, as audit checks it: the manifest holds every
-    other file's sha256, so an edited one would vouch for edited parts. A directory without `_STAGE.json`
-    (assembled by hand, not published by tokenize) has nothing that records it."""
+    other file's sha256, so an edited one would vouch for edited parts. Without `_STAGE.json` nothing
+    records it, and deleting the file would have skipped the check (issue 53): refused."""
     stage_path = tokens_dir / STAGE_FILE
     if not stage_path.is_file():
-        return
+        raise CorpusError(f"{tokens_dir}: no {STAGE_FILE}, so nothing records {MANIFEST}'s sha256 and verify=True "
+                          f"cannot check it (the tokenize stage publishes one with every tokens directory; "
+                          f"verify=False checks the sizes and indexes only)")
     stage = load_json(stage_path, STAGE_SCHEMA)
     entry = next((p for p in stage["parts"] if p["name"] == MANIFEST), None)
     if entry is None:

@@ -125,10 +125,11 @@ def _checked_texts(chunk: list, pattern: str, pre_tokenizer, cap: int, size: int
 
 
 def _train_pieces(texts, size: int = TRAIN_PIECE_CHARS) -> Iterator[str]:
-    """Each text, a long one cut where the byte-level pre-tokenizer splits anyway (tokens/pieces.py): the
+    """Each text, a long one cut where the byte-level pre-tokenizer splits anyway (tokens/pieces.py; the
+    trainer's adds no prefix space, so also before CJK punctuation: Chinese has no space to cut at): the
     trainer counts the same words, without pre-tokenizing a whole long document at once."""
     for text in texts:
         if len(text) <= size:
             yield text
         else:
-            yield from pieces.pieces(text, size)
+            yield from pieces.pieces(text, size, "spaces and punctuation")

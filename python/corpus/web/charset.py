@@ -1,5 +1,6 @@
-"""Bytes of a web page to text, never a silent drop: a BOM wins; bytes that are valid UTF-8 are UTF-8
-whatever a header says (wrong declared charsets are common on the web); else the HTTP header's charset,
+"""Bytes of a web page to text, never a silent drop: a BOM wins; a UTF-16 charset the HTTP header
+declares decodes a page without a BOM that has NUL bytes (its ASCII characters' high bytes); bytes that are
+valid UTF-8 are UTF-8 whatever a header says (wrong declared charsets are common on the web); else the HTTP header's charset,
 then the page's `<meta charset>` (a single-byte one only if the words it gives are not mojibake), then detection (resiliparse's detector: 0.97 of 110 real pages and
 sentences re-encoded in 11 charsets decoded right, charset-normalizer 0.85). A label is mapped as browsers
 map it (WHATWG: iso-8859-1 is windows-1252, shift_jis is windows-31j, gb2312 is gb18030); every decode is
@@ -43,6 +44,12 @@ def codec_of(label: str | None) -> str | None:
         return None
 
 
+def utf16_label(label: str | None) -> str | None:
+    """The codec of a UTF-16 charset label ("utf-16" is little-endian without a BOM, as in browsers), else None."""
+    codec = codec_of(label)
+    return {"utf-16": "utf-16-le", "utf-16-le": "utf-16-le", "utf-16-be": "utf-16-be"}.get(codec or "")
+
+
 def meta_charset(body: bytes) -> str | None:
     """The charset a `<meta charset=…>` or `<meta http-equiv=Content-Type content="…; charset=…">` names."""
     m = _META.search(body, 0, META_SCAN_BYTES)
@@ -67,6 +74,11 @@ def decode_page(body: bytes, http_charset: str | None = None) -> tuple[str, str,
             if text is None:
                 raise Undecodable(f"starts with a {codec} byte-order mark but is not {codec}")
             return text.lstrip("\ufeff"), codec, "bom"
+    if (codec := utf16_label(http_charset)) and b"\x00" in body[:1024]:
+        # UTF-16 without a BOM, as labelled: ASCII-range UTF-16 would also be "valid UTF-8" full of NULs
+        text = _try(body, codec)
+        if text is not None and "\x00" not in text:
+            return text, codec, "http"
     text = _try(body, "utf-8")
     if text is not None:
         return text, "utf-8", "utf-8"

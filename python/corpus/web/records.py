@@ -2,7 +2,7 @@
 
 A response (or resource) record whose payload is HTML or XHTML (WARC-Identified-Payload-Type, else the HTTP
 Content-Type, else sniffed) with a 2xx status is decoded (corpus.web.charset), bounded (`max_html_bytes`,
-`max_html_elements`: deterministic limits, so that the sandbox's timeout never fires on real pages) and
+`max_html_elements`, `max_html_depth`: deterministic limits, so that the sandbox's timeout never fires on real pages) and
 extracted in the sandbox (corpus.web.sandbox). A conversion record (a WET file's text) is a document as
 it is. Revisit, request, metadata and warcinfo records are skipped and counted by type.
 
@@ -12,6 +12,7 @@ Reject reasons (the fetch stage's `rejects/` parts, `corpus rejects --stage fetc
     http_status        the HTTP status is not 2xx
     too_large          the payload (a page's, or a WET record's text) is larger than [extract] max_html_bytes
     too_many_elements  the page has more tags than [extract] max_html_elements
+    too_deep           the page's elements nest deeper than [extract] max_html_depth (corpus.web.depth)
     undecodable        no charset fits the bytes (corpus.web.charset), or the body is not what its
                        Content-Encoding says (corpus.formats.sources.http_body)
     truncated          the file ends inside the record (bad Content-Length, or a download cut short)
@@ -32,12 +33,13 @@ from typing import Iterator
 
 from corpus.formats.sources.record import WarcRecord
 from corpus.formats.sources.warc import warc_records
-from corpus.web.charset import Undecodable, decode_page
+from corpus.web.charset import Undecodable, decode_page, utf16_label
+from corpus.web.depth import nesting_depth
 from corpus.web.retry import Earlier
 from corpus.web.sandbox import sandbox
 
-REASONS = ("not_html", "http_status", "too_large", "too_many_elements", "undecodable", "truncated", "empty",
-           "timeout", "extractor_error", "extractor_crash", "unreachable")
+REASONS = ("not_html", "http_status", "too_large", "too_many_elements", "too_deep", "undecodable", "truncated",
+           "empty", "timeout", "extractor_error", "extractor_crash", "unreachable")
 DOCUMENT_RECORDS = ("response", "resource", "conversion")
 
 # the first bytes of formats that are surely not HTML, whatever their label says
@@ -48,7 +50,7 @@ _HTML_START = re.compile(rb"^\s*(<!--.*?-->\s*)*<(!doctype\s+html|html|head|body
 
 @dataclass
 class WebDoc:
-    locator: str            # <file url>@<record offset>
+    locator: str            # <file url>@<record offset>[+<place in its gzip member>, after the first]
     url: str                # the page's URL (WARC-Target-URI)
     text: str
     meta: dict              # record id, date, status, content type, charset and how it was found, offset
@@ -117,10 +119,24 @@ def media_type(value: str | None) -> str | None:
     return value.split(";", 1)[0].strip().lower() or None if value else None
 
 
-def looks_binary(payload: bytes) -> bool:
+def looks_binary(payload: bytes, http_charset: str | None = None) -> bool:
+    """A known binary format's magic, or NUL bytes near the start, unless they are UTF-16 text (a BOM, or
+    the UTF-16 charset the HTTP header declares) or stray NULs in a page that starts as HTML does (they
+    are removed and counted: strip_nuls)."""
     head = payload[:1024]
-    return head.startswith(BINARY_MAGIC) or b"\x00" in head.lstrip(b"\xff\xfe\xef\xbb\xbf")[:512] and not (
-        head.startswith((b"\xff\xfe", b"\xfe\xff")))
+    if head.startswith(BINARY_MAGIC):
+        return True
+    if b"\x00" not in head.lstrip(b"\xff\xfe\xef\xbb\xbf")[:512] or head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return False
+    if utf16_label(http_charset):
+        return False
+    return not looks_like_html(head.replace(b"\x00", b""))
+
+
+def strip_nuls(html: str) -> tuple[str, int]:
+    """The page without its NUL characters, and how many there were (parsers stop at one, or refuse it)."""
+    count = html.count("\x00")
+    return (html.replace("\x00", ""), count) if count else (html, 0)
 
 
 def looks_like_html(payload: bytes) -> bool:
@@ -149,6 +165,8 @@ def payload_type(rec: WarcRecord) -> tuple[str | None, str]:
 def record_meta(rec: WarcRecord, source_url: str) -> dict:
     meta = {"record_id": rec.headers.get("WARC-Record-ID"), "warc_date": rec.headers.get("WARC-Date"),
             "record_type": rec.type, "record_offset": rec.offset, "source": source_url}
+    if rec.in_member:
+        meta["record_in_member"] = rec.in_member  # the record's place after the first of its gzip member
     if rec.type == "response":
         meta["http_status"] = rec.http_status
         meta["content_type"] = rec.http_headers.get("content-type")
@@ -172,7 +190,7 @@ def _page(rec: WarcRecord, cfg: dict) -> tuple[str, dict] | tuple[None, tuple[st
     mtype, how = payload_type(rec)
     if mtype not in cfg["html_types"]:
         return None, ("not_html", f"payload type {mtype or 'unknown'} ({how})")
-    if looks_binary(rec.payload):
+    if looks_binary(rec.payload, rec.http_charset):
         return None, ("not_html", f"binary payload under the label {mtype} ({how}): {rec.payload[:8]!r}")
     if big := too_large(rec, cfg):
         return None, big
@@ -180,10 +198,14 @@ def _page(rec: WarcRecord, cfg: dict) -> tuple[str, dict] | tuple[None, tuple[st
         html, codec, found = decode_page(rec.payload, rec.http_charset)
     except Undecodable as e:
         return None, ("undecodable", str(e))
+    html, nuls = strip_nuls(html)
     elements = html.count("<")
     if elements > cfg["max_html_elements"]:
         return None, ("too_many_elements", f"{elements} tags > {cfg['max_html_elements']} ([extract] max_html_elements)")
-    return html, {"charset": codec, "charset_from": found, "payload_type": mtype}
+    if (depth := nesting_depth(html)) > cfg["max_html_depth"]:
+        return None, ("too_deep", f"elements nested {depth} deep > {cfg['max_html_depth']} ([extract] max_html_depth)")
+    facts = {"charset": codec, "charset_from": found, "payload_type": mtype}
+    return html, facts | ({"nul_chars_removed": nuls} if nuls else {})
 
 
 def web_documents(path: Path, row: dict, start: int, stop: int, cfg: dict,
@@ -198,7 +220,7 @@ def web_documents(path: Path, row: dict, start: int, stop: int, cfg: dict,
         if rec.type not in DOCUMENT_RECORDS:
             counts.skipped[rec.type] = counts.skipped.get(rec.type, 0) + 1
             continue
-        locator = f"{url}@{rec.offset}"
+        locator = f"{url}@{rec.offset}" + (f"+{rec.in_member}" if rec.in_member else "")
         page_url = rec.headers.get("WARC-Target-URI")
         meta = record_meta(rec, url)
 

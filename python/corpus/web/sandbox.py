@@ -4,7 +4,9 @@ started for the next page) and is rejected with reason `timeout`; a child that d
 parser, its memory limit) rejects the page with `extractor_crash`; an exception inside the extractor
 rejects it with `extractor_error`. The child has an address-space limit and no core dumps, writes
 nothing to the parent's output, and keeps no state between pages (so the output never depends on which
-child saw which pages, or in what order).
+child saw which pages, or in what order). It dies with its parent (PR_SET_PDEATHSIG on Linux, else a
+thread watching the parent's pid): it runs in a session of its own, so a kill -9 of the stage's process
+group does not reach it, and a page that keeps it busy would keep it alive after the stage (issue 53).
 
     python -m corpus.web.sandbox ENGINE OPTIONS_JSON MEMORY_MB     (started by Sandbox; reads frames on stdin)
 
@@ -14,6 +16,7 @@ utf-8> with status 0 (text) or 1 (the extractor's exception, one line)."""
 from __future__ import annotations
 
 import atexit
+import ctypes
 import json
 import os
 import selectors
@@ -21,9 +24,13 @@ import signal
 import struct
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
+PARENT_ENV = "CORPUS_SANDBOX_PARENT"        # the pid the child dies with, and whether the thread that
+PDEATHSIG_ENV = "CORPUS_SANDBOX_PDEATHSIG"  # started it is the main one (the kernel's signal follows a thread)
+_PR_SET_PDEATHSIG = 1
 REQUEST = struct.Struct("<II")
 REPLY = struct.Struct("<BI")
 OK, FAILED = 0, 1
@@ -41,7 +48,8 @@ class Sandbox:
         package_root = str(Path(__file__).resolve().parents[2])  # the directory that holds corpus/
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH"))
                                                           if p),
-                   OMP_NUM_THREADS="1", PYTHONHASHSEED="0")
+                   OMP_NUM_THREADS="1", PYTHONHASHSEED="0", **{PARENT_ENV: str(os.getpid()),
+                   PDEATHSIG_ENV: "1" if threading.current_thread() is threading.main_thread() else "0"})
         self.proc = subprocess.Popen([sys.executable, "-m", "corpus.web.sandbox", self.engine,
                                       json.dumps(self.options, sort_keys=True), str(self.memory_mb)],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -130,12 +138,30 @@ def _read_exact(stream, n: int) -> bytes:
     return data
 
 
+def die_with_parent() -> None:
+    """SIGKILL when the parent dies: by the kernel (prctl PR_SET_PDEATHSIG) when the parent started this
+    child from its main thread (the signal comes when the starting thread ends), else by a thread that
+    polls the parent pid; either way at once if the parent died before this ran."""
+    parent = int(os.environ.get(PARENT_ENV) or 0)
+    if sys.platform.startswith("linux") and os.environ.get(PDEATHSIG_ENV) == "1":
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    elif parent:
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(0.5)
+            os._exit(1)
+        threading.Thread(target=watch, daemon=True, name="parent-watch").start()
+    if parent and os.getppid() != parent:
+        os._exit(1)
+
+
 def serve(engine: str, options: dict, memory_mb: int) -> None:
     import resource
 
     from corpus import faults
     from corpus.web.extract import extractor
 
+    die_with_parent()
     limit = memory_mb << 20
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))

@@ -237,7 +237,7 @@ def arc_records(path: Path, where: str, start: int, stop: int, max_payload: int)
         headers = {"WARC-Target-URI": url, "WARC-Date": iso, "WARC-Record-ID": _record_id(r),
                    "Content-Type": fields[3] if len(fields) > 3 else ""}
         if url.startswith("filedesc://"):
-            yield WarcRecord(r.offset, "warcinfo", headers, None, {}, None, b"", None)
+            yield WarcRecord(r.offset, "warcinfo", headers, None, {}, None, b"", None, in_member=r.in_member)
             continue
         status, http_headers, body, problem = _http(r.content, max_payload)
         charset = None
@@ -246,4 +246,4 @@ def arc_records(path: Path, where: str, start: int, stop: int, max_payload: int)
             charset = ctype.lower().split("charset=", 1)[1].split(";")[0].strip().strip("\"'") or None
         rtype = "response" if status is not None else "resource"
         yield WarcRecord(r.offset, rtype, headers, status, http_headers, charset, body[:max_payload + 1],
-                         _truncation(r, gz), problem)
+                         _truncation(r, gz), problem, in_member=r.in_member)

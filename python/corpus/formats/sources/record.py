@@ -19,3 +19,6 @@ class WarcRecord:
     payload: bytes                  # the HTTP body (transfer and content encodings decoded), or the block
     truncated: str | None           # why the record is not whole (the file ends inside it), else None
     undecodable: str | None = None  # why its body cannot be decoded (a false Content-Encoding), else None
+    in_member: int = 0              # its place in its gzip member after the first record (a file gzipped as
+                                    # one stream; `offset` is the member's): WARC its number, ARC the byte
+                                    # where it starts in the inflated member. offset and in_member are unique

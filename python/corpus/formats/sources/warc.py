@@ -28,10 +28,10 @@ def _is_gzip(path: Path) -> bool:
         return f.read(3) == GZIP_MAGIC
 
 
-def _member_starts_record(f, offset: int) -> bool:
-    """A gzip member begins at `offset` and inflates to the start of a WARC record."""
+def _member_starts_record(f, offset: int, probe: int = 64 << 10) -> bool:
+    """A gzip member begins at `offset` and inflates to the start of a WARC record (read: `probe` bytes)."""
     f.seek(offset)
-    head = f.read(64 << 10)
+    head = f.read(probe)
     if not head.startswith(GZIP_MAGIC):
         return False
     try:
@@ -202,15 +202,23 @@ def warc_records(path: Path, where: str, start: int, stop: int, max_payload: int
     if is_arc(path):
         yield from arc_records(path, where, start, stop, max_payload)
         return
-    with open(path, "rb") as f:
+    with open(path, "rb") as f, open(path, "rb") as probe:
         window = _Window(f, start, stop)
         last, held = start, None
+        gz = _is_gzip(path)
+        member, in_member = start, 0  # the gzip member the record is in, and its place there
         try:
             for rec in ArchiveIterator(window, parse_http=False, fsspec_args=False, stream_detect=True,
                                        quirks_mode=True):
                 if held is not None:
                     yield held
                 last = start + rec.stream_pos
+                # FastWARC's position of a record inside a gzip stream is where its inflater had read to,
+                # the same for several records: such a record is named by its member and its place in it
+                if not gz or last == start or (last != member and _member_starts_record(probe, last, 4096)):
+                    member, in_member = last, 0
+                else:
+                    in_member += 1
                 problem = _parse_http(rec)
                 is_http = rec.is_http and rec.is_http_parsed
                 http = rec.http_headers if is_http else None
@@ -219,7 +227,7 @@ def warc_records(path: Path, where: str, start: int, stop: int, max_payload: int
                 else:
                     payload = b""
                 held = WarcRecord(
-                    offset=last, type=str(rec.record_type).rsplit(".", 1)[-1],
+                    offset=member, in_member=in_member, type=str(rec.record_type).rsplit(".", 1)[-1],
                     headers=dict(rec.headers.items()), http_status=http.status_code if http is not None else None,
                     http_headers={k.lower(): v for k, v in http.items()} if http is not None else {},
                     http_charset=rec.http_charset if is_http else None, payload=payload, truncated=None,
