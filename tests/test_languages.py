@@ -1,0 +1,124 @@
+"""Word rules per language (corpus.filters.languages): segmentation, derived stop words and thresholds, the
+language-agnostic fallback for languages the table does not know, and the run table's warning."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REPO, mirror_file
+from corpus.filters import languages
+from corpus.filters.gopher import DEFAULT_PARAMS as GOPHER, gopher_quality, words_of
+from corpus.filters.languages import LanguageRules, split_words_chars
+from corpus.filters.registry import FilterChain
+from corpus.filters.repetition import DEFAULT_PARAMS as REPETITION, gopher_repetition
+from corpus.stages.filter import language_warnings
+
+
+def documents(source_id: str, n_sentences: int = 12, skip: float = 0.6) -> list[str]:
+    """Documents of consecutive sentences from the held-out end of a lingua file (the table is derived
+    from its first 60%)."""
+    lines = [s.strip() for s in mirror_file(source_id).read_text(encoding="utf-8").splitlines() if s.strip()]
+    lines = lines[int(len(lines) * skip):]
+    return ["\n".join(lines[i:i + n_sentences]) for i in range(0, len(lines) - n_sentences + 1, n_sentences)]
+
+
+def kept_share(docs: list[str], lang: str, overrides: dict | None = None) -> float:
+    g, r = LanguageRules("gopher", GOPHER, overrides).setting(lang), LanguageRules("repetition", REPETITION,
+                                                                                     None).setting(lang)
+    return sum(gopher_quality(d, g.params, g.segmentation) is None
+               and gopher_repetition(d, r.params, r.segmentation) is None for d in docs) / len(docs)
+
+
+def test_chars_segmentation_splits_scripts_written_without_spaces():
+    assert split_words_chars("我们 都是 学生 in 2024.") == ["我", "们", "都", "是", "学", "生", "in", "2024."]
+    assert split_words_chars("カタカナとひらがな") == list("カタカナとひらがな")
+    assert words_of("plain English words", "auto") == ["plain", "English", "words"]
+    assert words_of("这是中文文本", "auto") == list("这是中文文本")
+
+
+def test_english_and_unknown_language_of_the_document_keep_the_configured_rules():
+    for lang in ("en", ""):  # "": the lang filter is off or comes later
+        setting = LanguageRules("gopher", GOPHER, None).setting(lang)
+        assert setting.params == GOPHER and setting.segmentation == "whitespace" and setting.known
+
+
+def test_derived_table_gives_each_language_its_own_stop_words_and_scaled_thresholds():
+    edited = dataclasses.replace(GOPHER, min_words=80)
+    de = LanguageRules("gopher", edited, None).setting("de")
+    assert "der" in de.params.stop_words and "the" not in de.params.stop_words
+    factor = languages.derived_table()["languages"]["de"]["scale"]["gopher"]["min_words"]
+    assert de.params.min_words == round(80 * factor)  # a top-level edit moves every language's threshold
+    zh = LanguageRules("gopher", GOPHER, None).setting("zh")
+    assert zh.segmentation == "chars" and "的" in zh.params.stop_words
+
+
+def test_language_overrides_win_over_the_derived_table():
+    rules = LanguageRules("gopher", GOPHER, {"de": {"min_stop_words": 7, "stop_words": ["und"]},
+                                             "fi": {"min_words": 10}})
+    de = rules.setting("de")
+    assert de.params.min_stop_words == 7 and de.params.stop_words == ("und",)
+    fi = rules.setting("fi")   # a language the table lacks, with an override: known, agnostic otherwise
+    assert fi.known and fi.params.min_words == 10 and fi.params.min_stop_words == 0
+
+
+def test_a_language_missing_from_the_table_gets_language_agnostic_settings_never_english():
+    setting = LanguageRules("gopher", GOPHER, None).setting("xx")
+    assert not setting.known and setting.segmentation == "auto"
+    assert setting.params.min_stop_words == 0                              # no stop-word rule
+    assert setting.params.max_mean_word_length >= GOPHER.max_mean_word_length
+    assert setting.params.min_mean_word_length <= GOPHER.min_mean_word_length
+
+
+@pytest.mark.parametrize("lang", ["de", "fr", "ru", "ar", "hi", "zh", "ja", "sv", "tr"])
+def test_real_held_out_text_survives_its_own_rules_where_the_english_ones_drop_it(lang):
+    docs = documents(f"lingua-{lang}")
+    english = sum(gopher_quality(d) is None and gopher_repetition(d) is None for d in docs) / len(docs)
+    assert english < 0.5                  # what a run did before: the English stop words, whitespace words
+    assert kept_share(docs, lang) >= 0.9
+
+
+@pytest.mark.parametrize("lang", ["de", "ru", "zh", "ar"])
+def test_a_language_left_out_of_the_table_still_keeps_its_clean_text(lang, monkeypatch):
+    table = {**languages.derived_table(), "languages": {k: v for k, v in languages.derived_table()["languages"].items()
+                                                       if k != lang}}
+    monkeypatch.setattr(languages, "derived_table", lambda: table)
+    assert kept_share(documents(f"lingua-{lang}"), lang) >= 0.9
+
+
+def test_the_chain_counts_documents_that_got_language_agnostic_rules(monkeypatch):
+    table = {**languages.derived_table(), "languages": {k: v for k, v in languages.derived_table()["languages"].items()
+                                                       if k != "sv"}}
+    monkeypatch.setattr(languages, "derived_table", lambda: table)
+    from corpus.config.schemas import load_schema, with_defaults
+    filters = with_defaults({"lang": {"keep": ["sv", "de"]}}, load_schema("corpus-config.schema.json")
+                            ["properties"]["filters"])
+    chain = FilterChain(filters, {})
+    sv, de = documents("lingua-sv")[:3], documents("lingua-de")[:2]
+    outcomes = chain.check_many(sv + de, [""] * 5, [str(i) for i in range(5)])
+    assert [o.failed for o in outcomes] == [None] * 5
+    assert [chain.unknown_language(o) for o in outcomes] == ["sv"] * 3 + [None] * 2
+    warning = language_warnings({"language_agnostic": {"sv": 3}})
+    assert len(warning) == 1 and "sv (3 docs)" in warning[0] and "language-agnostic" in warning[0]
+    assert language_warnings({}) == []
+
+
+def test_the_lang_filter_off_means_no_language_not_und():
+    """A rule reading the document's language sees "" when the lang filter is off (badwords then uses
+    its default_language), not the 'und' placeholder of the lang columns."""
+    from corpus.config.schemas import load_schema, with_defaults
+    filters = with_defaults({"lang": {"enabled": False}}, load_schema("corpus-config.schema.json")
+                            ["properties"]["filters"])
+    chain = FilterChain(filters, {})
+    assert chain.sees_lang == [False] * len(chain.checkers)
+    assert chain.before_word_rules is None
+
+
+def test_the_committed_table_is_what_the_derivation_gives():
+    mirror_file("lingua-en")  # skips without the mirror
+    run = subprocess.run([sys.executable, str(REPO / "bench" / "lang_derive.py"), "--check"],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
