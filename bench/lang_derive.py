@@ -9,8 +9,8 @@ first DERIVE_SHARE of it derives the table, the rest is held out to measure it. 
 runs of DOC_SENTENCES consecutive sentences.
 
 Method (FineWeb-2's, documented in corpus.filters.languages and docs/quality.md):
-- segmentation: "chars" when most letters of the language's reference are of scripts written without
-  spaces, else "whitespace";
+- segmentation: for a reference written without spaces, Sudachi when it holds kana, jieba when it is Han,
+  "chars" for other such scripts; else "whitespace";
 - stop words: the language's most frequent bare words (punctuation stripped, case-folded; ties broken
   by the word) until they cover the share of the English reference's words that the default English stop
   words cover;
@@ -43,7 +43,7 @@ sys.path.insert(0, str(REPO / "python"))
 from corpus.config.ledger import load_ledger  # noqa: E402
 from corpus.filters import languages  # noqa: E402
 from corpus.filters.gopher import DEFAULT_PARAMS as GOPHER, gopher_quality, words_of  # noqa: E402
-from corpus.filters.languages import CHARS, WHITESPACE, bare_word, written_without_spaces  # noqa: E402
+from corpus.filters.languages import WHITESPACE, bare_word, segmentation_for  # noqa: E402
 from corpus.filters.repetition import DEFAULT_PARAMS as REPETITION, _RepeatedNgrams, gopher_repetition  # noqa: E402
 from corpus.formats.sources import read_documents  # noqa: E402
 from corpus.store.retrieve import verify  # noqa: E402
@@ -115,7 +115,7 @@ def derive(rows: list[dict]) -> dict:
     text = {row["source_id"].removeprefix(PREFIX): split(sentences(row))[0] for row in rows}
     if languages.REFERENCE not in text:
         raise SystemExit(f"no {PREFIX}{languages.REFERENCE} row in {LEDGER}: the reference language is needed")
-    seg = {code: CHARS if written_without_spaces("\n".join(lines)) else WHITESPACE for code, lines in text.items()}
+    seg = {code: segmentation_for("\n".join(lines)) for code, lines in text.items()}
     stats = {code: measures(documents(lines), seg[code]) for code, lines in text.items()}
     en_words = [w for line in text[languages.REFERENCE] for w in words_of(line, WHITESPACE)]
     wanted = {w.casefold() for w in GOPHER.stop_words}
@@ -160,6 +160,12 @@ def agnostic(table: dict) -> dict:
     return out
 
 
+def fragment_documents(lines: list[str], segmentation: str) -> list[str]:
+    """Lists, not prose: the first two words of each sentence a line, DOC_SENTENCES lines a document."""
+    sep = "" if segmentation in ("jieba", "sudachi", "chars") else " "
+    return documents([sep.join(words_of(line, segmentation)[:2]) for line in lines])
+
+
 def kept(docs: list[str], lang: str, rules_g, rules_r) -> float:
     ok = 0
     for doc in docs:
@@ -187,8 +193,11 @@ def evaluate(rows: list[dict]) -> dict:
         finally:
             if saved is not None:
                 table["languages"][code] = saved
+        seg = LanguageRules("gopher", GOPHER, None).setting(code).segmentation
+        fragments = fragment_documents(split(sentences(row))[1], seg)
         out[code] = {"held_out_docs": len(held), "kept_english_rules": round(english, 4), "kept_own_rules": own,
-                     "kept_language_agnostic": out_of_table}
+                     "kept_language_agnostic": out_of_table,
+                     "fragment_docs": len(fragments), "fragments_kept_own_rules": kept(fragments, code, g, r)}
     return out
 
 
@@ -214,7 +223,8 @@ def main() -> None:
     result = evaluate(rows)
     for code, v in result.items():
         print(f"{code:>4}  held-out docs {v['held_out_docs']:>4}  kept: English rules {v['kept_english_rules']:.3f}"
-              f"  own {v['kept_own_rules']:.3f}  language-agnostic {v['kept_language_agnostic']:.3f}")
+              f"  own {v['kept_own_rules']:.3f}  language-agnostic {v['kept_language_agnostic']:.3f}"
+              f"  | fragment lists kept {v['fragments_kept_own_rules']:.3f}")
     write_results(args.json, {"method": languages.derived_table()["method"], "languages": result})
 
 

@@ -37,7 +37,18 @@ def test_chars_segmentation_splits_scripts_written_without_spaces():
     assert split_words_chars("我们 都是 学生 in 2024.") == ["我", "们", "都", "是", "学", "生", "in", "2024."]
     assert split_words_chars("カタカナとひらがな") == list("カタカナとひらがな")
     assert words_of("plain English words", "auto") == ["plain", "English", "words"]
-    assert words_of("这是中文文本", "auto") == list("这是中文文本")
+    assert words_of("这是中文文本", "chars") == list("这是中文文本")
+    assert words_of("我们都是学生。", "auto") == words_of("我们都是学生。", "jieba") == ["我们", "都", "是", "学生"]
+    assert words_of("私は学生です。", "auto") == words_of("私は学生です。", "sudachi")
+    assert "".join(words_of("私は学生です。", "sudachi")) == "私は学生です"
+
+
+def test_sudachi_gets_a_long_text_in_pieces_under_its_input_limit():
+    from corpus.filters.languages import SUDACHI_MAX_BYTES, _sudachi_pieces
+    text = ("日本語の文です。" * 3000 + "\n") * 3
+    pieces = list(_sudachi_pieces(text))
+    assert "".join(pieces) == text and all(len(p.encode()) <= SUDACHI_MAX_BYTES + 4 for p in pieces)
+    assert len(words_of(text, "sudachi")) > 3 * 3000
 
 
 def test_english_and_unknown_language_of_the_document_keep_the_configured_rules():
@@ -53,7 +64,8 @@ def test_derived_table_gives_each_language_its_own_stop_words_and_scaled_thresho
     factor = languages.derived_table()["languages"]["de"]["scale"]["gopher"]["min_words"]
     assert de.params.min_words == round(80 * factor)  # a top-level edit moves every language's threshold
     zh = LanguageRules("gopher", GOPHER, None).setting("zh")
-    assert zh.segmentation == "chars" and "的" in zh.params.stop_words
+    assert zh.segmentation == "jieba" and "的" in zh.params.stop_words
+    assert LanguageRules("gopher", GOPHER, None).setting("ja").segmentation == "sudachi"
 
 
 def test_language_overrides_win_over_the_derived_table():

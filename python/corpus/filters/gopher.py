@@ -63,8 +63,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from corpus.filters.languages import CHARS, WHITESPACE, LanguageRules, bare_word, split_words_chars, \
-    written_without_spaces
+from corpus.filters.languages import AUTO, CHARS, JIEBA, SUDACHI, WHITESPACE, LanguageRules, bare_word, \
+    segmentation_for, split_words_chars, split_words_segmenter
 from corpus.filters.registry import FilterSpec
 
 __all__ = [
@@ -157,9 +157,13 @@ HASH_DETAIL, ELLIPSIS_DETAIL = "'#' per word", "ellipses per word"  # the two ma
 
 
 def words_of(text: str, segmentation: str = WHITESPACE) -> list[str]:
-    """The text's words under a language's segmentation (filters.languages): "whitespace", "chars", or
-    "auto" (chars when the text is mostly written without spaces)."""
-    if segmentation == CHARS or (segmentation != WHITESPACE and written_without_spaces(text)):
+    """The text's words under a language's segmentation (filters.languages): "whitespace", "chars",
+    "jieba", "sudachi", or "auto" (the one languages.segmentation_for picks for this text)."""
+    if segmentation == AUTO:
+        segmentation = segmentation_for(text)
+    if segmentation in (JIEBA, SUDACHI):
+        return split_words_segmenter(text, segmentation)
+    if segmentation == CHARS:
         return split_words_chars(text)
     return split_words(text)
 
