@@ -46,7 +46,8 @@ def test_config_schema_filter_tables_equal_the_registry():
         # that must change no config hash when absent, e.g. quality's model_source) is absent from the table
         defaults = {k: v["default"] for k, v in props.items() if k != "enabled" and "default" in v}
         assert build_params(spec, defaults) == spec.params()
-        assert [k for k, v in props.items() if "default" not in v and k not in ("enabled", "languages")] in ([], ["model_source"]), name
+        assert [k for k, v in props.items() if "default" not in v and k not in ("enabled", "languages")] in ([], ["model_source"],
+                                                                                 ["model_source", "labels"]), name
 
 
 def test_the_filter_stage_summary_names_every_filter_of_the_registry():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import subprocess
 import sys
+import zlib
 
 import pytest
 
@@ -134,3 +135,46 @@ def test_the_committed_table_is_what_the_derivation_gives():
     run = subprocess.run([sys.executable, str(REPO / "bench" / "lang_derive.py"), "--check"],
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_language_codes_of_another_models_labels():
+    from corpus.filters.lang import language_code
+    assert language_code("rus_Cyrl", {}) == "ru" and language_code("cmn_Hani", {}) == "zh"
+    assert language_code("fin_Latn", {}) == "fi" and language_code("yue_Hant", {}) == "yue"
+    assert language_code("yue_Hant", {"yue": "zh"}) == "zh" and language_code("de", {}) == "de"
+    assert language_code("als", {}) == "als"  # lid.176's own labels (Alemannic) are never remapped
+
+
+def glotlid_like_model(tmp_path) -> "Path":
+    """A small fastText LID model trained here, labelled as GlotLID labels (no hub is reachable)."""
+    import floret
+
+    from corpus.filters.quality import to_fasttext
+    lines = []
+    for lang, label in (("de", "deu_Latn"), ("zh", "cmn_Hani"), ("en", "eng_Latn"), ("sv", "swe_Latn")):
+        for s in documents(f"lingua-{lang}", n_sentences=1, skip=0.0)[:400]:
+            lines.append(f"__label__{label} {' '.join(s.split())}")
+    lines.sort(key=lambda line: zlib.crc32(line.encode()))  # interleave the labels (a fixed order)
+    data = tmp_path / "lid.txt"
+    data.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    model = floret.train_supervised(str(data), dim=16, epoch=20, lr=0.5, minn=2, maxn=4, bucket=20000, thread=1,
+                                    seed=1, verbose=0, mode="fasttext")
+    model.save_model(str(tmp_path / "floret.bin"))
+    out = tmp_path / "glotlid-like.bin"
+    out.write_bytes(to_fasttext((tmp_path / "floret.bin").read_bytes()))
+    return out
+
+
+def test_another_lid_model_feeds_the_word_rules_through_its_labels(tmp_path):
+    from corpus.filters.lang import LangParams, LanguageFilter
+    model = glotlid_like_model(tmp_path)
+    lid = LanguageFilter(LangParams(keep=("de", "zh"), min_score=0.3), {"lang_path": str(model)})
+    de, zh, en = (documents(f"lingua-{c}")[0] for c in ("de", "zh", "en"))
+    (lang, _), fail = lid.annotate(de)
+    assert lang == "de" and fail is None
+    (lang, _), fail = lid.annotate(zh)
+    assert lang == "zh" and fail is None          # cmn_Hani -> zh: the jieba rules of the table apply
+    (lang, _), fail = lid.annotate(en)
+    assert lang == "en" and fail[0] == "keep"
+    by_label = LanguageFilter(LangParams(keep=("deu_Latn",), min_score=0.3), {"lang_path": str(model)})
+    assert by_label.annotate(de)[1] is None         # keep may name the model's own label too

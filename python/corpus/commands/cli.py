@@ -475,7 +475,7 @@ def ledger_add(c: Ctx, url, source_id, license_spdx, role, fmt, split, delimiter
                                           if docs is not None else ""))
     where = {"corpus": "[dataset] sources", "eval": "[decontam] evals",
              "list": "the [filters.<name>] key that reads it (e.g. [filters.url] block_domains)",
-             "model": "[filters.quality] model_source (with its label)"}[row["role"]]
+             "model": "[filters.quality] model_source (with its label) or [filters.lang] model_source"}[row["role"]]
     # with no --config (nor CORPUS_CONFIG) name the default as one: the user may not know it is in use
     config = c.config.path if c.config_path else f"your config ({c.config.path} by default)"
     click.echo(f"next: add \"{row['source_id']}\" to {where} in {config}, then `corpus run`")
