@@ -7,6 +7,7 @@ import dataclasses
 import subprocess
 import sys
 import zlib
+from pathlib import Path
 
 import pytest
 
@@ -145,7 +146,7 @@ def test_language_codes_of_another_models_labels():
     assert language_code("als", {}) == "als"  # lid.176's own labels (Alemannic) are never remapped
 
 
-def glotlid_like_model(tmp_path) -> "Path":
+def glotlid_like_model(tmp_path) -> Path:
     """A small fastText LID model trained here, labelled as GlotLID labels (no hub is reachable)."""
     import floret
 
