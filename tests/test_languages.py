@@ -179,3 +179,29 @@ def test_another_lid_model_feeds_the_word_rules_through_its_labels(tmp_path):
     assert lang == "en" and fail[0] == "keep"
     by_label = LanguageFilter(LangParams(keep=("deu_Latn",), min_score=0.3), {"lang_path": str(model)})
     assert by_label.annotate(de)[1] is None         # keep may name the model's own label too
+
+
+@pytest.mark.slow
+def test_a_run_in_two_languages_keeps_both_and_reports_their_keep_rates(tmp_path):
+    """End to end on real text: German and Chinese documents with `[filters.lang] keep = ["de", "zh"]` and
+    every other setting at its default are kept (the English rules dropped them all), and `corpus report`
+    shows the keep rate per language."""
+    import hashlib
+
+    from conftest import run_corpus, write_config, write_ledger
+    docs = documents("lingua-de") + documents("lingua-zh") + documents("lingua-en")
+    source = tmp_path / "mixed.txt"
+    source.write_text("\n\n\n".join(docs) + "\n", encoding="utf-8")
+    data = source.read_bytes()
+    ledger = write_ledger(tmp_path / "ledger.jsonl", [{
+        "source_id": "mixed", "role": "corpus", "url": source.as_uri(), "sha256": hashlib.sha256(data).hexdigest(),
+        "bytes": len(data), "license_spdx": "Apache-2.0", "format": "text", "split": "delimiter",
+        "delimiter": "\n\n\n"}])
+    config = write_config(tmp_path / "c.toml", ledger=ledger, sources=["mixed"], artifacts=tmp_path / "art",
+                          **{"filters.lang": {"keep": ["de", "zh"]}, "tokenize": {"vocab_size": 512}})
+    run = run_corpus("--config", config, "run", check=True)
+    assert "WARNING: no word rules" not in run.stdout + run.stderr
+    report = run_corpus("--config", config, "report", check=True).stdout
+    line = next(ln for ln in report.splitlines() if ln.startswith("keep rate per language:"))
+    n_de, n_zh = len(documents("lingua-de")), len(documents("lingua-zh"))
+    assert f"de {n_de}/{n_de}" in line and f"zh {n_zh}/{n_zh}" in line

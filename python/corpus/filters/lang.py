@@ -115,9 +115,18 @@ def prepare(config, staging: Path) -> tuple[list[dict], dict]:
     row = _model_row(config)
     if row is None:
         return [], {}
+    return [], {"lang_path": model_path(config), "lang_sha256": row["sha256"]}
+
+
+def model_path(config) -> str:
+    """The model the filter loads for this config: the model_source row's file, the configured path, or
+    '' (the bundled lid.176)."""
+    row = _model_row(config)
+    if row is None:
+        return config["filters"]["lang"]["model"]
     from corpus.engine.raw import raw_file
 
-    return [], {"lang_path": str(raw_file(config, row)), "lang_sha256": row["sha256"]}
+    return str(raw_file(config, row))
 
 
 def identity(config) -> dict:
