@@ -40,12 +40,14 @@ def test_config_schema_filter_tables_equal_the_registry():
     assert list(tables) == list(registry())  # the same filters, in the same (default) order
     for name, spec in registry().items():
         props = tables[name]["properties"]
-        assert set(props) == {f.name for f in dataclasses.fields(spec.params)} | {"enabled"}, name
+        per_language = {"languages"} if spec.languages else set()  # filters.languages overrides, not a field
+        assert set(props) == {f.name for f in dataclasses.fields(spec.params)} | {"enabled"} | per_language, name
         # the schema's defaults build exactly the dataclass's defaults; a key without a schema default (one
         # that must change no config hash when absent, e.g. quality's model_source) is absent from the table
         defaults = {k: v["default"] for k, v in props.items() if k != "enabled" and "default" in v}
         assert build_params(spec, defaults) == spec.params()
-        assert [k for k, v in props.items() if "default" not in v and k != "enabled"] in ([], ["model_source"]), name
+        assert [k for k, v in props.items() if "default" not in v and k not in ("enabled", "languages")] in ([], ["model_source"],
+                                                                                 ["model_source", "labels"]), name
 
 
 def test_the_filter_stage_summary_names_every_filter_of_the_registry():

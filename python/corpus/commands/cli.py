@@ -392,6 +392,11 @@ def report(c: Ctx):
     for s in m["sources"]:
         click.echo(f"{s['source_id']:<28} {s['license_spdx']:<26} {s['docs']:>7} {s['train']:>7} {s['val']:>5}")
     click.echo("dropped by filter: " + ", ".join(f"{k} {n}" for k, n in m["filters"].items()))
+    per_language = ((data.get("filters") or {}).get("lang") or {}).get("per_language") or {}
+    if len(per_language) > 1:  # one language: the line above says it all
+        click.echo("keep rate per language: " + ", ".join(
+            f"{k} {v['kept']}/{v['passed']}" + (f" (most dropped by {next(iter(v['dropped']))})" if v["dropped"] else "")
+            for k, v in list(per_language.items())[:15]))
     d = m["dedup"]
     by_eval = ", ".join(f"{k} {n}" for k, n in d.get("decontaminated_by_eval", {}).items())
     click.echo(f"dedup: exact {d['exact_dropped']}, near {d['near_dropped']} (Jaccard ≥ {d['jaccard_threshold']}, "
@@ -494,7 +499,7 @@ def ledger_add(c: Ctx, url, source_id, license_spdx, role, fmt, split, delimiter
                                           if docs is not None else ""))
     where = {"corpus": "[dataset] sources", "eval": "[decontam] evals",
              "list": "the [filters.<name>] key that reads it (e.g. [filters.url] block_domains)",
-             "model": "[filters.quality] model_source (with its label)"}[row["role"]]
+             "model": "[filters.quality] model_source (with its label) or [filters.lang] model_source"}[row["role"]]
     # with no --config (nor CORPUS_CONFIG) name the default as one: the user may not know it is in use
     config = c.config.path if c.config_path else f"your config ({c.config.path} by default)"
     click.echo(f"next: add \"{row['source_id']}\" to {where} in {config}, then `corpus run`")

@@ -63,7 +63,9 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from corpus.filters.registry import FilterSpec, rule_function
+from corpus.filters.languages import AUTO, CHARS, JIEBA, SUDACHI, WHITESPACE, LanguageRules, bare_word, \
+    segmentation_for, split_words_chars, split_words_segmenter
+from corpus.filters.registry import FilterSpec
 
 __all__ = [
     "BULLET_PREFIXES",
@@ -83,6 +85,7 @@ _WORD = re.compile(r"(?<!\S)\S*?[^\W_]\S*")
 # Same shape, but the first letter must be alphabetic: counts words containing a letter.
 _ALPHA_WORD = re.compile(r"(?<!\S)\S*?[^\W\d_]")
 _DIGIT = re.compile(r"\d")
+_LETTER = re.compile(r"[^\W\d_]")
 
 BULLET_PREFIXES: tuple[str, ...] = (
     "•", "‣", "⁃", "◦", "∙", "·", "●", "○", "▪", "▫", "■", "□", "►", "▶", "➢", "✓", "✔", "-", "*",
@@ -153,13 +156,38 @@ def count_stop_words(text: str, stop_words: tuple[str, ...], enough: int) -> int
 HASH_DETAIL, ELLIPSIS_DETAIL = "'#' per word", "ellipses per word"  # the two max_symbol_word_ratio rules
 
 
-def gopher_quality(text: str, p: GopherParams = DEFAULT_PARAMS) -> tuple | None:
+def words_of(text: str, segmentation: str = WHITESPACE) -> list[str]:
+    """The text's words under a language's segmentation (filters.languages): "whitespace", "chars",
+    "jieba", "sudachi", or "auto" (the one languages.segmentation_for picks for this text)."""
+    if segmentation == AUTO:
+        segmentation = segmentation_for(text)
+    if segmentation in (JIEBA, SUDACHI):
+        return split_words_segmenter(text, segmentation)
+    if segmentation == CHARS:
+        return split_words_chars(text)
+    return split_words(text)
+
+
+def count_stop_words_in(words: list[str], stop_words: tuple[str, ...], enough: int) -> int:
+    """count_stop_words over a word list (segmentations other than whitespace)."""
+    if not stop_words or enough <= 0:
+        return 0
+    wanted, count = {w.casefold() for w in stop_words}, 0
+    for word in words:
+        if bare_word(word) in wanted:
+            count += 1
+            if count >= enough:
+                break
+    return count
+
+
+def gopher_quality(text: str, p: GopherParams = DEFAULT_PARAMS, segmentation: str = WHITESPACE) -> tuple | None:
     """None if the text passes; else (rule, measured value) of the FIRST failing rule, or (rule, value,
-    detail) for the symbol ratios.
+    detail) for the symbol ratios. `segmentation`: how words are split (filters.languages).
 
     Rules and their order are listed in the module docstring.
     """
-    words = split_words(text)
+    words = split_words(text) if segmentation == WHITESPACE else words_of(text, segmentation)
     n_words = len(words)
     if n_words < p.min_words:
         return "min_words", float(n_words)
@@ -187,17 +215,30 @@ def gopher_quality(text: str, p: GopherParams = DEFAULT_PARAMS) -> tuple | None:
     if ellipsis_lines > p.max_ellipsis_lines_ratio:
         return "max_ellipsis_lines_ratio", ellipsis_lines
 
-    alpha_ratio = _ratio(count_alpha_words(text, n_words), n_words)
+    alpha_ratio = _ratio(count_alpha_words(text, n_words) if segmentation == WHITESPACE
+                         else sum(1 for w in words if _LETTER.search(w)), n_words)
     if alpha_ratio < p.min_alpha_words_ratio:
         return "min_alpha_words_ratio", alpha_ratio
 
-    stop_words = count_stop_words(text, p.stop_words, p.min_stop_words)
+    stop_words = (count_stop_words(text, p.stop_words, p.min_stop_words) if segmentation == WHITESPACE
+                  else count_stop_words_in(words, p.stop_words, p.min_stop_words))
     if stop_words < p.min_stop_words:
         return "min_stop_words", float(stop_words)
     return None
 
 
-FILTER = FilterSpec("gopher", GopherParams, rule_function(gopher_quality),
+class GopherFilter:
+    """The rules with the settings of the document's language (filters.languages)."""
+
+    def __init__(self, params: GopherParams, resources: dict, languages: dict | None = None):
+        self.rules = LanguageRules("gopher", params, languages)
+
+    def check(self, doc) -> tuple | None:
+        setting = self.rules.setting(doc.lang)
+        return gopher_quality(doc.text, setting.params, setting.segmentation)
+
+
+FILTER = FilterSpec("gopher", GopherParams, GopherFilter, reads="doc", languages=True,
                     rules=lambda p: ("min_words", "max_words", "min_mean_word_length", "max_mean_word_length",
                                      "max_symbol_word_ratio", "max_bullet_lines_ratio", "max_ellipsis_lines_ratio",
                                      "min_alpha_words_ratio", "min_stop_words"))

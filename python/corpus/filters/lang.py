@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import functools
 import importlib.util
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pyarrow as pa
@@ -17,6 +18,7 @@ from corpus.errors import CorpusError
 from corpus.filters.registry import FilterSpec
 
 UNDETERMINED = "und"
+ISO639_PATH = Path(__file__).with_name("iso639.json")
 
 
 def bundled_model_path() -> Path:
@@ -57,20 +59,86 @@ class LangParams:
     keep: tuple[str, ...] = ("en",)
     min_score: float = 0.65
     model: str = ""            # '' = the bundled lid.176.ftz
+    model_source: str = ""     # a ledger row of role model: another fastText LID model (GlotLID...)
+    labels: dict = field(default_factory=dict)  # a model's label -> the code `keep` and the word rules use
+
+
+@functools.cache
+def _alpha_2() -> dict[str, str]:
+    return json.loads(ISO639_PATH.read_text(encoding="utf-8"))["alpha_2"]
+
+
+def language_code(label: str, labels: dict) -> str:
+    """The code `keep`, the `lang` column and the word rules (filters.languages) use for a model's label:
+    the config's `labels` mapping first; a label with a script suffix, as GlotLID writes ISO 639-3 codes
+    (`rus_Cyrl`, `cmn_Hani`), is its ISO 639-1 code where one exists (`ru`, `zh`: iso639.json); any other
+    label (lid.176's `de`, `ceb`) is itself."""
+    if label in labels:
+        return labels[label]
+    base, _, script = label.partition("_")
+    if base in labels:
+        return labels[base]
+    return _alpha_2().get(base, base) if script and len(base) == 3 else label
 
 
 class LanguageFilter:
-    """Annotates every document with (lang, lang_score); drops those whose language is not kept."""
+    """Annotates every document with (lang, lang_score); drops those whose language is not kept (by its
+    code, or by the model's own label)."""
 
     def __init__(self, params: LangParams, resources: dict):
-        self.params, self.model, self.keep = params, load_model(params.model), set(params.keep)
+        self.params, self.keep = params, set(params.keep)
+        self.model = load_model(resources.get("lang_path") or params.model)
 
     def annotate(self, text: str) -> tuple[tuple[str, float], tuple[str, float] | None]:
-        lang, score = language_of(text, self.model, self.params.min_score)
-        if lang in self.keep:
+        label, score = language_of(text, self.model, self.params.min_score)
+        lang = language_code(label, self.params.labels)
+        if lang in self.keep or label in self.keep:
             return (lang, score), None
         return (lang, score), ("keep" if lang != UNDETERMINED else "min_score", score)
 
 
-FILTER = FilterSpec("lang", LangParams, LanguageFilter, columns={"lang": pa.string(), "lang_score": pa.float32()},
+def _model_row(config) -> dict | None:
+    table = config["filters"]["lang"]
+    if not table.get("model_source"):  # no default: absent, it changes no hash
+        return None
+    if table["model"]:
+        raise CorpusError(f"{config.path}: filters.lang: model and model_source both name a model (give one)")
+    from corpus.config.ledger import load_ledger, select
+
+    (row,) = select(load_ledger(config.ledger_path), [table["model_source"]], "model",
+                    what=f"{config.path}: filters.lang.model_source")
+    return row
+
+
+def prepare(config, staging: Path) -> tuple[list[dict], dict]:
+    """The model_source row's file as fetch published it (verified there), for every worker."""
+    row = _model_row(config)
+    if row is None:
+        return [], {}
+    return [], {"lang_path": model_path(config), "lang_sha256": row["sha256"]}
+
+
+def model_path(config) -> str:
+    """The model the filter loads for this config: the model_source row's file, the configured path, or
+    '' (the bundled lid.176)."""
+    row = _model_row(config)
+    if row is None:
+        return config["filters"]["lang"]["model"]
+    from corpus.engine.raw import raw_file
+
+    return str(raw_file(config, row))
+
+
+def identity(config) -> dict:
+    row = _model_row(config)
+    return {"lang_model": row["sha256"]} if row is not None else {}
+
+
+def sources(config) -> list[str]:
+    row = _model_row(config)
+    return [row["source_id"]] if row is not None else []
+
+
+FILTER = FilterSpec("lang", LangParams, LanguageFilter, prepare=prepare, identity=identity, sources=sources,
+                    columns={"lang": pa.string(), "lang_score": pa.float32()},
                     defaults=(UNDETERMINED, 0.0), rules=lambda p: ("keep", "min_score"))

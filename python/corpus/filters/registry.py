@@ -23,6 +23,7 @@ from corpus.errors import CorpusError
 from corpus.config.schemas import load_schema
 from corpus.engine.cache import cache_key
 from corpus.filters.memo import document_digest
+from corpus.filters.languages import known_languages, languages_table_sha256
 
 CONFIG_SCHEMA = "corpus-config.schema.json"
 
@@ -46,6 +47,8 @@ class FilterSpec:
     sources: Callable[[Any], list[str]] | None = None
     # its table -> the part of it a document's result depends on (filters.memo's identity; default: all)
     memo_table: Callable[[dict], dict] | None = None
+    # its rules differ per language (filters.languages): `make` also gets the table's `languages` overrides
+    languages: bool = False
 
 
 class RuleFunction:
@@ -146,11 +149,33 @@ class FilterChain:
                 self.defaults += tuple(spec.defaults)
         self.lang_slot = slots.get("lang")
         self.checkers = []  # (name, checker, annotation slot or None, its width, what it reads, cleans)
+        # per checker: the language filter ran before it (else a Doc's lang is "": not known)
+        self.sees_lang: list[bool] = []
         for name in self.order:
             spec = registry()[name]
             if filters_cfg[name]["enabled"]:
-                checker = spec.make(build_params(spec, filters_cfg[name]), resources)
+                self.sees_lang.append(any(c[0] == "lang" for c in self.checkers))
+                params = build_params(spec, filters_cfg[name])
+                checker = (spec.make(params, resources, filters_cfg[name].get("languages")) if spec.languages
+                           else spec.make(params, resources))
                 self.checkers.append((name, checker, slots.get(name), len(spec.columns), spec.reads, spec.cleans))
+
+        # the first checker with rules per language that knows the language, the filters before it, and the
+        # languages with word rules: what unknown_language() needs
+        first = next((k for k, c in enumerate(self.checkers) if registry()[c[0]].languages and self.sees_lang[k]),
+                     None)
+        self.before_word_rules = None if first is None else {c[0] for c in self.checkers[:first]}
+        self.known_languages = known_languages(filters_cfg)
+
+    def unknown_language(self, outcome: "Outcome") -> str | None:
+        """The document's language when it reached a rule set per language that has no entry for it (it
+        got the language-agnostic settings: filters.languages), else None."""
+        if self.before_word_rules is None:
+            return None
+        lang = outcome.annotations[self.lang_slot]
+        if lang in self.known_languages or (outcome.failed is not None and outcome.failed[0] in self.before_word_rules):
+            return None
+        return lang
 
     def memo_identities(self, filters_cfg: dict, resources: dict) -> list[str | None]:
         """Per checker: the identity filters.memo files its results under (its table, or the part of it
@@ -163,8 +188,10 @@ class FilterChain:
         for name, _, slot, _, _, cleans in self.checkers:
             narrow = registry()[name].memo_table
             table = narrow(filters_cfg[name]) if narrow is not None else filters_cfg[name]
-            out.append(None if cleans else cache_key({"filter": name, "table": table, "models": models,
-                                                       "before": seen}))
+            key = {"filter": name, "table": table, "models": models, "before": seen}
+            if registry()[name].languages:  # the derived per-language table decides its results too
+                key["languages"] = languages_table_sha256()
+            out.append(None if cleans else cache_key(key))
             if cleans or slot is not None:
                 seen = seen + [[name, filters_cfg[name]]]
         return out
@@ -211,7 +238,9 @@ class FilterChain:
                     if found is not None:
                         results[i] = found
             todo = [i for i in alive if i not in results]
-            for i, result in zip(todo, self._apply_many(checker, slot, reads, todo, texts, urls, doc_ids, values)):
+            lang_slot = self.lang_slot if self.sees_lang[k] else None
+            for i, result in zip(todo, self._apply_many(checker, slot, reads, todo, texts, urls, doc_ids, values,
+                                                        lang_slot)):
                 results[i] = result
                 if memo is not None:
                     memo.put(k, digests[i], *result)
@@ -224,22 +253,23 @@ class FilterChain:
             alive = [i for i in alive if failed[i] is None]
         return [Outcome(tuple(values[i]), failed[i], texts[i], removed[i]) for i in range(n)]
 
-    def _apply_many(self, checker, slot, reads, todo, texts, urls, doc_ids, values) -> list[tuple]:
+    def _apply_many(self, checker, slot, reads, todo, texts, urls, doc_ids, values, lang_slot) -> list[tuple]:
         """(annotation or None, failure or None) of one filter on each document of `todo`."""
         if slot is None and reads == "text" and hasattr(checker, "check_many"):
             return [(None, fail) for fail in checker.check_many([texts[i] for i in todo])]
         if slot is not None and hasattr(checker, "annotate_many"):
             return checker.annotate_many([texts[i] for i in todo])
-        return [self._apply(checker, slot, reads, texts[i], urls[i], doc_ids[i], values[i]) for i in todo]
+        return [self._apply(checker, slot, reads, texts[i], urls[i], doc_ids[i], values[i], lang_slot) for i in todo]
 
-    def _apply(self, checker, slot, reads, text, url, doc_id, values) -> tuple:
+    @staticmethod
+    def _apply(checker, slot, reads, text, url, doc_id, values, lang_slot) -> tuple:
         """(annotation or None, failure or None) of one filter on the document."""
         if slot is not None:
             return checker.annotate(text)
         if reads == "url":
             return None, checker.check(url)
         if reads == "doc":
-            lang = values[self.lang_slot] if self.lang_slot is not None else ""
+            lang = values[lang_slot] if lang_slot is not None else ""
             return None, checker.check(Doc(text, url, doc_id, lang or ""))
         return None, checker.check(text)
 

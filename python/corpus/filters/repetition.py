@@ -61,8 +61,9 @@ from collections import Counter
 from dataclasses import dataclass
 from itertools import accumulate, compress
 
-from corpus.filters.gopher import nonblank_lines, split_words
-from corpus.filters.registry import FilterSpec, rule_function
+from corpus.filters.gopher import nonblank_lines, words_of
+from corpus.filters.languages import WHITESPACE, LanguageRules
+from corpus.filters.registry import FilterSpec
 
 __all__ = [
     "DEFAULT_PARAMS",
@@ -191,8 +192,10 @@ def _covered_chars(starts: list[int], n: int, prefix_chars: list[int]) -> int:
     return covered + prefix_chars[run_end] - prefix_chars[run_start]
 
 
-def gopher_repetition(text: str, p: RepetitionParams = DEFAULT_PARAMS) -> tuple[str, float] | None:
-    """None if the text passes; else (rule, measured value) of the FIRST failing rule.
+def gopher_repetition(text: str, p: RepetitionParams = DEFAULT_PARAMS,
+                      segmentation: str = WHITESPACE) -> tuple[str, float] | None:
+    """None if the text passes; else (rule, measured value) of the FIRST failing rule. `segmentation`:
+    how words are split (filters.languages).
 
     Rules and their order are listed in the module docstring.
     """
@@ -208,7 +211,7 @@ def gopher_repetition(text: str, p: RepetitionParams = DEFAULT_PARAMS) -> tuple[
     if line_char_frac > p.dup_line_char_frac:
         return "dup_line_char_frac", line_char_frac
 
-    ngrams = _RepeatedNgrams(split_words(text))
+    ngrams = _RepeatedNgrams(words_of(text, segmentation))
     for n, max_frac in p.top_ngram_char_frac:
         frac = ngrams.top_char_frac(n)
         if frac > max_frac:
@@ -227,4 +230,15 @@ def rule_names(p: RepetitionParams) -> tuple[str, ...]:
             *(f"dup_{n}gram_char_frac" for n, _ in p.dup_ngram_char_frac))
 
 
-FILTER = FilterSpec("repetition", RepetitionParams, rule_function(gopher_repetition), rules=rule_names)
+class RepetitionFilter:
+    """The rules with the settings of the document's language (filters.languages)."""
+
+    def __init__(self, params: RepetitionParams, resources: dict, languages: dict | None = None):
+        self.rules = LanguageRules("repetition", params, languages)
+
+    def check(self, doc) -> tuple[str, float] | None:
+        setting = self.rules.setting(doc.lang)
+        return gopher_repetition(doc.text, setting.params, setting.segmentation)
+
+
+FILTER = FilterSpec("repetition", RepetitionParams, RepetitionFilter, reads="doc", languages=True, rules=rule_names)

@@ -158,14 +158,19 @@ def language_mix(config: Config, m: dict, budget: Budget) -> dict | None:
     as another language, dropped as undetermined (top language below min_score, re-identified here)."""
     if not config["filters"].get("lang", {}).get("enabled"):
         return None
-    model = lang_id.load_model(config["filters"]["lang"].get("model", ""))
-    rows = []
+    model = lang_id.load_model(lang_id.model_path(config))
+    rows, later = [], []
     rejects = parts_of(m, side_prefix("filter"))
     verify = within(rejects, budget)
+    after = filter_order(config["filters"])
+    after = set(after[after.index("lang") + 1:])  # the filters that saw the language the lang filter found
     for p in rejects:
-        t = read_columns(config, DIRNAME, p, ["filter", "rule", "source_id", "text"], verify=verify,
-                         filters=[("filter", "=", "lang")])
-        rows += zip(t.column("rule").to_pylist(), t.column("source_id").to_pylist(), t.column("text").to_pylist())
+        t = read_columns(config, DIRNAME, p, ["filter", "rule", "source_id", "text"], verify=verify)
+        for f, rule, sid, text in zip(*(t.column(k).to_pylist() for k in ("filter", "rule", "source_id", "text"))):
+            if f == "lang":
+                rows.append((rule, sid, text))
+            elif f in after:
+                later.append((f"{f}.{rule}", text))
     picks = sample_indices(len(rows), LANG_MIX_DOCS, budget, "lang-mix")
     scale = len(rows) / len(picks) if picks else 1.0
     langs: dict[str, dict] = {}
@@ -175,8 +180,33 @@ def language_mix(config: Config, m: dict, budget: Budget) -> dict | None:
         e = langs.setdefault(lang, {"other": 0, "und": 0, "sources": {}})
         e["other" if rule == "keep" else "und"] += 1
         e["sources"][sid] = e["sources"].get(sid, 0) + 1
-    passed = m["counts"]["docs_in"] - len(rows)
     keep = config["filters"]["lang"]["keep"]
-    by_lang_passed = {keep[0] if len(keep) == 1 else "+".join(keep): passed}
+    per_language = keep_rates(config, m, budget, later, model)
+    by_lang_passed = {k: v["passed"] for k, v in per_language.items()}
     return {"langs": langs, "passed": by_lang_passed, "rejects": len(rows), "measured": len(picks),
-            "estimated": scale != 1.0, "min_score": config["filters"]["lang"]["min_score"], "keep": keep}
+            "estimated": scale != 1.0, "min_score": config["filters"]["lang"]["min_score"], "keep": keep,
+            "per_language": per_language}
+
+
+def keep_rates(config: Config, m: dict, budget: Budget, later: list, model) -> dict:
+    """Per language the lang filter let through: documents that passed it, those kept in the end (the
+    output's lang column: exact) and those each later rule dropped (rejects re-identified on a seeded sample,
+    with the filter's own model, min_score and label mapping: the language the word rules used)."""
+    table = config["filters"]["lang"]
+    out: dict[str, dict] = {}
+    for p in parts_of(m):
+        for lang in read_columns(config, DIRNAME, p, ["lang"]).column("lang").to_pylist():
+            e = out.setdefault(lang, {"passed": 0, "kept": 0, "dropped": {}})
+            e["kept"] += 1
+    picks = sample_indices(len(later), LANG_MIX_DOCS, budget, "lang-rules")
+    scale = len(later) / len(picks) if picks else 1.0
+    for i in picks:
+        rule, text = later[i]
+        label, _ = lang_id.language_of(text, model, table["min_score"])
+        e = out.setdefault(lang_id.language_code(label, table.get("labels") or {}), {"passed": 0, "kept": 0,
+                                                                                    "dropped": {}})
+        e["dropped"][rule] = e["dropped"].get(rule, 0) + scale
+    for e in out.values():
+        e["dropped"] = {k: round(v) for k, v in sorted(e["dropped"].items(), key=lambda kv: (-kv[1], kv[0]))}
+        e["passed"] = e["kept"] + sum(e["dropped"].values())
+    return dict(sorted(out.items(), key=lambda kv: (-kv[1]["passed"], kv[0])))

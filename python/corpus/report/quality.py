@@ -54,7 +54,7 @@ def collect_quality(config: Config, budget: Budget) -> dict | None:
     total = sum(p["rows"] for p in cut)
     picks = sample_indices(total, LANG_DOCS, budget, "quality-lang")  # global row numbers, sorted
     scale = total / len(picks) if picks else 1.0
-    model = lang_id.load_model(config["filters"]["lang"].get("model", "")) if picks else None
+    model = lang_id.load_model(lang_id.model_path(config)) if picks else None
     found: dict[str, list[float]] = {}
     start = 0
     for p in cut:

@@ -350,7 +350,24 @@ def lang_section(lang: dict | None) -> str:
             table(["language", "passed", "dropped: other language", "dropped: low score", "largest sources"],
                   table_rows, {1, 2, 3}) +
             (f'<p class="note">{len(rest)} more languages with {sum(r[1] + r[2] + r[3] for r in rest):,} documents: '
-             + ", ".join(f"{e(r[0])} {r[1] + r[2] + r[3]}" for r in rest) + "</p>" if rest else ""))
+             + ", ".join(f"{e(r[0])} {r[1] + r[2] + r[3]}" for r in rest) + "</p>" if rest else "")
+            + keep_rate_section(lang.get("per_language") or {}))
+
+
+def keep_rate_section(per_language: dict) -> str:
+    """Per language that passed the language filter: how many the later rules kept, and which dropped the
+    rest (the word rules are set per language: docs/languages.md)."""
+    if not per_language:
+        return ""
+    rows = []
+    for k, v in list(per_language.items())[:24]:
+        rules = ", ".join(f"<code>{e(r)}</code> {m:,}" for r, m in list(v["dropped"].items())[:3])
+        rate = v["kept"] / v["passed"] if v["passed"] else 0.0
+        rows.append([f"<code>{e(k)}</code>", n(v["passed"]), n(v["kept"]), f"{100 * rate:.1f}%", rules])
+    return ('<h3>Keep rate per language</h3><p class="muted">Documents of each language the language filter let '
+            'through, and what the later rules (set per language) did with them; drops re-identified as the '
+            'filter identified them.</p>' +
+            table(["language", "passed lang", "kept", "keep rate", "dropped most by"], rows, {1, 2, 3}))
 
 
 def dedup(d: dict, red) -> str:

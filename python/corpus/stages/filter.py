@@ -65,6 +65,13 @@ def cleaned_summary(lines: list) -> str | None:
     return canonical_json(out)
 
 
+def count_unknown_languages(chain, outcomes: list, counts: dict[str, int]) -> None:
+    """Documents per language that reached the word rules with no settings for their language."""
+    for out in outcomes:
+        if (lang := chain.unknown_language(out)) is not None:
+            counts[lang] = counts.get(lang, 0) + 1
+
+
 @dataclass(frozen=True)
 class FilterUnit:
     key: str
@@ -92,17 +99,17 @@ def filter_part(u: FilterUnit) -> dict:
     (u.out_dir / REMOVED).mkdir(exist_ok=True)
     side, lines_side = f"{ME.side.dirname}/{u.key}.parquet", f"{REMOVED}/{u.key}.parquet"
     out_schema, rej_schema = schema_of(OUT_COLUMNS), schema_of(REJECT_COLUMNS)
-    rem_schema = schema_of(REMOVED_COLUMNS)
     kept_name = f"{WORK_DIR}/{SCORED}/{u.key}.parquet" if u.scored else f"{u.key}.parquet"
     scores: list[float] = []  # the kept documents' quality scores (u.scored), for the quantile step
     model = json.loads(u.resources_json).get("quality_path") if u.scored else None
     (u.out_dir / kept_name).parent.mkdir(parents=True, exist_ok=True)
     kept_w, rej_w = PartWriter(u.out_dir / kept_name, out_schema), PartWriter(u.out_dir / side, rej_schema)
-    rem_w = PartWriter(u.out_dir / lines_side, rem_schema)
+    rem_w = PartWriter(u.out_dir / lines_side, rem_schema := schema_of(REMOVED_COLUMNS))
     cleaned_by_rule: dict[str, dict[str, int]] = {}
     dropped: dict[str, int] = {}
     by_rule: dict[str, int] = {}
     by_source: dict[str, dict[str, int]] = {}
+    agnostic: dict[str, int] = {}  # documents per language that got language-agnostic word rules
     docs_in = 0
     for batch in reader.batches():
         keep = {k: [] for k in OUT_COLUMNS}
@@ -111,6 +118,7 @@ def filter_part(u: FilterUnit) -> dict:
         cols = {k: batch.column(k).to_pylist() for k in IN_COLUMNS}
         docs_in += batch.num_rows
         outcomes = chain.check_many(cols["text"], cols["url"], cols["id"], memo)
+        count_unknown_languages(chain, outcomes, agnostic)
         for i, (text, out) in enumerate(zip(cols["text"], outcomes)):
             sid = cols["source_id"][i]
             src = by_source.setdefault(sid, {"docs_in": 0, "docs_out": 0})
@@ -145,7 +153,7 @@ def filter_part(u: FilterUnit) -> dict:
     order = filter_order(json.loads(u.filters_json))
     counts = {"docs_in": docs_in, "docs_out": parts[0]["rows"],
               "dropped": {f: dropped.get(f, 0) for f in order}, "dropped_by_rule": by_rule, "by_source": by_source,
-              "cleaned_by_rule": cleaned_by_rule}
+              "cleaned_by_rule": cleaned_by_rule, **({"language_agnostic": agnostic} if agnostic else {})}
     res = {"key": u.key, "parts": parts[1:] if u.scored else parts, "counts": counts}
     if u.scored:
         buf = io.BytesIO()
@@ -308,9 +316,25 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
                 dataset=config.dataset, version=config.version, reuse_from=reuse_sources(config, ME.name))]
 
 
+def language_warnings(counts: dict) -> list[str]:
+    """The run table's warning when documents of languages with no word rules got language-agnostic ones."""
+    found = counts.get("language_agnostic") or {}
+    if not found:
+        return []
+    langs = ", ".join(f"{lang} ({n} docs)" for lang, n in sorted(found.items(), key=lambda kv: (-kv[1], kv[0])))
+    return [f"no word rules for {langs}: language-agnostic settings (no stop-word rule; add "
+            "[filters.gopher.languages.<code>] or derive them: docs/quality.md)"]
+
+
+def summary(result) -> str:
+    c = result.manifest["counts"]
+    return "; ".join([f"{c['docs_in']} docs in, {c['docs_out']} out",
+                      *(f"WARNING: {w}" for w in language_warnings(c))])
+
+
 def report(result) -> list[str]:
     c = result.manifest["counts"]
-    lines = []
+    lines = [f"  WARNING: {w}" for w in language_warnings(c)]
     dropped = c.get("dropped", {})
     for name in [n for n in registry() if n in dropped]:
         n = dropped[name]
