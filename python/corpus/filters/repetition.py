@@ -50,7 +50,10 @@ quality rules reject it for having no words).
 Speed: one regex pass splits the words; the 2-grams are counted in C (zip + Counter); an n-gram
 can occur twice only if its (n-1)-gram prefix does, so the n-grams for n >= 3 are built only at
 the starts of repeated (n-1)-grams, and once no n-gram repeats no longer one is built at all
-(its values are 0.0). Rules are checked in order and the first failure returns at once.
+(its values are 0.0).
+
+Measure, then decide: ``repetition_signals`` measures every fraction (the n-gram sizes are its only
+measuring settings), ``repetition_decision`` compares them with the maxima in rule order.
 """
 
 from __future__ import annotations
@@ -61,8 +64,10 @@ from collections import Counter
 from dataclasses import dataclass
 from itertools import accumulate, compress
 
+import pyarrow as pa
+
 from corpus.filters.gopher import nonblank_lines, split_words
-from corpus.filters.registry import FilterSpec, rule_function
+from corpus.filters.registry import FilterSpec, rule_decision, rule_function
 
 __all__ = [
     "DEFAULT_PARAMS",
@@ -191,33 +196,29 @@ def _covered_chars(starts: list[int], n: int, prefix_chars: list[int]) -> int:
     return covered + prefix_chars[run_end] - prefix_chars[run_start]
 
 
-def gopher_repetition(text: str, p: RepetitionParams = DEFAULT_PARAMS) -> tuple[str, float] | None:
-    """None if the text passes; else (rule, measured value) of the FIRST failing rule.
-
-    Rules and their order are listed in the module docstring.
-    """
-    para_frac, para_char_frac = duplicate_fractions(split_paragraphs(text))
-    if para_frac > p.dup_para_frac:
-        return "dup_para_frac", para_frac
-    if para_char_frac > p.dup_para_char_frac:
-        return "dup_para_char_frac", para_char_frac
-
-    line_frac, line_char_frac = duplicate_fractions(nonblank_lines(text))
-    if line_frac > p.dup_line_frac:
-        return "dup_line_frac", line_frac
-    if line_char_frac > p.dup_line_char_frac:
-        return "dup_line_char_frac", line_char_frac
-
+def repetition_signals(text: str, p: RepetitionParams = DEFAULT_PARAMS) -> tuple:
+    """Every fraction a rule compares, in rule_names(p)'s order, measured whatever the thresholds say."""
+    values = [*duplicate_fractions(split_paragraphs(text)), *duplicate_fractions(nonblank_lines(text))]
     ngrams = _RepeatedNgrams(split_words(text))
-    for n, max_frac in p.top_ngram_char_frac:
-        frac = ngrams.top_char_frac(n)
-        if frac > max_frac:
-            return f"top_{n}gram_char_frac", frac
-    for n, max_frac in p.dup_ngram_char_frac:
-        frac = ngrams.dup_char_frac(n)
-        if frac > max_frac:
-            return f"dup_{n}gram_char_frac", frac
+    values += [ngrams.top_char_frac(n) for n, _ in p.top_ngram_char_frac]
+    values += [ngrams.dup_char_frac(n) for n, _ in p.dup_ngram_char_frac]
+    return tuple(values)
+
+
+def repetition_decision(s: tuple, p: RepetitionParams = DEFAULT_PARAMS) -> tuple[str, float] | None:
+    """None if the signals pass; else (rule, measured value) of the FIRST failing rule."""
+    limits = (p.dup_para_frac, p.dup_para_char_frac, p.dup_line_frac, p.dup_line_char_frac,
+              *(m for _, m in p.top_ngram_char_frac), *(m for _, m in p.dup_ngram_char_frac))
+    for rule, value, limit in zip(rule_names(p), s, limits):
+        if value > limit:
+            return rule, value
     return None
+
+
+def gopher_repetition(text: str, p: RepetitionParams = DEFAULT_PARAMS) -> tuple[str, float] | None:
+    """None if the text passes; else (rule, measured value) of the FIRST failing rule (the decision on
+    the text's signals). Rules and their order are listed in the module docstring."""
+    return repetition_decision(repetition_signals(text, p), p)
 
 
 def rule_names(p: RepetitionParams) -> tuple[str, ...]:
@@ -227,4 +228,13 @@ def rule_names(p: RepetitionParams) -> tuple[str, ...]:
             *(f"dup_{n}gram_char_frac" for n, _ in p.dup_ngram_char_frac))
 
 
-FILTER = FilterSpec("repetition", RepetitionParams, rule_function(gopher_repetition), rules=rule_names)
+def measuring_table(table: dict) -> dict:
+    """What the signals depend on: the n-gram sizes, not the maximum fractions."""
+    return {k: [pair[0] for pair in table.get(k) or []] for k in ("top_ngram_char_frac", "dup_ngram_char_frac")}
+
+
+FILTER = FilterSpec("repetition", RepetitionParams, rule_function(repetition_signals),
+                    decide=rule_decision(repetition_decision),
+                    signals=lambda p: {rule: pa.float64() for rule in rule_names(p)},
+                    thresholds=("dup_line_frac", "dup_para_frac", "dup_line_char_frac", "dup_para_char_frac"),
+                    memo_table=measuring_table, rules=rule_names)

@@ -1,0 +1,103 @@
+"""Signals as data: per part, every document's signals as one table (id, source_id, url, chars, then one
+column per signal, `<filter>_<signal>`), kept in the cache (engine.cache, kind "filter-signals") by the
+filter stage and named in its unit results (_RUN.json), so that `corpus signals export` writes them as
+Parquet and `corpus tune` decides any threshold again from them without reading a text.
+
+A cleaning filter's columns are its failure (`<filter>_rule`, `_value`, `_detail`, null when it kept the
+document); a filter after a cleaning filter that dropped the document did not measure it (nulls).
+`chars` is the length of the text the filter stage would publish (after every cleaning filter): at this
+stage a document's tokens are not known."""
+
+from __future__ import annotations
+
+import io
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from corpus.engine.cache import Cache
+from corpus.errors import CorpusError
+from corpus.formats.parts import read_parquet
+
+KIND = "filter-signals"
+DOC_COLUMNS = {"id": pa.string(), "source_id": pa.string(), "url": pa.string(), "chars": pa.int64()}
+FAILURE = {"rule": pa.string(), "value": pa.float64(), "detail": pa.string()}
+
+
+def table_columns(steps) -> dict[str, pa.DataType]:
+    """The signals table's columns for a chain's steps (registry.chain_steps)."""
+    out = dict(DOC_COLUMNS)
+    for step in steps:
+        cols = FAILURE if step.spec.cleans else step.spec.signals(step.params)
+        out.update({f"{step.name}_{k}": t for k, t in cols.items()})
+    return out
+
+
+def step_widths(steps) -> list[int]:
+    return [len(FAILURE) if s.spec.cleans else len(s.spec.signals(s.params)) for s in steps]
+
+
+class SignalsTable:
+    """One part's signals, added a batch at a time, written as one zstd Parquet entry of the cache."""
+
+    def __init__(self, steps):
+        self.steps, self.columns = steps, table_columns(steps)
+        self.widths = step_widths(steps)
+        self.schema = pa.schema(list(self.columns.items()))
+        self.buf = io.BytesIO()
+        self.writer = pq.ParquetWriter(self.buf, self.schema, compression="zstd")
+        self.rows = 0
+
+    def add(self, ids: list, sources: list, urls: list, measured: list) -> None:
+        cols: list[list] = [ids, sources, urls, [len(m.text) for m in measured]]
+        for k, width in enumerate(self.widths):
+            for j in range(width):
+                cols.append([_cell(m.values[k], j) for m in measured])
+        self.writer.write_batch(pa.record_batch([pa.array(c, type=t) for c, t in zip(cols, self.columns.values())],
+                                                schema=self.schema))
+        self.rows += len(ids)
+
+    def save(self, root, key: str) -> dict:
+        """Put the table in the cache; its entry for the unit's result ({key, rows})."""
+        self.writer.close()
+        Cache(root, KIND, ".parquet").put(key, self.buf.getvalue())
+        return {"key": key, "rows": self.rows}
+
+
+def _cell(values, j: int):
+    if values is None:
+        return None
+    if j == 2 and len(values) == 2:  # a cleaning failure (rule, value) without a detail
+        return None
+    return values[j]
+
+
+def load(root, entry: dict, where: str) -> pa.Table:
+    """A part's signals table from the cache (its bytes checked against the sha256 in the entry's name)."""
+    data = Cache(root, KIND, ".parquet").get(entry["key"])
+    if data is None:
+        raise CorpusError(f"{where}: its signals are not in the cache (removed by `corpus gc --cache`, or the run "
+                          f"had [run] cache = false); run the version again with `corpus run --recompute`")
+    t = read_parquet(pa.BufferReader(data))
+    if t.num_rows != entry["rows"]:
+        raise CorpusError(f"{where}: the cached signals hold {t.num_rows} rows, the run recorded {entry['rows']}")
+    return t
+
+
+def step_values(table: pa.Table, steps) -> list[list]:
+    """Per document of a signals table, what each step measured (as decide_document takes it)."""
+    widths = step_widths(steps)
+    names = list(table_columns(steps))
+    cols = [table.column(n).to_pylist() for n in names[len(DOC_COLUMNS):]]
+    out = []
+    for i in range(table.num_rows):
+        row, c = [], 0
+        for step, width in zip(steps, widths):
+            vals = tuple(cols[c + j][i] for j in range(width))
+            c += width
+            if step.spec.cleans:
+                row.append(None if vals[0] is None else (vals[0], vals[1], vals[2]))
+            else:  # (nulls after a cleaning step that dropped the document: never decided on)
+                row.append(vals)
+        out.append(row)
+    return out
