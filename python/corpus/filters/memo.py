@@ -9,25 +9,49 @@ the cleaning filters before it, its url and id, the language the lang filter mea
 read a Doc), the *measuring* part of its table (FilterSpec.measuring_table: not its thresholds) and the
 resources (models) it loads. So they are filed under the filter's *measuring identity*, the sha256 of
 those settings and of what the cleaning and annotating filters before it measure by (they change what it
-sees), and found by a digest of the document (text, url, id). Entries are kept per part name: those of
+sees), and found by a digest of the document (text, url, id). A cleaning filter's result (the text left,
+the lines removed, the failure) is kept the same way, under its whole table. Entries are kept per part name: those of
 the documents the filter measured in the last run that used the identity, so the cache of a part never
 holds more than the part's documents."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 
 import pyarrow as pa
 
-from corpus.store.atomic import canonical_json
 from corpus.engine.cache import PartMemo
 
 DIGEST = {"digest": pa.binary(16)}
 
 
+# a cleaning filter's result: the text left (null: unchanged), the removed lines, the failure
+CLEAN_COLUMNS = {"text": pa.string(), "lines": pa.string(), "rule": pa.string(), "value": pa.float64(),
+                 "detail": pa.string()}
+
+
 def document_digest(text: str, url: str, doc_id: str) -> bytes:
-    return hashlib.blake2b(canonical_json([text, url, doc_id]).encode("utf-8", "surrogatepass"),
-                           digest_size=16).digest()
+    """A digest of (text, url, id): each field's UTF-8 after its length, so no two triples run together."""
+    h = hashlib.blake2b(digest_size=16)
+    for field in (text, url, doc_id):
+        data = field.encode("utf-8", "surrogatepass")
+        h.update(len(data).to_bytes(8, "little"))
+        h.update(data)
+    return h.digest()
+
+
+def clean_row(text: str, cleaned: str, lines: list, fail: tuple | None) -> tuple:
+    """A cleaning filter's clean(text) result as a memo row (CLEAN_COLUMNS)."""
+    rule, value, detail = (fail[0], float(fail[1]), fail[2] if len(fail) > 2 else None) if fail else (None,) * 3
+    return (None if cleaned == text else cleaned, json.dumps([list(x) for x in lines]), rule, value, detail)
+
+
+def clean_result(text: str, row: tuple) -> tuple[str, list, tuple | None]:
+    """The clean(text) result a memo row holds."""
+    cleaned, lines, rule, value, detail = row
+    fail = None if rule is None else (rule, value) if detail is None else (rule, value, detail)
+    return (text if cleaned is None else cleaned), [tuple(x) for x in json.loads(lines)], fail
 
 
 class ChainMemo:

@@ -34,7 +34,7 @@ from typing import Any, Callable
 from corpus.errors import CorpusError
 from corpus.config.schemas import load_schema
 from corpus.engine.cache import cache_key
-from corpus.filters.memo import document_digest
+from corpus.filters.memo import CLEAN_COLUMNS, clean_result, clean_row, document_digest
 
 CONFIG_SCHEMA = "corpus-config.schema.json"
 
@@ -250,16 +250,16 @@ class FilterChain:
     def memo_identities(self, filters_cfg: dict, resources: dict) -> list[str | None]:
         """Per step: the identity filters.memo files its signals under (the measuring part of its table:
         not its thresholds; the models; and what the cleaning and annotating filters before it measure
-        by: they change what it sees), or None for a cleaning filter (not memoised: cheap, and its result
-        is the text itself)."""
+        by: they change what it sees); a cleaning filter's result is filed under its whole table (every key
+        of it changes the text)."""
         models = {k: v for k, v in sorted(resources.items()) if k.endswith("sha256")}
         seen: list = []
         out: list[str | None] = []
         for step in self.steps:
             table = filters_cfg[step.name]
             measuring = step.spec.measuring_table(table)
-            out.append(None if step.spec.cleans else cache_key({"filter": step.name, "signals": measuring,
-                                                               "models": models, "before": seen}))
+            out.append(cache_key({"filter": step.name, "cleans" if step.spec.cleans else "signals": measuring,
+                                  "models": models, "before": seen}))
             if step.spec.cleans:
                 seen = seen + [[step.name, table]]
             elif step.slot is not None:
@@ -267,8 +267,8 @@ class FilterChain:
         return out
 
     def signal_columns(self) -> list[dict]:
-        """Per step: its signals' names and pyarrow types ({} for a cleaning step)."""
-        return [s.spec.signals(s.params) for s in self.steps]
+        """Per step: the names and pyarrow types of its signals, or of a cleaning step's result."""
+        return [CLEAN_COLUMNS if s.spec.cleans else s.spec.signals(s.params) for s in self.steps]
 
     def check(self, text: str, url: str = "", doc_id: str = "", memo=None) -> Outcome:
         """The document's Outcome; with a filters.memo.ChainMemo, each step's signals are taken from it
@@ -301,7 +301,7 @@ class FilterChain:
             alive = [i for i in range(n) if not docs[i].dropped_by_cleaning]
             if step.spec.cleans:  # clean(text) -> (text kept, removed lines, None or the rule dropping it)
                 for i in alive:
-                    cleaned, lines, fail = checker.clean(docs[i].text)
+                    cleaned, lines, fail = self._clean(k, checker, docs[i].text, urls[i], doc_ids[i], digests, i, memo)
                     docs[i].removed[k] = [(step.name, rule, count, line) for rule, count, line in lines]
                     if fail is None and lines and not cleaned.strip():
                         fail = (lines[-1][0], float(len(lines)), "every line removed")
@@ -329,6 +329,19 @@ class FilterChain:
                 for i in alive:
                     langs[i] = docs[i].values[k][0]
         return docs
+
+    def _clean(self, k: int, checker, text: str, url: str, doc_id: str, digests: list, i: int, memo) -> tuple:
+        """A cleaning step's clean(text), from the memo when known."""
+        if memo is None:
+            return checker.clean(text)
+        if digests[i] is None:
+            digests[i] = document_digest(text, url, doc_id)
+        known = memo.get(k, digests[i])
+        if known is not None:
+            return clean_result(text, known)
+        cleaned, lines, fail = checker.clean(text)
+        memo.put(k, digests[i], clean_row(text, cleaned, lines, fail))
+        return cleaned, lines, fail
 
     def _measure(self, checker, step: Step, todo: list[int], docs: list[Measured], urls, doc_ids, langs) -> list:
         reads = step.spec.reads

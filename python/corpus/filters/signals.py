@@ -38,9 +38,13 @@ def step_widths(steps) -> list[int]:
 
 
 class SignalsTable:
-    """One part's signals, added a batch at a time, written as one zstd Parquet entry of the cache."""
+    """One part's signals, added a batch at a time, written as one zstd Parquet entry of the cache under
+    `key` (what they depend on: the input part, every step's measuring identity, the cleaning tables);
+    nothing is built when the cache already holds that entry, verified (a threshold edit's run)."""
 
-    def __init__(self, steps):
+    def __init__(self, steps, root, key: str):
+        self.root, self.key = root, key
+        self.known = Cache(root, KIND, ".parquet").get(key) is not None
         self.steps, self.columns = steps, table_columns(steps)
         self.widths = step_widths(steps)
         self.schema = pa.schema(list(self.columns.items()))
@@ -49,27 +53,25 @@ class SignalsTable:
         self.rows = 0
 
     def add(self, ids: list, sources: list, urls: list, measured: list) -> None:
-        cols: list[list] = [ids, sources, urls, [len(m.text) for m in measured]]
-        for k, width in enumerate(self.widths):
-            for j in range(width):
-                cols.append([_cell(m.values[k], j) for m in measured])
-        self.writer.write_batch(pa.record_batch([pa.array(c, type=t) for c, t in zip(cols, self.columns.values())],
-                                                schema=self.schema))
         self.rows += len(ids)
+        if self.known:
+            return
+        cols: list = [ids, sources, urls, [len(m.text) for m in measured]]
+        for k, (step, width) in enumerate(zip(self.steps, self.widths)):
+            vals = [m.values[k] for m in measured]
+            if step.spec.cleans:  # (rule, value) or (rule, value, detail)
+                vals = [v if v is None or len(v) == 3 else (*v, None) for v in vals]
+            blank = (None,) * width
+            cols += list(zip(*[blank if v is None else v for v in vals])) if vals else [()] * width
+        self.writer.write_batch(pa.record_batch([pa.array(list(c), type=t) for c, t in zip(cols, self.columns.values())],
+                                                schema=self.schema))
 
-    def save(self, root, key: str) -> dict:
+    def save(self) -> dict:
         """Put the table in the cache; its entry for the unit's result ({key, rows})."""
         self.writer.close()
-        Cache(root, KIND, ".parquet").put(key, self.buf.getvalue())
-        return {"key": key, "rows": self.rows}
-
-
-def _cell(values, j: int):
-    if values is None:
-        return None
-    if j == 2 and len(values) == 2:  # a cleaning failure (rule, value) without a detail
-        return None
-    return values[j]
+        if not self.known:
+            Cache(self.root, KIND, ".parquet").put(self.key, self.buf.getvalue())
+        return {"key": self.key, "rows": self.rows}
 
 
 def load(root, entry: dict, where: str) -> pa.Table:

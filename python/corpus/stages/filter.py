@@ -87,7 +87,10 @@ def filter_part(u: FilterUnit) -> dict:
     if u.cache_root is not None:
         identities = chain.memo_identities(json.loads(u.filters_json), json.loads(u.resources_json))
         memo = ChainMemo(Path(u.cache_root), identities, chain.signal_columns(), u.key)
-        table = SignalsTable(chain.steps)
+        # the part's signals (corpus signals export / tune), by the input part and everything measured
+        table = SignalsTable(chain.steps, Path(u.cache_root), cache_key({
+            "signals": u.in_sha256, "identities": identities,
+            "cleaning": [json.loads(u.filters_json)[s.name] for s in chain.steps if s.spec.cleans]}))
     annotations = list(annotation_columns())
     (u.out_dir / ME.side.dirname).mkdir(exist_ok=True)
     (u.out_dir / REMOVED).mkdir(exist_ok=True)
@@ -159,10 +162,7 @@ def filter_part(u: FilterUnit) -> dict:
         res["work"] = parts[:1] + [{"name": name, "sha256": sha256_bytes(buf.getvalue()), "bytes": buf.tell()}]
     if memo is not None:
         res["cache"] = {"hits": memo.hits, "computed": memo.misses}
-        # the part's signals (corpus signals export / tune), by the input part and everything measured
-        res["signals"] = table.save(Path(u.cache_root), cache_key({
-            "signals": u.in_sha256, "identities": identities,
-            "cleaning": [json.loads(u.filters_json)[s.name] for s in chain.steps if s.spec.cleans]}))
+        res["signals"] = table.save()
     return res
 
 
