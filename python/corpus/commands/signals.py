@@ -12,6 +12,7 @@ import copy
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 
 import jsonschema
@@ -92,6 +93,7 @@ def parse_value(raw: str, current, key: str, prop: dict):
 def tune(config: Config, name: str, key: str, raw_values: list[str]) -> dict:
     """For each value of `key` (filters.<filter>.<threshold>): the documents and characters the version's
     filter stage keeps per source, decided from its stored signals alone."""
+    t0 = time.perf_counter()
     vc = version_config(config, name)
     filters, units, d = published_signals(vc)
     parts = key.split(".")
@@ -123,8 +125,9 @@ def tune(config: Config, name: str, key: str, raw_values: list[str]) -> dict:
         sids, chars, ids = (t.column(c).to_pylist() for c in ("source_id", "chars", "id"))
         for sid in sids:
             docs_in[sid] = docs_in.get(sid, 0) + 1
+        measured = signals.step_values(t, steps[0])  # the same columns whatever the threshold
         for j, (table, st) in enumerate(zip(variants, steps)):
-            kept, scores = _decided(t, st, ids)
+            kept, scores = _decided(measured, st, ids)
             if table["quality"]["enabled"]:  # cut below, once every part's scores are known
                 scored[j].append((np.array([sids[i] for i in kept], dtype=object),
                                   np.array([chars[i] for i in kept], dtype=np.int64), scores))
@@ -150,15 +153,15 @@ def tune(config: Config, name: str, key: str, raw_values: list[str]) -> dict:
                         "chars": sum(c["chars"] for c in by_source.values())})
     return {"version": name, "key": key, "now": filters[fname][param], "docs_in": dict(sorted(docs_in.items())),
             "unit": "chars: characters of the text the filter stage keeps (tokens are counted at the tokenize stage)",
-            "values": results}
+            "values": results, "seconds": round(time.perf_counter() - t0, 3)}
 
 
-def _decided(t, steps, ids: list) -> tuple[list[int], np.ndarray]:
+def _decided(rows: list, steps, ids: list) -> tuple[list[int], np.ndarray]:
     """The rows of a part's signals table the chain keeps, and their quality scores (float32; NaN when the
     quality filter is off)."""
     slot = list(annotation_columns()).index("quality_score")
     kept, scores = [], []
-    for i, measured in enumerate(signals.step_values(t, steps)):
+    for i, measured in enumerate(rows):
         values, failed, _ = decide_document(steps, measured, ids[i])
         if failed is None:
             kept.append(i)
@@ -167,8 +170,8 @@ def _decided(t, steps, ids: list) -> tuple[list[int], np.ndarray]:
 
 
 def describe(r: dict) -> list[str]:
-    lines = [f"{r['key']} (now {json.dumps(r['now'])}) on {r['version']}, decided from stored signals; "
-             f"{r['unit']}"]
+    lines = [f"{r['key']} (now {json.dumps(r['now'])}) on {r['version']}, decided from stored signals in "
+             f"{r['seconds']:.2f} s; {r['unit']}"]
     head = f"{'source':<28} {'docs in':>9}" + "".join(f" | {json.dumps(v['value']):>22}" for v in r["values"])
     lines += [head, f"{'':<28} {'':>9}" + "".join(f" | {'docs':>9} {'chars':>12}" for _ in r["values"])]
     for sid, n in r["docs_in"].items():

@@ -206,13 +206,14 @@ def decide_document(steps: list[Step], measured: list, doc_id: str) -> tuple[tup
     defaults, slots = annotation_slots()
     values = list(defaults)
     lang_slot = slots.get("lang")
+    decided = Decided(doc_id, "")
     for k, step in enumerate(steps):
         if step.spec.cleans:
             if measured[k] is not None:
                 return tuple(values), _failure(step.name, measured[k]), k
             continue
-        lang = values[lang_slot] if lang_slot is not None else ""
-        annotation, fail = step.spec.decide(step.params, measured[k], Decided(doc_id, lang or ""))
+        decided.lang = (values[lang_slot] if lang_slot is not None else "") or ""
+        annotation, fail = step.spec.decide(step.params, measured[k], decided)
         if annotation is not None:
             values[step.slot:step.slot + step.width] = annotation
         if fail is not None:

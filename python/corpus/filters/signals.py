@@ -86,20 +86,15 @@ def load(root, entry: dict, where: str) -> pa.Table:
     return t
 
 
-def step_values(table: pa.Table, steps) -> list[list]:
+def step_values(table: pa.Table, steps) -> list[tuple]:
     """Per document of a signals table, what each step measured (as decide_document takes it)."""
-    widths = step_widths(steps)
-    names = list(table_columns(steps))
-    cols = [table.column(n).to_pylist() for n in names[len(DOC_COLUMNS):]]
-    out = []
-    for i in range(table.num_rows):
-        row, c = [], 0
-        for step, width in zip(steps, widths):
-            vals = tuple(cols[c + j][i] for j in range(width))
-            c += width
-            if step.spec.cleans:
-                row.append(None if vals[0] is None else (vals[0], vals[1], vals[2]))
-            else:  # (nulls after a cleaning step that dropped the document: never decided on)
-                row.append(vals)
-        out.append(row)
-    return out
+    names = list(table_columns(steps))[len(DOC_COLUMNS):]
+    per_step, c = [], 0
+    for step, width in zip(steps, step_widths(steps)):
+        cols = [table.column(n).to_pylist() for n in names[c:c + width]]
+        c += width
+        rows = list(zip(*cols)) if cols else [()] * table.num_rows
+        if step.spec.cleans:  # a failure, or None when the step kept the document
+            rows = [None if r[0] is None else r for r in rows]
+        per_step.append(rows)
+    return list(zip(*per_step)) if per_step else [()] * table.num_rows
