@@ -5,7 +5,7 @@ a corpus file (--corpus, e.g. the >= 50 MB one of bench_corpus.py).
     python bench/iteration.py --corpus bench/data/bench-corpus-55mb-s0.jsonl.zst --repeat 1 --json ...
 
 In a fresh artifacts root: (1) `corpus run` from scratch; (2) the same again (nothing to do); (3) a new
-version with one filter threshold changed ([filters.gopher] min_words 50 -> 60); (4) a new version with a
+version with one filter threshold changed ([filters.gopher] min_words 50 -> 60, or --min-words); (4) a new version with a
 threshold edit that changes no decision (min_words 50 -> the largest value that keeps the same documents,
 found with `corpus tune` from v1's signals: what a user would do), which should leave every later stage
 reused; (5) a further version that adds sources of about 5% of the documents; (6) the version of (3)
@@ -92,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
                          ">= 50 MB one of bench_corpus.py")
     ap.add_argument("--add-sources", nargs="+", default=["lingua-en", "lingua-de"],
                     help="the sources v3 adds (default lingua-en lingua-de: ~2,000 documents, ~5%% of the demo's)")
+    ap.add_argument("--min-words", type=int, default=60,
+                    help="the [filters.gopher] min_words of the threshold edit (default 60; v1 has the config's)")
     ap.add_argument("--repeat", type=int, default=3,
                     help="repeat the whole sequence in fresh roots; each figure is the fastest (default 3)")
     ap.add_argument("--json", type=Path, default=None)
@@ -156,7 +158,7 @@ def sequence(a) -> dict:
 
         v1 = write("v1", base)
         res = {"first": run(v1, work / "first.log"), "noop": run(v1, work / "noop.log")}
-        edit = version("v2", base, min_words=60)
+        edit = version("v2", base, min_words=a.min_words)
         res["filter_edit"] = {**run(write("v2", edit), work / "v2.log"), "units": units(artifacts, "v2", dataset)}
         key, value = NO_CHANGE
         t = tune(v1, key, [base.get("filters", {}).get("gopher", {}).get("max_words", 100_000), value])
