@@ -46,8 +46,9 @@ def published_signals(config: Config) -> tuple[dict, list[dict], Path]:
     units = list(run.get("units", {}).get("filter", {}).values())
     missing = [u["key"] for u in units if "signals" not in u]
     if missing or not units:
-        raise CorpusError(f"{d / RUN_FILE}: part {missing[0] if missing else '?'} has no signals recorded (run with "
-                          f"[run] cache = true, by a corpus that keeps signals: `corpus run --recompute`)")
+        raise CorpusError(f"{d / RUN_FILE}: part {missing[0] if missing else '?'} has no signals recorded (built with "
+                          f"[run] cache = false, or before corpus kept signals): build it again with the cache on, "
+                          f"as a new [dataset] version or with `corpus run --replace`")
     return manifest["params"]["filters"], units, d
 
 

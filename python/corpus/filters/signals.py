@@ -78,8 +78,8 @@ def load(root, entry: dict, where: str) -> pa.Table:
     """A part's signals table from the cache (its bytes checked against the sha256 in the entry's name)."""
     data = Cache(root, KIND, ".parquet").get(entry["key"])
     if data is None:
-        raise CorpusError(f"{where}: its signals are not in the cache (removed by `corpus gc --cache`, or the run "
-                          f"had [run] cache = false); run the version again with `corpus run --recompute`")
+        raise CorpusError(f"{where}: its signals are not in the cache (removed by `corpus gc --cache`?); a run of "
+                          f"the same dataset reuses this part's unit, so build it under another [dataset] name")
     t = read_parquet(pa.BufferReader(data))
     if t.num_rows != entry["rows"]:
         raise CorpusError(f"{where}: the cached signals hold {t.num_rows} rows, the run recorded {entry['rows']}")

@@ -33,6 +33,7 @@ ME = STAGE["filter"]
 OUT_COLUMNS = columns("filter")
 IN_COLUMNS = input_columns("filter")
 REJECT_COLUMNS = ME.side.columns
+SIGNALS_FORMAT = 1  # a unit's result names its signals table (filters.signals): results without one are not reused
 REMOVED = "removed"  # the lines cleaning filters removed: removed/part-<n>.parquet
 REMOVED_COLUMNS = {"id": pa.string(), "source_id": pa.string(), "filter": pa.string(), "rule": pa.string(),
                    "line": pa.int32(), "text": pa.string()}
@@ -281,7 +282,7 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
     def fingerprint(u: FilterUnit) -> dict:  # the input part, the filters, the resources by content
         resources = {k: v for k, v in json.loads(u.resources_json).items() if k.endswith("sha256")}
         return {"in_sha256": u.in_sha256, "filters": json.loads(u.filters_json), "resources": resources,
-                "params": params}
+                "params": params, "signals": SIGNALS_FORMAT}
 
     from corpus.engine.raw import raw_refs
     from corpus.filters.registry import filter_sources
