@@ -33,7 +33,9 @@ ME = STAGE["filter"]
 OUT_COLUMNS = columns("filter")
 IN_COLUMNS = input_columns("filter")
 REJECT_COLUMNS = ME.side.columns
-SIGNALS_FORMAT = 1  # a unit's result names its signals table (filters.signals): results without one are not reused
+# a unit's result names its signals table (filters.signals) when the cache is on: a run with it reuses no
+# result without one (made with the cache off, or before signals were kept)
+SIGNALS_FORMAT = 1
 REMOVED = "removed"  # the lines cleaning filters removed: removed/part-<n>.parquet
 REMOVED_COLUMNS = {"id": pa.string(), "source_id": pa.string(), "filter": pa.string(), "rule": pa.string(),
                    "line": pa.int32(), "text": pa.string()}
@@ -78,20 +80,23 @@ class FilterUnit:
     scored: bool = False  # the quality filter is on: kept documents go to _work/scored/, to be cut (quality_cut)
 
 
+def signals_of(u: FilterUnit, chain) -> tuple[ChainMemo, SignalsTable]:
+    """The part's stored signals per filter (filters.memo), and its signals table (corpus signals export,
+    tune), filed by the input part and everything measured."""
+    identities = chain.memo_identities(json.loads(u.filters_json), json.loads(u.resources_json))
+    memo = ChainMemo(Path(u.cache_root), identities, chain.signal_columns(), u.key)
+    return memo, SignalsTable(chain.steps, Path(u.cache_root), cache_key({
+        "signals": u.in_sha256, "identities": identities,
+        "cleaning": [json.loads(u.filters_json)[s.name] for s in chain.steps if s.spec.cleans]}))
+
+
 def filter_part(u: FilterUnit) -> dict:
     """Stream the part in batches of BATCH_ROWS documents (hashing it as it is read); kept documents and
     rejects are written a row group at a time: memory is a batch and a row group, not the part."""
     reader = PartReader(u.in_path, u.in_sha256, columns=list(IN_COLUMNS))
     validate_columns(reader.schema, IN_COLUMNS, u.in_path)
     chain = chain_for(u.filters_json, u.resources_json)
-    memo = table = None
-    if u.cache_root is not None:
-        identities = chain.memo_identities(json.loads(u.filters_json), json.loads(u.resources_json))
-        memo = ChainMemo(Path(u.cache_root), identities, chain.signal_columns(), u.key)
-        # the part's signals (corpus signals export / tune), by the input part and everything measured
-        table = SignalsTable(chain.steps, Path(u.cache_root), cache_key({
-            "signals": u.in_sha256, "identities": identities,
-            "cleaning": [json.loads(u.filters_json)[s.name] for s in chain.steps if s.spec.cleans]}))
+    memo, table = signals_of(u, chain) if u.cache_root is not None else (None, None)
     annotations = list(annotation_columns())
     (u.out_dir / ME.side.dirname).mkdir(exist_ok=True)
     (u.out_dir / REMOVED).mkdir(exist_ok=True)
@@ -282,7 +287,7 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
     def fingerprint(u: FilterUnit) -> dict:  # the input part, the filters, the resources by content
         resources = {k: v for k, v in json.loads(u.resources_json).items() if k.endswith("sha256")}
         return {"in_sha256": u.in_sha256, "filters": json.loads(u.filters_json), "resources": resources,
-                "params": params, "signals": SIGNALS_FORMAT}
+                "params": params, "signals": SIGNALS_FORMAT if u.cache_root is not None else None}
 
     from corpus.engine.raw import raw_refs
     from corpus.filters.registry import filter_sources
