@@ -18,7 +18,7 @@ LOCK_NODEPS := requirements-nodeps.lock
 UV_VERSION := 0.13.9
 RUFF_VERSION := 0.17.6
 
-.PHONY: setup lock golden docs demo demo-web all lint test test-fast bench bench-scale fetch normalize filter rejects dedup pii shards tokens export why quality gc diff audit report ledger-verify clean help
+.PHONY: setup lock golden docs demo demo-web all lint test test-fast bench bench-scale fetch normalize filter rejects dedup pii shards tokens export why quality gc diff signals tune audit report ledger-verify clean help
 
 help:            ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 16
@@ -127,6 +127,12 @@ audit: $(STAMP)  ## re-check every manifest, checksum, count and licence
 
 diff: $(STAMP)   ## two versions of a dataset compared: make diff A=demo/v1 B=demo/v2 (ARGS=--json)
 	$(RUN) diff $(A) $(B) $(ARGS)
+
+signals: $(STAMP) ## every document's filter signals as Parquet: make signals [V=demo/v1] [OUT=dir]
+	$(RUN) signals export $(V) $(if $(OUT),--out $(OUT)) $(ARGS)
+
+tune: $(STAMP)   ## what each threshold value keeps, from stored signals: make tune ARGS="filters.gopher.min_words 30 50 80"
+	$(RUN) tune $(ARGS)
 
 report: $(STAMP) ## summarise the dataset; write reports/<dataset>/<version>/index.html
 	$(RUN) report

@@ -157,6 +157,7 @@ FIXTURE_MARKS = {
         "test_normalize.py": {"fetched"},                 # fetch, 2 workers
         "test_fetch_ranges.py": {"runs"},                 # fetch at four unit sizes
         "test_filter_stage.py": {"filtered"},             # fetch, normalize, filter
+        "test_signals.py": {"measured"},                  # fetch, normalize, filter, then a filter run per value
         "test_quality.py": {"scored"},                    # fetch, normalize, filter with a trained classifier
         "test_partitions.py": {"base", "dedup_base"},     # run_all through pii; v1 and v2 through dedup
         "test_pipeline.py": {"runs"},                     # two whole `run_all`s

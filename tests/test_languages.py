@@ -121,14 +121,16 @@ def test_the_chain_counts_documents_that_got_language_agnostic_rules(monkeypatch
 
 
 def test_the_lang_filter_off_means_no_language_not_und():
-    """A rule reading the document's language sees "" when the lang filter is off (badwords then uses
-    its default_language), not the 'und' placeholder of the lang columns."""
+    """A rule reading the document's language sees "" when the lang filter is off (the top-level settings
+    apply; badwords then uses its default_language), not the 'und' placeholder of the lang columns."""
     from corpus.config.schemas import load_schema, with_defaults
     filters = with_defaults({"lang": {"enabled": False}}, load_schema("corpus-config.schema.json")
                             ["properties"]["filters"])
     chain = FilterChain(filters, {})
-    assert chain.sees_lang == [False] * len(chain.checkers)
     assert chain.before_word_rules is None
+    (measured,) = chain.measure_many([documents("lingua-en")[0]], [""], ["0"])
+    gopher = [s.name for s in chain.steps].index("gopher")
+    assert measured.values[gopher][0] == ""
 
 
 def test_the_committed_table_is_what_the_derivation_gives():

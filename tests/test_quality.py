@@ -385,3 +385,23 @@ def test_training_that_diverges_is_one_line_naming_the_rate(scored):
     with pytest.raises(CorpusError, match=r"filters.quality: training diverged \(fastText: Encountered NaN.*lower "
                                           r"filters.quality.lr \(100\)"):
         train(_edited(config, "diverged", lr=100.0))
+
+
+def test_tune_keep_fraction_agrees_with_runs_at_each_value(scored):
+    """`corpus tune filters.quality.keep_fraction` re-cuts from the stored scores (the quantile of the
+    documents the other filters keep): per source, what a filter run at each value keeps."""
+    from corpus.commands.signals import tune
+
+    config, _ = scored
+    base = _edited(config, "kfbase")  # v1 may have been rebuilt with the cache off (no signals kept)
+    run_stage("normalize", base, workers=2)
+    run_stage("filter", base, workers=2)
+    r = tune(config, f"{config.dataset}/kfbase", "filters.quality.keep_fraction", ["0.3", "0.5", "0.8"])
+    assert [v["value"] for v in r["values"]] == [0.3, 0.5, 0.8]
+    for v in r["values"]:
+        edited = _edited(config, f"kf{int(v['value'] * 10)}", keep_fraction=v["value"])
+        run_stage("normalize", edited, workers=2)
+        counts = run_stage("filter", edited, workers=2).manifest["counts"]
+        assert {s: c["docs_out"] for s, c in counts["by_source"].items() if c["docs_out"]} == \
+            {s: c["docs"] for s, c in v["by_source"].items()}, v["value"]
+    assert r["values"][0]["docs"] < r["values"][2]["docs"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+from pathlib import Path
 import logging
 import sys
 import time
@@ -446,6 +447,55 @@ def quality_train(c: Ctx):
     click.echo(f"held out ({m['documents']:,} documents, score >= {m['threshold']:g}): precision {m['precision']:.3f}, "
                f"recall {m['recall']:.3f}, F1 {m['f1']:.3f}, AUC {auc}")
     click.echo(f"manifest {path.with_suffix('.json')}")
+
+
+# ---------------------------------------------------------------- signals
+
+@cli.group()
+def signals():
+    """Every document's filter signals (docs/quality.md, "Signals, then decisions")."""
+
+
+@signals.command("export")
+@click.argument("name", metavar="[NAME/VERSION]", required=False)
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="A new (or empty) directory; default signals/<name>/<version>.")
+@pass_ctx
+def signals_export(c: Ctx, name, out):
+    """Write the signals the filter stage measured for every document of a published version (default:
+    the config's) as Parquet, one file per part: id, source_id, url, chars (the text kept, in
+    characters) and one column per signal, `<filter>_<signal>`, e.g. gopher_words, lang_score,
+    ppl_perplexity; a cleaning filter's failure as <filter>_rule/_value/_detail. Read from the cache,
+    where the run kept them; for DuckDB, polars or pyarrow."""
+    from corpus.commands.signals import export
+
+    name = name or f"{c.config.dataset}/{c.config.version}"
+    out = out or Path("signals") / name
+    entries = export(c.config, name, out)
+    click.echo(f"{out}: {len(entries)} Parquet files, {sum(e['rows'] for e in entries):,} documents")
+
+
+@cli.command()
+@click.argument("key")
+@click.argument("values", nargs=-1, required=True)
+@click.option("--version", "name", metavar="NAME/VERSION", default=None,
+              help="The published version whose signals decide (default: the config's).")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object (for scripts).")
+@pass_ctx
+def tune(c: Ctx, key, values, name, as_json):
+    """How many documents and characters each VALUE of the threshold KEY (filters.<filter>.<key>, e.g.
+    `corpus tune filters.gopher.min_words 30 50 80`) keeps per source at the filter stage, decided from
+    the version's stored signals only: no text is read, no model loaded, nothing is written. It is
+    exactly what a run with that value keeps (the same decisions, and the quality filter's cut). Keys:
+    the thresholds of an enabled filter; a cleaning filter (c4) has none. Tokens are counted later (the
+    tokenize stage): `chars` is the length of the text kept."""
+    import json
+
+    from corpus.commands.signals import describe, tune as run_tune
+
+    c.published_view()
+    r = run_tune(c.config, name or f"{c.config.dataset}/{c.config.version}", key, list(values))
+    click.echo(json.dumps(r, indent=2, ensure_ascii=False) if as_json else "\n".join(describe(r)))
 
 
 # ---------------------------------------------------------------- ledger

@@ -5,7 +5,8 @@ rule `badword`, detail the word. The language is the one the lang filter found (
 boundaries (not inside another word), lower-cased; in languages written without spaces (ja, th, zh) a
 word matches anywhere, and C4's allowlist keeps the few common subwords that would drop >10% of their
 documents (ja: sm, グロ, 女の子; zh: 性). `keep_fraction` keeps that share of such documents, chosen by a
-hash of (seed, document id): the same documents whatever the order, workers or partitions."""
+hash of (seed, document id): the same documents whatever the order, workers or partitions. The signals
+are the entry found (for the measured language, and for `und`); `keep_fraction` and `seed` only decide."""
 
 from __future__ import annotations
 
@@ -15,8 +16,11 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pyarrow as pa
+
+from corpus.filters.lang import UNDETERMINED
 from corpus.filters.lists import entries, list_rows, load_lists, write_lists
-from corpus.filters.registry import FilterSpec
+from corpus.filters.registry import Decided, FilterSpec
 
 NO_SPACES = ("ja", "th", "zh")
 WORD = re.compile(r"\w+")
@@ -239,16 +243,26 @@ class BadWordsFilter:
                 self.run_tables[lang] = _RunTable(self.ascii_lists[lang])
             self.ascii_rest[lang] = [r for r in always if r[0].isascii()]
 
-    def check(self, doc) -> tuple[str, float, str] | None:
+    def measure(self, doc) -> tuple[str, str | None, str | None]:
+        """(the language whose list is looked in: the one the lang filter measured, else
+        `default_language`; the entry of that list the text holds first, or None; the same for the `und`
+        list, which applies when the lang filter's decision is `und`)."""
         lang = doc.lang or self.params.default_language
+        und = self._hit(doc.text, UNDETERMINED) if lang != UNDETERMINED and UNDETERMINED in self.lists else None
+        return lang, self._hit(doc.text, lang), und
+
+    def check(self, doc) -> tuple[str, float, str] | None:
+        return decide_badwords(self.params, self.measure(doc), Decided(doc.id, doc.lang))[1]
+
+    def _hit(self, text: str, lang: str) -> str | None:
+        """The entry of the language's list the text holds first (None: none, or no list)."""
         found = self.lists.get(lang)
         if found is None:
             return None
         plain, by_first, rest = found
         if not isinstance(rest, list):  # a language written without spaces: one regex, anywhere
-            m = rest.search(doc.text.lower()) if rest is not None else None
-            return self._decide(doc, m.group() if m else None)
-        text = doc.text
+            m = rest.search(text.lower()) if rest is not None else None
+            return m.group() if m else None
         ascii_text = text.isascii()
         low = None  # the lower-cased text: made only when needed
         fast = self.ascii_lists.get(lang)
@@ -281,16 +295,24 @@ class BadWordsFilter:
             low = low if low is not None else text.lower()
             standing += [(at, e) for e in candidates if (at := _stands_at(low, e)) is not None]
         if standing:
-            return self._decide(doc, min(standing)[1])
+            return min(standing)[1]
         low = low if low is not None else text.lower()
         hits = [m for w, rx, _ in rest if w in low and (m := rx.search(low)) is not None]
-        return self._decide(doc, min(hits, key=lambda m: m.start(1)).group(1) if hits else None)
-
-    def _decide(self, doc, hit: str | None) -> tuple[str, float, str] | None:
-        if hit is None or kept_by_chance(doc.id, self.params.seed, self.params.keep_fraction):
-            return None
-        return "badword", 1.0, hit
+        return min(hits, key=lambda m: m.start(1)).group(1) if hits else None
 
 
-FILTER = FilterSpec("badwords", BadWordsParams, BadWordsFilter, prepare=prepare, identity=identity, reads="doc",
+def decide_badwords(p: BadWordsParams, signals: tuple, decided) -> tuple[None, tuple[str, float, str] | None]:
+    """The document is dropped for the entry its language's list holds, unless drawn into `keep_fraction`;
+    the language is the lang filter's decision (`und` below its min_score), else `default_language`."""
+    measured_lang, hit, und_hit = signals
+    if (decided.lang or p.default_language) != measured_lang:
+        hit = und_hit  # the lang filter decided `und` for a label the model gave
+    if hit is None or kept_by_chance(decided.doc_id, p.seed, p.keep_fraction):
+        return None, None
+    return None, ("badword", 1.0, hit)
+
+
+FILTER = FilterSpec("badwords", BadWordsParams, BadWordsFilter, decide=decide_badwords, prepare=prepare,
+                    identity=identity, reads="doc", thresholds=("keep_fraction", "seed"),
+                    signals=lambda p: {"language": pa.string(), "hit": pa.string(), "und_hit": pa.string()},
                     sources=_sources, rules=lambda p: ("badword",))

@@ -9,16 +9,20 @@ Rules, checked in this order (the first failing one drops the document, with its
  3. `short_line_ratio`  lines of at most `short_line_length` characters / lines > `short_line_thr`
  4. `char_dup_ratio`    characters in lines seen before in the document / characters (newlines aside)
                         > `char_duplicates_ratio`
- 5. `list_ratio`        newlines / words > `new_line_ratio`"""
+ 5. `list_ratio`        newlines / words > `new_line_ratio`
+
+`fineweb_signals` measures the line count and the four ratios (`short_line_length` is its only measuring
+setting); `fineweb_decision` applies the thresholds in this order."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
+import pyarrow as pa
 import regex
 
-from corpus.filters.registry import FilterSpec, rule_function
+from corpus.filters.registry import FilterSpec, rule_decision, rule_function
 
 TERMINAL = regex.compile(r"\p{Sentence_Terminal}$")
 WORDS = re.compile(r"\w+|[^\w\s]")
@@ -46,25 +50,44 @@ def duplicate_chars(lines: list[str]) -> int:
     return dup
 
 
-def fineweb_quality(text: str, p: FineWebParams) -> tuple[str, float] | None:
+SIGNALS = {"lines": pa.int64(), "line_punct_ratio": pa.float64(), "short_line_ratio": pa.float64(),
+           "char_dup_ratio": pa.float64(), "list_ratio": pa.float64()}
+# every key but short_line_length (what a short line is) only decides
+THRESHOLDS = ("line_punct_thr", "line_punct_exclude_zero", "short_line_thr", "char_duplicates_ratio", "new_line_ratio")
+
+
+def fineweb_signals(text: str, p: FineWebParams) -> tuple:
+    """(lines, and the four ratios the rules compare: 0.0 each when there is no line)."""
     lines = [line for line in text.split("\n") if line.strip()]
     if not lines:
-        return "empty", 0.0
-    ratio = sum(1 for line in lines if TERMINAL.search(line)) / len(lines)
-    if ratio < p.line_punct_thr and not (ratio == 0 and p.line_punct_exclude_zero):
-        return "line_punct_ratio", ratio
-    ratio = sum(1 for line in lines if len(line) <= p.short_line_length) / len(lines)
-    if ratio > p.short_line_thr:
-        return "short_line_ratio", ratio
+        return 0, 0.0, 0.0, 0.0, 0.0
+    punct = sum(1 for line in lines if TERMINAL.search(line)) / len(lines)
+    short = sum(1 for line in lines if len(line) <= p.short_line_length) / len(lines)
     chars = len(text) - text.count("\n")
-    ratio = duplicate_chars(lines) / chars if chars else 0.0
-    if ratio > p.char_duplicates_ratio:
-        return "char_dup_ratio", ratio
+    dup = duplicate_chars(lines) / chars if chars else 0.0
     words = len(WORDS.findall(text))
-    ratio = text.count("\n") / words if words else float(text.count("\n"))
-    if ratio > p.new_line_ratio:
-        return "list_ratio", ratio
+    listed = text.count("\n") / words if words else float(text.count("\n"))
+    return len(lines), punct, short, dup, listed
+
+
+def fineweb_decision(s: tuple, p: FineWebParams) -> tuple[str, float] | None:
+    lines, punct, short, dup, listed = s
+    if not lines:
+        return "empty", 0.0
+    if punct < p.line_punct_thr and not (punct == 0 and p.line_punct_exclude_zero):
+        return "line_punct_ratio", punct
+    if short > p.short_line_thr:
+        return "short_line_ratio", short
+    if dup > p.char_duplicates_ratio:
+        return "char_dup_ratio", dup
+    if listed > p.new_line_ratio:
+        return "list_ratio", listed
     return None
 
 
-FILTER = FilterSpec("fineweb", FineWebParams, rule_function(fineweb_quality), rules=lambda p: RULES)
+def fineweb_quality(text: str, p: FineWebParams) -> tuple[str, float] | None:
+    return fineweb_decision(fineweb_signals(text, p), p)
+
+
+FILTER = FilterSpec("fineweb", FineWebParams, rule_function(fineweb_signals), decide=rule_decision(fineweb_decision),
+                    signals=lambda p: SIGNALS, thresholds=THRESHOLDS, rules=lambda p: RULES)

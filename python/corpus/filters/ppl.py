@@ -1,5 +1,7 @@
 """The perplexity filter: a word n-gram model (ngram_lm) trained on reference sources before the filter
-stage's parts run; a document whose perplexity exceeds `threshold` is dropped."""
+stage's parts run; a document whose perplexity exceeds `threshold` is dropped. The perplexity is the
+signal (measured once per document and model: the model's sha256 is in its identity); the threshold only
+decides."""
 
 from __future__ import annotations
 
@@ -8,6 +10,8 @@ import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
+
+import pyarrow as pa
 
 from corpus.store.atomic import sha256_bytes, write_bytes
 from corpus.store.checksums import read_verified
@@ -93,16 +97,28 @@ def load_lm(path: str, sha256: str) -> NGramLM:
 
 
 class PerplexityFilter:
+    """Measures each document's perplexity under the model; `threshold` only decides (decide_perplexity)."""
+
     def __init__(self, params: PplParams, resources: dict):
-        self.threshold = params.threshold
+        self.params = params
         self.lm = load_lm(resources["lm_path"], resources["lm_sha256"])
+
+    def measure_many(self, texts: list[str]) -> list[tuple[float]]:
+        """Each text's (perplexity,), scored together (the n-gram lookups of a whole batch at once)."""
+        return [(float(ppl),) for ppl in self.lm.perplexities(texts)]
 
     def check(self, text: str) -> tuple[str, float] | None:
         return self.check_many([text])[0]
 
     def check_many(self, texts: list[str]) -> list[tuple[str, float] | None]:
-        """check() of each text, scored together (the n-gram lookups of a whole batch at once)."""
-        return [("threshold", ppl) if ppl > self.threshold else None for ppl in self.lm.perplexities(texts)]
+        return [decide_perplexity(self.params, s, None)[1] for s in self.measure_many(texts)]
 
 
-FILTER = FilterSpec("ppl", PplParams, PerplexityFilter, prepare=train_model, identity=identity, rules=lambda p: ("threshold",))
+def decide_perplexity(p: PplParams, signals: tuple, decided) -> tuple[None, tuple[str, float] | None]:
+    (ppl,) = signals
+    return None, (("threshold", ppl) if ppl > p.threshold else None)
+
+
+FILTER = FilterSpec("ppl", PplParams, PerplexityFilter, decide=decide_perplexity,
+                    signals=lambda p: {"perplexity": pa.float64()}, thresholds=("threshold",),
+                    prepare=train_model, identity=identity, rules=lambda p: ("threshold",))

@@ -32,6 +32,7 @@ import math
 import re
 import struct
 import tempfile
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -486,12 +487,21 @@ class QualityFilter:
                               f"(its labels: {', '.join(sorted(self.scorer.labels))})")
         self.label = params.label
 
-    def annotate_many(self, texts: list[str]) -> list[tuple]:
+    def measure_many(self, texts: list[str]) -> list[tuple[float]]:
+        """Each text's (score,): the signal; the chain annotates it and never drops on it (decide_quality)."""
         scores = self.scorer.scores([classifier_text(t) for t in texts], self.label).astype(np.float32)
-        return [((float(s),), None) for s in scores.tolist()]
+        return [(float(s),) for s in scores.tolist()]
+
+    def annotate_many(self, texts: list[str]) -> list[tuple]:
+        return [decide_quality(None, s, None) for s in self.measure_many(texts)]
 
     def annotate(self, text: str):
         return self.annotate_many([text])[0]
+
+
+def decide_quality(p, signals: tuple, decided) -> tuple[tuple, None]:
+    """The score is the annotation; the cut comes after the chain (stages.filter's quality phases)."""
+    return signals, None
 
 
 def memo_table(table: dict) -> dict:
@@ -512,7 +522,8 @@ def quality_sources(config) -> list[str]:
     return [q["model_source"]] if how == "model_source" else [] if how else list(q["positive"]) + list(q["negative"])
 
 
-FILTER = FilterSpec("quality", QualityParams, QualityFilter, prepare=prepare, identity=identity,
+FILTER = FilterSpec("quality", QualityParams, QualityFilter, decide=decide_quality, prepare=prepare, identity=identity,
+                    signals=lambda p: {"score": pa.float64()}, thresholds=("threshold", "keep_fraction"),
                     columns={"quality_score": pa.float32()}, defaults=(None,),
                     rules=lambda p: ("keep_fraction",) if p.keep_fraction > 0 else ("threshold",),
                     sources=quality_sources, memo_table=memo_table)
@@ -537,6 +548,31 @@ def kth_best(histogram_high: np.ndarray, k: int) -> tuple[int, int]:
 
 def threshold_note(t: float, k: int, n: int, fraction: float) -> str:
     return f"threshold {t:.6g}: the score ranked {k:,} of {n:,} (keep_fraction {fraction:g})"
+
+
+def find_threshold(table: dict, n: int, scores: Callable[[], Iterable[np.ndarray]]) -> dict:
+    """{threshold, rule, scored, note}: absolute, or the score of the ceil(keep_fraction x N)-th best of
+    the `n` scores, found exactly with two 65,536-bin histograms of their float32 bits; `scores()` gives
+    them again a part at a time (one part in memory at a time). The filter stage's quality cut and
+    `corpus tune` both take it from here."""
+    fixed = cut_threshold(table)
+    if fixed is not None:
+        return {"threshold": fixed, "rule": "threshold", "scored": n, "note": f"threshold {fixed:g} (absolute)"}
+    k = keep_count(n, table["keep_fraction"])
+    if k == 0:
+        return {"threshold": 1.0, "rule": "keep_fraction", "scored": 0,  # nothing to cut
+                "note": "no document reached the quality filter"}
+    high = np.zeros(1 << HIGH_BITS, dtype=np.int64)
+    for part in scores():
+        high += np.bincount(score_bits(part) >> HIGH_BITS, minlength=1 << HIGH_BITS)
+    top, rank = kth_best(high, k)
+    low = np.zeros(1 << HIGH_BITS, dtype=np.int64)
+    for part in scores():
+        bits = score_bits(part)
+        low += np.bincount(bits[(bits >> HIGH_BITS) == top] & 0xFFFF, minlength=1 << HIGH_BITS)
+    bottom, _ = kth_best(low, rank)
+    t = float(np.array([(top << HIGH_BITS) | bottom], dtype=np.uint32).view(np.float32)[0])
+    return {"threshold": t, "rule": "keep_fraction", "scored": n, "note": threshold_note(t, k, n, table["keep_fraction"])}
 
 
 def keep_count(n: int, fraction: float) -> int:

@@ -1,10 +1,22 @@
 """The filter registry: every module in this package that declares `FILTER = FilterSpec(...)`.
 
 A filter is a name, a parameter dataclass built from its config table ([filters.<name>], minus
-`enabled`), and a checker built once per worker whose `check(text)` (or `check(url)`: `reads`) returns
-`(rule, value)` or `(rule, value, detail)` for the first rule the document fails, or None. A filter may also annotate every document (language ID adds
-`lang` and `lang_score`) and may prepare a resource in the staging directory first (the perplexity
-filter trains its model). The default order is the order of the filter tables in
+`enabled`), and two halves:
+
+- *measure*: a checker built once per worker (`make`) whose `measure(text)` (or `measure(url)`, or
+  `measure(doc)`: `reads`) returns the document's *signals*, a tuple of the values named by
+  `signals(params)` (Gopher's word count and ratios, the LID label and score, the perplexity...). They
+  depend on the document and on the filter's measuring settings only: its table minus `thresholds`
+  (or what `memo_table` keeps of it), and its models (sha256);
+- *decide*: `decide(params, signals, context)`, a pure function of the signals and the thresholds, gives
+  `(annotation or None, failure or None)`: the annotation columns' values (language ID adds `lang` and
+  `lang_score`) and `(rule, value)` or `(rule, value, detail)` for the first rule the document fails.
+
+filters.memo keeps the signals per document under the measuring identity, so a threshold edit decides
+again from stored values and reads no text; `corpus tune` decides from them for other threshold values.
+A cleaning filter (`cleans`, C4's line rules) is not split: its `clean(text)` is the measured step (it
+changes the text every later filter measures). A filter may prepare a resource in the staging directory
+first (the perplexity filter trains its model). The default order is the order of the filter tables in
 schemas/corpus-config.schema.json; `[filters] order` changes it. Adding a filter is one module here
 plus its schema table."""
 
@@ -22,17 +34,24 @@ from typing import Any, Callable
 from corpus.errors import CorpusError
 from corpus.config.schemas import load_schema
 from corpus.engine.cache import cache_key
-from corpus.filters.memo import document_digest
 from corpus.filters.languages import known_languages, languages_table_sha256
+from corpus.filters.memo import CLEAN_COLUMNS, clean_result, clean_row, document_digest
+from corpus.store.atomic import canonical_json
 
 CONFIG_SCHEMA = "corpus-config.schema.json"
+JSON_PARAMS = ("languages", "labels")  # table keys whose parameter is their value as canonical JSON
 
 
 @dataclass(frozen=True)
 class FilterSpec:
     name: str
     params: type                                       # a frozen dataclass of the table's keys
-    make: Callable[[Any, dict], Any]                   # (params, resources) -> checker
+    make: Callable[[Any, dict], Any]                   # (params, resources) -> checker, with measure(x)
+    # (params, signals, Decided) -> (annotation or None, failure or None); None for a cleaning filter
+    decide: Callable[[Any, tuple, Any], tuple] | None = None
+    # params -> the names and pyarrow types of the signals measure() returns, in its order
+    signals: Callable[[Any], dict] = lambda params: {}
+    thresholds: tuple[str, ...] = ()                   # config keys that only decide: not in the measuring identity
     # (config, staging dir) -> (published file entries, resources for `make`), before any part runs
     prepare: Callable[[Any, Path], tuple[list[dict], dict]] | None = None
     # config -> further stage params that decide the output (e.g. the reference sources' sha256)
@@ -45,26 +64,44 @@ class FilterSpec:
     cleans: bool = False                               # its checker has clean(text): it removes lines first
     # config -> the ledger sources it reads (lists), which fetch fetches when the filter is enabled
     sources: Callable[[Any], list[str]] | None = None
-    # its table -> the part of it a document's result depends on (filters.memo's identity; default: all)
+    # its table -> the part of it the signals depend on (filters.memo's identity; default: all but thresholds)
     memo_table: Callable[[dict], dict] | None = None
-    # its rules differ per language (filters.languages): `make` also gets the table's `languages` overrides
+    # it measures and decides with the settings of the document's language (filters.languages)
     languages: bool = False
+
+    def measuring_table(self, table: dict) -> dict:
+        """The part of the filter's table its signals depend on."""
+        if self.memo_table is not None:
+            return self.memo_table(table)
+        return {k: v for k, v in table.items() if k not in self.thresholds}
 
 
 class RuleFunction:
-    """A checker over a pure `fn(text, params) -> (rule, value) | None` (the Gopher rule modules). A check
-    may also return (rule, value, detail): what matched (the URL filter's list entry)."""
+    """A checker over a pure `measure(text, params) -> signals` (the Gopher rule modules)."""
 
-    def __init__(self, fn: Callable[[str, Any], tuple[str, float] | None], params: Any):
+    def __init__(self, fn: Callable[[str, Any], tuple], params: Any):
         self.fn, self.params = fn, params
 
-    def check(self, text: str) -> tuple[str, float] | None:
+    def measure(self, text: str) -> tuple:
         return self.fn(text, self.params)
 
 
-def rule_function(fn: Callable[[str, Any], tuple[str, float] | None]) -> Callable[[Any, dict], RuleFunction]:
-    """A FilterSpec `make` for a pure rule function."""
+def rule_function(fn: Callable[[str, Any], tuple]) -> Callable[[Any, dict], RuleFunction]:
+    """A FilterSpec `make` for a pure measuring function."""
     return lambda params, resources: RuleFunction(fn, params)
+
+
+def rule_decision(fn: Callable[[tuple, Any], tuple | None]) -> Callable[[Any, tuple, Any], tuple]:
+    """A FilterSpec `decide` for a pure `fn(signals, params) -> failure | None` that annotates nothing."""
+    return lambda params, signals, decided: (None, fn(signals, params))
+
+
+@dataclass
+class Decided:
+    """What a decision may read besides the filter's own signals: the document's id (a seeded draw) and
+    the language the lang filter decided so far (its default when it is off or comes later)."""
+    doc_id: str
+    lang: str
 
 
 def _tupled(value: Any) -> Any:
@@ -74,7 +111,9 @@ def _tupled(value: Any) -> Any:
 def build_params(spec: FilterSpec, table: dict) -> Any:
     """The filter's parameter dataclass from its config table (lists become tuples: hashable, frozen)."""
     names = {f.name for f in dataclasses.fields(spec.params)}
-    return spec.params(**{k: _tupled(v) for k, v in table.items() if k in names})
+    # a table inside the table ([filters.gopher.languages], lang's labels) as canonical JSON: hashable too
+    return spec.params(**{k: canonical_json(v) if k in JSON_PARAMS else _tupled(v)
+                          for k, v in table.items() if k in names})
 
 
 @functools.cache
@@ -132,39 +171,94 @@ class Outcome:
     removed: list = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Step:
+    """One enabled filter of a chain, as its decisions need it: no model, no list (`corpus tune` builds
+    these alone)."""
+    name: str
+    spec: FilterSpec
+    params: Any
+    slot: int | None   # where its annotation values start (annotation_columns() order), or None
+    width: int
+
+
+@functools.cache
+def annotation_slots() -> tuple[tuple, dict[str, int]]:
+    """(the annotation columns' values when their filter is off, where each annotating filter's start)."""
+    defaults: tuple = ()
+    slots: dict[str, int] = {}
+    for name, spec in registry().items():
+        if spec.columns:
+            slots[name] = len(defaults)
+            defaults += tuple(spec.defaults)
+    return defaults, slots
+
+
+def chain_steps(filters_cfg: dict) -> list[Step]:
+    """The enabled filters of a [filters] table, in their order."""
+    _, slots = annotation_slots()
+    steps = []
+    for name in filter_order(filters_cfg):
+        spec = registry()[name]
+        if filters_cfg[name]["enabled"]:
+            steps.append(Step(name, spec, build_params(spec, filters_cfg[name]), slots.get(name), len(spec.columns)))
+    return steps
+
+
+def decide_document(steps: list[Step], measured: list, doc_id: str) -> tuple[tuple, tuple | None, int]:
+    """A document's (annotations, first failure (filter, rule, value, detail) or None, index of the step
+    that failed it or len(steps)) from what each step measured: a cleaning step's failure or None, another
+    step's signals (None only after a cleaning step that dropped the document). The one place decisions
+    are made, for a run and for `corpus tune`."""
+    defaults, slots = annotation_slots()
+    values = list(defaults)
+    lang_slot = slots.get("lang")
+    decided = Decided(doc_id, "")
+    for k, step in enumerate(steps):
+        if step.spec.cleans:
+            if measured[k] is not None:
+                return tuple(values), _failure(step.name, measured[k]), k
+            continue
+        decided.lang = (values[lang_slot] if lang_slot is not None else "") or ""
+        annotation, fail = step.spec.decide(step.params, measured[k], decided)
+        if annotation is not None:
+            values[step.slot:step.slot + step.width] = annotation
+        if fail is not None:
+            return tuple(values), _failure(step.name, fail), k
+    return tuple(values), None, len(steps)
+
+
+@dataclass
+class Measured:
+    """One document through a chain's measuring half: its text after each cleaning step, the lines each
+    removed, and per step its signals (or a cleaning step's failure)."""
+    text: str
+    removed: list = field(default_factory=list)   # per step: [(filter, rule, line number, line)]
+    values: list = field(default_factory=list)    # per step: signals, or a cleaning step's failure or None
+    dropped_by_cleaning: bool = False
+
+
 class FilterChain:
-    """The enabled filters of a config in order, built once per worker. `check(text, url, id)` gives the
-    document's Outcome. A cleaning filter (`cleans`) removes lines: its `clean(text)` returns the text
-    left, [(rule, line number, line)] and None or a (rule, value) that drops the document; the filters
-    after it see the cleaned text; a document left empty is dropped with the rule that removed its last
-    line."""
+    """The enabled filters of a config in order, built once per worker. `check_many(texts, urls, ids)`
+    gives each document's Outcome in two halves: `measure_many` takes every step's signals of every
+    document (from filters.memo when known), whatever an earlier step decides, so that any threshold
+    can be decided again from them (`corpus tune`); `decide_document` then applies the thresholds in
+    chain order, a document leaving at its first failure. A cleaning filter (`cleans`) removes lines: its
+    `clean(text)` returns the text left, [(rule, line number, line)] and None or a (rule, value) that
+    drops the document; the filters after it measure the cleaned text (none measures a document it
+    dropped); a document left empty is dropped with the rule that removed its last line."""
 
     def __init__(self, filters_cfg: dict, resources: dict):
         self.order = filter_order(filters_cfg)
-        self.defaults: tuple = ()
-        slots: dict[str, int] = {}  # where each annotating filter's values start
-        for name, spec in registry().items():
-            if spec.columns:
-                slots[name] = len(self.defaults)
-                self.defaults += tuple(spec.defaults)
+        self.defaults, slots = annotation_slots()
         self.lang_slot = slots.get("lang")
-        self.checkers = []  # (name, checker, annotation slot or None, its width, what it reads, cleans)
-        # per checker: the language filter ran before it (else a Doc's lang is "": not known)
-        self.sees_lang: list[bool] = []
-        for name in self.order:
-            spec = registry()[name]
-            if filters_cfg[name]["enabled"]:
-                self.sees_lang.append(any(c[0] == "lang" for c in self.checkers))
-                params = build_params(spec, filters_cfg[name])
-                checker = (spec.make(params, resources, filters_cfg[name].get("languages")) if spec.languages
-                           else spec.make(params, resources))
-                self.checkers.append((name, checker, slots.get(name), len(spec.columns), spec.reads, spec.cleans))
-
-        # the first checker with rules per language that knows the language, the filters before it, and the
+        self.steps = chain_steps(filters_cfg)
+        self.checkers = [s.spec.make(s.params, resources) for s in self.steps]
+        # the filters before the first rule set per language that sees the lang filter's language, and the
         # languages with word rules: what unknown_language() needs
-        first = next((k for k, c in enumerate(self.checkers) if registry()[c[0]].languages and self.sees_lang[k]),
-                     None)
-        self.before_word_rules = None if first is None else {c[0] for c in self.checkers[:first]}
+        names = [s.name for s in self.steps]
+        first = next((k for k, s in enumerate(self.steps) if s.spec.languages and "lang" in names[:k]), None)
+        self.before_word_rules = None if first is None else set(names[:first])
         self.known_languages = known_languages(filters_cfg)
 
     def unknown_language(self, outcome: "Outcome") -> str | None:
@@ -178,100 +272,113 @@ class FilterChain:
         return lang
 
     def memo_identities(self, filters_cfg: dict, resources: dict) -> list[str | None]:
-        """Per checker: the identity filters.memo files its results under (its table, or the part of it
-        a result depends on, its models, and the tables of the cleaning and annotating filters before it:
-        they change what it sees), or None for a cleaning filter (not memoised: cheap, and its result is
-        the text itself)."""
+        """Per step: the identity filters.memo files its signals under (the measuring part of its table:
+        not its thresholds; the models; and what the cleaning and annotating filters before it measure
+        by: they change what it sees); a cleaning filter's result is filed under its whole table (every key
+        of it changes the text)."""
         models = {k: v for k, v in sorted(resources.items()) if k.endswith("sha256")}
         seen: list = []
         out: list[str | None] = []
-        for name, _, slot, _, _, cleans in self.checkers:
-            narrow = registry()[name].memo_table
-            table = narrow(filters_cfg[name]) if narrow is not None else filters_cfg[name]
-            key = {"filter": name, "table": table, "models": models, "before": seen}
-            if registry()[name].languages:  # the derived per-language table decides its results too
+        for step in self.steps:
+            table = filters_cfg[step.name]
+            measuring = step.spec.measuring_table(table)
+            key = {"filter": step.name, "cleans" if step.spec.cleans else "signals": measuring, "models": models,
+                   "before": seen}
+            if step.spec.languages:  # the derived per-language table decides its signals too
                 key["languages"] = languages_table_sha256()
-            out.append(None if cleans else cache_key(key))
-            if cleans or slot is not None:
-                seen = seen + [[name, filters_cfg[name]]]
+            out.append(cache_key(key))
+            if step.spec.cleans:
+                seen = seen + [[step.name, table]]
+            elif step.slot is not None:
+                seen = seen + [[step.name, measuring]]
         return out
 
+    def signal_columns(self) -> list[dict]:
+        """Per step: the names and pyarrow types of its signals, or of a cleaning step's result."""
+        return [CLEAN_COLUMNS if s.spec.cleans else s.spec.signals(s.params) for s in self.steps]
+
     def check(self, text: str, url: str = "", doc_id: str = "", memo=None) -> Outcome:
-        """The document's Outcome; with a filters.memo.ChainMemo, each memoised filter's result is taken
-        from it when known and given to it when computed."""
+        """The document's Outcome; with a filters.memo.ChainMemo, each step's signals are taken from it
+        when known and given to it when measured."""
         return self.check_many([text], [url], [doc_id], memo)[0]
 
-    def check_many(self, texts: list[str], urls: list[str], doc_ids: list[str], memo=None) -> list[Outcome]:
-        """check() of each document, one filter at a time over the documents still in: each sees what it
-        would see alone (filters run in chain order, a document leaves at its first failure), and a
-        text-reading checker with `check_many` gets them all in one call (the perplexity model looks up a
-        whole batch's n-grams at once), as does an annotating one with `annotate_many` (the quality
-        classifier scores a batch at once)."""
+    def check_many(self, texts: list[str], urls: list[str], doc_ids: list[str], memo=None,
+                   measured: list | None = None) -> list[Outcome]:
+        """check() of each document; `measured`, when a list, gets each document's Measured."""
+        found = self.measure_many(texts, urls, doc_ids, memo)
+        if measured is not None:
+            measured.extend(found)
+        out = []
+        for m, doc_id in zip(found, doc_ids):
+            values, failed, at = decide_document(self.steps, m.values, doc_id)
+            # the lines removed by the cleaning steps the document reached (a later one's never show)
+            removed = [line for k in range(min(at + 1, len(self.steps))) for line in m.removed[k]]
+            out.append(Outcome(values, failed, m.text, removed))
+        return out
+
+    def measure_many(self, texts: list[str], urls: list[str], doc_ids: list[str], memo=None) -> list[Measured]:
+        """Every step's signals of each document, one step at a time over the documents (a text-reading
+        checker with `measure_many` gets them all in one call: the perplexity model looks up a whole
+        batch's n-grams at once, the quality classifier scores a batch at once)."""
         n = len(texts)
-        values = [list(self.defaults) for _ in range(n)]
-        removed: list[list] = [[] for _ in range(n)]
-        texts = list(texts)
+        docs = [Measured(t, [[] for _ in self.steps], [None] * len(self.steps)) for t in texts]
         digests: list[bytes | None] = [None] * n
-        failed: list[tuple | None] = [None] * n
-        alive = list(range(n))
-        for k, (name, checker, slot, width, reads, cleans) in enumerate(self.checkers):
-            if not alive:
-                break
-            if cleans:  # clean(text) -> (text kept, removed lines, None or the rule dropping the document)
+        langs = [""] * n  # what a Doc reader sees: no language until the lang filter has measured one
+        for k, (step, checker) in enumerate(zip(self.steps, self.checkers)):
+            alive = [i for i in range(n) if not docs[i].dropped_by_cleaning]
+            if step.spec.cleans:  # clean(text) -> (text kept, removed lines, None or the rule dropping it)
                 for i in alive:
-                    cleaned, lines, fail = checker.clean(texts[i])
-                    removed[i] += [(name, rule, count, line) for rule, count, line in lines]
+                    cleaned, lines, fail = self._clean(k, checker, docs[i].text, urls[i], doc_ids[i], digests, i, memo)
+                    docs[i].removed[k] = [(step.name, rule, count, line) for rule, count, line in lines]
                     if fail is None and lines and not cleaned.strip():
                         fail = (lines[-1][0], float(len(lines)), "every line removed")
                     if fail is not None:
-                        failed[i] = _failure(name, fail)
-                    elif cleaned != texts[i]:
-                        texts[i], digests[i] = cleaned, None
-                alive = [i for i in alive if failed[i] is None]
+                        docs[i].values[k], docs[i].dropped_by_cleaning = fail, True
+                    elif cleaned != docs[i].text:
+                        docs[i].text, digests[i] = cleaned, None
                 continue
-            results: dict[int, tuple] = {}
+            todo = alive
             if memo is not None:
+                todo = []
                 for i in alive:
                     if digests[i] is None:
-                        digests[i] = document_digest(texts[i], urls[i], doc_ids[i])
-                    found = memo.get(k, digests[i])
-                    if found is not None:
-                        results[i] = found
-            todo = [i for i in alive if i not in results]
-            lang_slot = self.lang_slot if self.sees_lang[k] else None
-            for i, result in zip(todo, self._apply_many(checker, slot, reads, todo, texts, urls, doc_ids, values,
-                                                        lang_slot)):
-                results[i] = result
+                        digests[i] = document_digest(docs[i].text, urls[i], doc_ids[i])
+                    known = memo.get(k, digests[i])
+                    if known is None:
+                        todo.append(i)
+                    else:
+                        docs[i].values[k] = known
+            for i, signals in zip(todo, self._measure(checker, step, todo, docs, urls, doc_ids, langs)):
+                docs[i].values[k] = signals
                 if memo is not None:
-                    memo.put(k, digests[i], *result)
-            for i in alive:
-                annotation, fail = results[i]
-                if annotation is not None:
-                    values[i][slot:slot + width] = annotation
-                if fail is not None:
-                    failed[i] = _failure(name, fail)
-            alive = [i for i in alive if failed[i] is None]
-        return [Outcome(tuple(values[i]), failed[i], texts[i], removed[i]) for i in range(n)]
+                    memo.put(k, digests[i], signals)
+            if step.name == "lang":  # a later Doc reader measures by the label the model gave
+                for i in alive:
+                    langs[i] = docs[i].values[k][0]
+        return docs
 
-    def _apply_many(self, checker, slot, reads, todo, texts, urls, doc_ids, values, lang_slot) -> list[tuple]:
-        """(annotation or None, failure or None) of one filter on each document of `todo`."""
-        if slot is None and reads == "text" and hasattr(checker, "check_many"):
-            return [(None, fail) for fail in checker.check_many([texts[i] for i in todo])]
-        if slot is not None and hasattr(checker, "annotate_many"):
-            return checker.annotate_many([texts[i] for i in todo])
-        return [self._apply(checker, slot, reads, texts[i], urls[i], doc_ids[i], values[i], lang_slot) for i in todo]
+    def _clean(self, k: int, checker, text: str, url: str, doc_id: str, digests: list, i: int, memo) -> tuple:
+        """A cleaning step's clean(text), from the memo when known."""
+        if memo is None:
+            return checker.clean(text)
+        if digests[i] is None:
+            digests[i] = document_digest(text, url, doc_id)
+        known = memo.get(k, digests[i])
+        if known is not None:
+            return clean_result(text, known)
+        cleaned, lines, fail = checker.clean(text)
+        memo.put(k, digests[i], clean_row(text, cleaned, lines, fail))
+        return cleaned, lines, fail
 
-    @staticmethod
-    def _apply(checker, slot, reads, text, url, doc_id, values, lang_slot) -> tuple:
-        """(annotation or None, failure or None) of one filter on the document."""
-        if slot is not None:
-            return checker.annotate(text)
+    def _measure(self, checker, step: Step, todo: list[int], docs: list[Measured], urls, doc_ids, langs) -> list:
+        reads = step.spec.reads
+        if reads == "text" and hasattr(checker, "measure_many"):
+            return checker.measure_many([docs[i].text for i in todo])
         if reads == "url":
-            return None, checker.check(url)
+            return [checker.measure(urls[i]) for i in todo]
         if reads == "doc":
-            lang = values[lang_slot] if lang_slot is not None else ""
-            return None, checker.check(Doc(text, url, doc_id, lang or ""))
-        return None, checker.check(text)
+            return [checker.measure(Doc(docs[i].text, urls[i], doc_ids[i], langs[i])) for i in todo]
+        return [checker.measure(docs[i].text) for i in todo]
 
 
 def _failure(name: str, fail: tuple) -> tuple[str, str, float, str | None]:

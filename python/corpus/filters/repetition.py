@@ -50,7 +50,10 @@ quality rules reject it for having no words).
 Speed: one regex pass splits the words; the 2-grams are counted in C (zip + Counter); an n-gram
 can occur twice only if its (n-1)-gram prefix does, so the n-grams for n >= 3 are built only at
 the starts of repeated (n-1)-grams, and once no n-gram repeats no longer one is built at all
-(its values are 0.0). Rules are checked in order and the first failure returns at once.
+(its values are 0.0).
+
+Measure, then decide: ``repetition_signals`` measures every fraction (the n-gram sizes are its only
+measuring settings), ``repetition_decision`` compares them with the maxima in rule order.
 """
 
 from __future__ import annotations
@@ -61,8 +64,10 @@ from collections import Counter
 from dataclasses import dataclass
 from itertools import accumulate, compress
 
+import pyarrow as pa
+
 from corpus.filters.gopher import nonblank_lines, words_of
-from corpus.filters.languages import WHITESPACE, LanguageRules
+from corpus.filters.languages import WHITESPACE, rules_for
 from corpus.filters.registry import FilterSpec
 
 __all__ = [
@@ -88,6 +93,7 @@ class RepetitionParams:
     dup_ngram_char_frac: tuple[tuple[int, float], ...] = (
         (5, 0.15), (6, 0.14), (7, 0.13), (8, 0.12), (9, 0.11), (10, 0.10),
     )  # fmt: skip
+    languages: str = ""  # [filters.repetition.languages] as canonical JSON (filters.languages)
 
 
 DEFAULT_PARAMS = RepetitionParams()
@@ -192,35 +198,47 @@ def _covered_chars(starts: list[int], n: int, prefix_chars: list[int]) -> int:
     return covered + prefix_chars[run_end] - prefix_chars[run_start]
 
 
+def repetition_signals(text: str, p: RepetitionParams = DEFAULT_PARAMS, segmentation: str = WHITESPACE) -> tuple:
+    """Every fraction a rule compares, in rule_names(p)'s order, measured whatever the thresholds say.
+    `segmentation`: how words are split (filters.languages)."""
+    values = [*duplicate_fractions(split_paragraphs(text)), *duplicate_fractions(nonblank_lines(text))]
+    ngrams = _RepeatedNgrams(words_of(text, segmentation))
+    values += [ngrams.top_char_frac(n) for n, _ in p.top_ngram_char_frac]
+    values += [ngrams.dup_char_frac(n) for n, _ in p.dup_ngram_char_frac]
+    return tuple(values)
+
+
+def repetition_decision(s: tuple, p: RepetitionParams = DEFAULT_PARAMS) -> tuple[str, float] | None:
+    """None if the signals pass; else (rule, measured value) of the FIRST failing rule."""
+    limits = (p.dup_para_frac, p.dup_para_char_frac, p.dup_line_frac, p.dup_line_char_frac,
+              *(m for _, m in p.top_ngram_char_frac), *(m for _, m in p.dup_ngram_char_frac))
+    for rule, value, limit in zip(rule_names(p), s, limits):
+        if value > limit:
+            return rule, value
+    return None
+
+
 def gopher_repetition(text: str, p: RepetitionParams = DEFAULT_PARAMS,
                       segmentation: str = WHITESPACE) -> tuple[str, float] | None:
-    """None if the text passes; else (rule, measured value) of the FIRST failing rule. `segmentation`:
-    how words are split (filters.languages).
+    """None if the text passes; else (rule, measured value) of the FIRST failing rule (the decision on
+    the text's signals). Rules and their order are listed in the module docstring."""
+    return repetition_decision(repetition_signals(text, p, segmentation), p)
 
-    Rules and their order are listed in the module docstring.
-    """
-    para_frac, para_char_frac = duplicate_fractions(split_paragraphs(text))
-    if para_frac > p.dup_para_frac:
-        return "dup_para_frac", para_frac
-    if para_char_frac > p.dup_para_char_frac:
-        return "dup_para_char_frac", para_char_frac
 
-    line_frac, line_char_frac = duplicate_fractions(nonblank_lines(text))
-    if line_frac > p.dup_line_frac:
-        return "dup_line_frac", line_frac
-    if line_char_frac > p.dup_line_char_frac:
-        return "dup_line_char_frac", line_char_frac
+class RepetitionFilter:
+    """Measures with the segmentation of the document's language (filters.languages); the language is the
+    first signal, so the decision takes that language's maxima."""
 
-    ngrams = _RepeatedNgrams(words_of(text, segmentation))
-    for n, max_frac in p.top_ngram_char_frac:
-        frac = ngrams.top_char_frac(n)
-        if frac > max_frac:
-            return f"top_{n}gram_char_frac", frac
-    for n, max_frac in p.dup_ngram_char_frac:
-        frac = ngrams.dup_char_frac(n)
-        if frac > max_frac:
-            return f"dup_{n}gram_char_frac", frac
-    return None
+    def __init__(self, params: RepetitionParams, resources: dict):
+        self.rules = rules_for("repetition", params)
+
+    def measure(self, doc) -> tuple:
+        setting = self.rules.setting(doc.lang)
+        return (doc.lang, *repetition_signals(doc.text, setting.params, setting.segmentation))
+
+
+def decide_repetition(params: RepetitionParams, signals: tuple, decided) -> tuple:
+    return None, repetition_decision(signals[1:], rules_for("repetition", params).setting(signals[0]).params)
 
 
 def rule_names(p: RepetitionParams) -> tuple[str, ...]:
@@ -230,15 +248,15 @@ def rule_names(p: RepetitionParams) -> tuple[str, ...]:
             *(f"dup_{n}gram_char_frac" for n, _ in p.dup_ngram_char_frac))
 
 
-class RepetitionFilter:
-    """The rules with the settings of the document's language (filters.languages)."""
-
-    def __init__(self, params: RepetitionParams, resources: dict, languages: dict | None = None):
-        self.rules = LanguageRules("repetition", params, languages)
-
-    def check(self, doc) -> tuple[str, float] | None:
-        setting = self.rules.setting(doc.lang)
-        return gopher_repetition(doc.text, setting.params, setting.segmentation)
+def measuring_table(table: dict) -> dict:
+    """What the signals depend on: the n-gram sizes, not the maximum fractions; and the settings per
+    language (segmentation)."""
+    out = {k: [pair[0] for pair in table.get(k) or []] for k in ("top_ngram_char_frac", "dup_ngram_char_frac")}
+    return {**out, "languages": table["languages"]} if table.get("languages") else out
 
 
-FILTER = FilterSpec("repetition", RepetitionParams, RepetitionFilter, reads="doc", languages=True, rules=rule_names)
+FILTER = FilterSpec("repetition", RepetitionParams, RepetitionFilter, decide=decide_repetition, reads="doc",
+                    languages=True,
+                    signals=lambda p: {"lang": pa.string(), **{rule: pa.float64() for rule in rule_names(p)}},
+                    thresholds=("dup_line_frac", "dup_para_frac", "dup_line_char_frac", "dup_para_char_frac"),
+                    memo_table=measuring_table, rules=rule_names)

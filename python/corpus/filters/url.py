@@ -3,13 +3,16 @@ blocklists, banned words (a whole word of the URL) and subwords (anywhere in its
 words (dropped at `soft_word_threshold` of them), and an allowlist of domains that wins over all of them —
 every list a ledger source (corpus.filters.lists). Domains match the host or any parent domain down to its
 registered domain (public suffix list, offline: corpus.web.urls), case-insensitively. A drop records the
-list entry that matched."""
+list entry that matched. The signals are the first list match and the soft-banned words found;
+`soft_word_threshold` only decides."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 from pathlib import Path
+
+import pyarrow as pa
 
 from corpus.filters.lists import entries, list_rows, load_lists, write_lists
 from corpus.filters.registry import FilterSpec
@@ -76,35 +79,52 @@ class UrlFilter:
         self.urls = set(get("block_urls"))
         self.words = {w for w in get("banned_words") if " " not in w}
         self.phrases = [tuple(w.split()) for w in get("banned_words") if " " in w]
-        self.soft, self.threshold = set(get("soft_banned_words")), params.soft_word_threshold
+        self.params, self.soft = params, set(get("soft_banned_words"))
         subwords = sorted({w.replace(" ", "") for w in get("banned_subwords")}, key=lambda w: (-len(w), w))
         self.subwords = re.compile("|".join(map(re.escape, subwords))) if subwords else None
 
-    def check(self, url: str) -> tuple[str, float, str] | None:
+    def measure(self, url: str) -> tuple:
+        """(the first list rule the URL matches or None, the entry it matched, its soft-banned words joined
+        by commas, how many): the soft words are None for an allowed URL or when there is no such list."""
         host = host_of(url)
         suffixes = host_suffixes(host) if host else []
         if any(d in self.allow for d in suffixes):
-            return None
+            return None, None, None, 0
         for d in suffixes:
             if d in self.block:
-                return "domain", 1.0, d
+                return "domain", d, None, 0
         if self.urls and (n := normalize_url(url)) in self.urls:
-            return "url", 1.0, n
+            return "url", n, None, 0
         words = url_words(url)
         for w in words:
             if w in self.words:
-                return "banned_word", 1.0, w
+                return "banned_word", w, None, 0
         for phrase in self.phrases:
             k = len(phrase)
             if any(tuple(words[i:i + k]) == phrase for i in range(len(words) - k + 1)):
-                return "banned_word", 1.0, " ".join(phrase)
+                return "banned_word", " ".join(phrase), None, 0
         if self.subwords is not None and (m := self.subwords.search(url_letters(url))):
-            return "banned_subword", 1.0, m.group()
+            return "banned_subword", m.group(), None, 0
+        if not self.soft:
+            return None, None, None, 0
         soft = [w for w in words if w in self.soft]
-        if self.soft and len(soft) >= self.threshold:
-            return "soft_banned_words", float(len(soft)), ",".join(soft)
-        return None
+        return None, None, ",".join(soft), len(soft)
+
+    def check(self, url: str) -> tuple[str, float, str] | None:
+        return decide_url(self.params, self.measure(url), None)[1]
 
 
-FILTER = FilterSpec("url", UrlParams, UrlFilter, prepare=prepare, identity=identity, reads="url",
-                    sources=_sources, rules=lambda p: RULES)
+def decide_url(p: UrlParams, signals: tuple, decided) -> tuple[None, tuple | None]:
+    """A list match drops the document; soft-banned words drop it at `soft_word_threshold` of them."""
+    rule, entry, soft, n_soft = signals
+    if rule is not None:
+        return None, (rule, 1.0, entry)
+    if soft is not None and n_soft >= p.soft_word_threshold:
+        return None, ("soft_banned_words", float(n_soft), soft)
+    return None, None
+
+
+FILTER = FilterSpec("url", UrlParams, UrlFilter, decide=decide_url, prepare=prepare, identity=identity, reads="url",
+                    signals=lambda p: {"rule": pa.string(), "entry": pa.string(), "soft_words": pa.string(),
+                                       "soft_count": pa.int64()},
+                    thresholds=("soft_word_threshold",), sources=_sources, rules=lambda p: RULES)

@@ -18,13 +18,13 @@ import pyarrow.compute as pc
 
 from corpus.config import Config
 from corpus.filters.memo import ChainMemo
+from corpus.filters.signals import SignalsTable
 from corpus.store.atomic import sha256_bytes, write_bytes
-from corpus.engine.cache import cache_root, cache_use_step
+from corpus.engine.cache import cache_key, cache_root, cache_use_step
 from corpus.store.checksums import read_verified
 from corpus.filters.registry import annotation_columns, chain_for, filter_order, registry
 from corpus.store.atomic import canonical_json
-from corpus.filters.quality import (HIGH_BITS, checked_score, cut_threshold, keep_count, kth_best, score_bits,
-                                    threshold_note)
+from corpus.filters.quality import checked_score, find_threshold
 from corpus.formats.parts import PartReader, PartWriter, read_table, schema_of, validate_columns, write_table
 from corpus.engine.runner import WORK_DIR, Job, Map, PhaseContext, RunOptions, Step, published_stage
 from corpus.stages import STAGE, config_hash, columns, input_columns, reuse_sources
@@ -33,6 +33,9 @@ ME = STAGE["filter"]
 OUT_COLUMNS = columns("filter")
 IN_COLUMNS = input_columns("filter")
 REJECT_COLUMNS = ME.side.columns
+# a unit's result names its signals table (filters.signals) when the cache is on: a run with it reuses no
+# result without one (made with the cache off, or before signals were kept)
+SIGNALS_FORMAT = 1
 REMOVED = "removed"  # the lines cleaning filters removed: removed/part-<n>.parquet
 REMOVED_COLUMNS = {"id": pa.string(), "source_id": pa.string(), "filter": pa.string(), "rule": pa.string(),
                    "line": pa.int32(), "text": pa.string()}
@@ -84,16 +87,23 @@ class FilterUnit:
     scored: bool = False  # the quality filter is on: kept documents go to _work/scored/, to be cut (quality_cut)
 
 
+def signals_of(u: FilterUnit, chain) -> tuple[ChainMemo, SignalsTable]:
+    """The part's stored signals per filter (filters.memo), and its signals table (corpus signals export,
+    tune), filed by the input part and everything measured."""
+    identities = chain.memo_identities(json.loads(u.filters_json), json.loads(u.resources_json))
+    memo = ChainMemo(Path(u.cache_root), identities, chain.signal_columns(), u.key)
+    return memo, SignalsTable(chain.steps, Path(u.cache_root), cache_key({
+        "signals": u.in_sha256, "identities": identities,
+        "cleaning": [json.loads(u.filters_json)[s.name] for s in chain.steps if s.spec.cleans]}))
+
+
 def filter_part(u: FilterUnit) -> dict:
     """Stream the part in batches of BATCH_ROWS documents (hashing it as it is read); kept documents and
     rejects are written a row group at a time: memory is a batch and a row group, not the part."""
     reader = PartReader(u.in_path, u.in_sha256, columns=list(IN_COLUMNS))
     validate_columns(reader.schema, IN_COLUMNS, u.in_path)
     chain = chain_for(u.filters_json, u.resources_json)
-    memo = None
-    if u.cache_root is not None:
-        memo = ChainMemo(Path(u.cache_root), chain.memo_identities(json.loads(u.filters_json),
-                                                                   json.loads(u.resources_json)), u.key)
+    memo, table = signals_of(u, chain) if u.cache_root is not None else (None, None)
     annotations = list(annotation_columns())
     (u.out_dir / ME.side.dirname).mkdir(exist_ok=True)
     (u.out_dir / REMOVED).mkdir(exist_ok=True)
@@ -106,10 +116,9 @@ def filter_part(u: FilterUnit) -> dict:
     kept_w, rej_w = PartWriter(u.out_dir / kept_name, out_schema), PartWriter(u.out_dir / side, rej_schema)
     rem_w = PartWriter(u.out_dir / lines_side, rem_schema := schema_of(REMOVED_COLUMNS))
     cleaned_by_rule: dict[str, dict[str, int]] = {}
-    dropped: dict[str, int] = {}
-    by_rule: dict[str, int] = {}
+    # documents dropped per filter, per rule, and per language that got language-agnostic word rules
+    dropped, by_rule, agnostic = {}, {}, {}
     by_source: dict[str, dict[str, int]] = {}
-    agnostic: dict[str, int] = {}  # documents per language that got language-agnostic word rules
     docs_in = 0
     for batch in reader.batches():
         keep = {k: [] for k in OUT_COLUMNS}
@@ -117,7 +126,10 @@ def filter_part(u: FilterUnit) -> dict:
         removed = {k: [] for k in REMOVED_COLUMNS}
         cols = {k: batch.column(k).to_pylist() for k in IN_COLUMNS}
         docs_in += batch.num_rows
-        outcomes = chain.check_many(cols["text"], cols["url"], cols["id"], memo)
+        measured: list = []
+        outcomes = chain.check_many(cols["text"], cols["url"], cols["id"], memo, measured)
+        if table is not None:
+            table.add(cols["id"], cols["source_id"], cols["url"], measured)
         count_unknown_languages(chain, outcomes, agnostic)
         for i, (text, out) in enumerate(zip(cols["text"], outcomes)):
             sid = cols["source_id"][i]
@@ -163,6 +175,7 @@ def filter_part(u: FilterUnit) -> dict:
         res["work"] = parts[:1] + [{"name": name, "sha256": sha256_bytes(buf.getvalue()), "bytes": buf.tell()}]
     if memo is not None:
         res["cache"] = {"hits": memo.hits, "computed": memo.misses}
+        res["signals"] = table.save()
     return res
 
 
@@ -180,32 +193,10 @@ def _scores(ctx: PhaseContext, r: dict) -> np.ndarray:
 
 
 def quantile_step(table: dict, ctx: PhaseContext) -> None:
-    """The threshold: absolute, or the score of the ceil(keep_fraction x N)-th best kept document, found
-    exactly with two 65,536-bin histograms of the scores' float32 bits (one part in memory at a time)."""
+    """The threshold (quality.find_threshold), over the scores of every part, one part at a time."""
     results = ctx.results["filter"]
-    fixed = cut_threshold(table)
     n = sum(r["work"][0]["rows"] for r in results)
-    if fixed is not None:
-        ctx.state["quality"] = {"threshold": fixed, "rule": "threshold", "scored": n,
-                                "note": f"threshold {fixed:g} (absolute)"}
-        return
-    k = keep_count(n, table["keep_fraction"])
-    if k == 0:
-        ctx.state["quality"] = {"threshold": 1.0, "rule": "keep_fraction", "scored": 0,  # nothing to cut
-                                "note": "no document reached the quality filter"}
-        return
-    high = np.zeros(1 << HIGH_BITS, dtype=np.int64)
-    for r in results:
-        high += np.bincount(score_bits(_scores(ctx, r)) >> HIGH_BITS, minlength=1 << HIGH_BITS)
-    top, rank = kth_best(high, k)
-    low = np.zeros(1 << HIGH_BITS, dtype=np.int64)
-    for r in results:
-        bits = score_bits(_scores(ctx, r))
-        low += np.bincount(bits[(bits >> HIGH_BITS) == top] & 0xFFFF, minlength=1 << HIGH_BITS)
-    bottom, _ = kth_best(low, rank)
-    t = float(np.array([(top << HIGH_BITS) | bottom], dtype=np.uint32).view(np.float32)[0])
-    ctx.state["quality"] = {"threshold": t, "rule": "keep_fraction", "scored": n,
-                            "note": threshold_note(t, k, n, table["keep_fraction"])}
+    ctx.state["quality"] = find_threshold(table, n, lambda: (_scores(ctx, r) for r in results))
 
 
 @dataclass(frozen=True)
@@ -303,7 +294,7 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
     def fingerprint(u: FilterUnit) -> dict:  # the input part, the filters, the resources by content
         resources = {k: v for k, v in json.loads(u.resources_json).items() if k.endswith("sha256")}
         return {"in_sha256": u.in_sha256, "filters": json.loads(u.filters_json), "resources": resources,
-                "params": params}
+                "params": params, "signals": SIGNALS_FORMAT if u.cache_root is not None else None}
 
     from corpus.engine.raw import raw_refs
     from corpus.filters.registry import filter_sources
