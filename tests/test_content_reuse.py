@@ -5,6 +5,7 @@ from-scratch run of that config, without the cache, gives."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -56,16 +57,26 @@ def test_unchanged_filter_output_reuses_later_stages_and_a_small_change_recomput
     rows = statuses(run_all(config(tmp_path, "v2", "v2", art, **same), workers=2))
     assert rows["filter"] != "current" and rows["dedup"] == rows["pii"] == rows["shard"] == "reused", rows
     assert run_info(art, "v2", "stages/04-dedup")["reused_whole"] == "corpus/t/v1/stages/04-dedup"
+    (tokens,) = (art / "tokens" / "t" / "v2").iterdir()
+    tokenize = json.loads((tokens / "_RUN.json").read_text())
+    assert "tokenizer_training" not in tokenize and tokenize["encode_cache"]["computed"] == 0, tokenize  # all cached
     fresh = tmp_path / "fresh-v2"
     run_all(config(tmp_path, "f2", "v2", fresh, run={"cache": False}, **same), workers=1)
     assert published(art, "v2") == published(fresh, "v2")
 
-    # an edit that drops a few documents: only theirs is new work; the rest comes from the caches
-    fewer = {"filters.gopher": {"min_words": 60}}
+    # an edit that drops a few documents: only theirs is new work; the rest comes from the caches (with
+    # v1's tokenizer pinned: a tokenizer trained on other shards gives other ids to every document)
+    pinned = tmp_path / "tokenizer.json"
+    pinned.write_bytes((tokens / "tokenizer.json").read_bytes())
+    fewer = {"filters.gopher": {"min_words": 60},
+             "tokenize": {"tokenizer": str(pinned), "tokenizer_sha256": hashlib.sha256(pinned.read_bytes()).hexdigest()}}
     rows = statuses(run_all(config(tmp_path, "v3", "v3", art, **fewer), workers=2))
     assert rows["dedup"] == rows["shard"] == "computed", rows
     minhash = run_info(art, "v3", "stages/04-dedup")["minhash_cache"]
     assert minhash["hits"] > 0 and minhash["computed"] == 0, minhash  # every kept document was signed in v1
+    (tokens,) = (art / "tokens" / "t" / "v3").iterdir()
+    docs = json.loads((tokens / "_RUN.json").read_text())["token_docs_cache"]
+    assert docs["hits"] > 10 * docs["computed"], docs
     fresh = tmp_path / "fresh-v3"
     run_all(config(tmp_path, "f3", "v3", fresh, run={"cache": False}, **fewer), workers=1)
     assert published(art, "v3") == published(fresh, "v3")

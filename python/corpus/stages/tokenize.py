@@ -16,7 +16,10 @@ permutes each bucket and writes the partition's planned (shard, offset, length, 
 slice. No task holds more than about 1/P of the per-document arrays, and the order never depends on P.
 
 An encoded shard is kept in `<artifacts>/cache/tokens-encode/` (engine.cache) under the shard's sha256 and
-position, the tokenizer and the seed, so another mix or budget of the same shards encodes nothing again.
+position, the tokenizer and the seed, so another mix or budget of the same shards encodes nothing again;
+a shard encoded now takes each document the cache knows from `tokens-docs/` (tokens.docmemo: its ids by
+the digest of its text, under the tokenizer's sha256), so shards that changed by a few documents encode
+only those. A trained tokenizer is kept by the content of the shards it read (tokens.tokenizer).
 With `[mix]` weights or targets (tokens.mix), five phases between `encode` and `order` resample the train
 split: `mix-sources` (map per shard: each train document's source and keyed hash, tokens per source by
 u), `weights` (step: targets resolved), `mix-copies` (map: copies per document, the buckets that keep a
@@ -275,6 +278,12 @@ def encoded_step(ctx: PhaseContext) -> None:
         log.info("tokenize: %d of %d shards' tokens from the cache (encoded by an earlier run with the same "
                  "tokenizer)", hits, len(got))
     ctx.run_info["encode_cache"] = {"hits": hits, "computed": computed, "off": got.count("off")}
+    # the shards encoded now: their documents' ids found in the per-document cache (tokens.docmemo)
+    docs = [r["docs_cache"] for r in ctx.results["encode"] if "docs_cache" in r]
+    if docs:
+        ctx.run_info["token_docs_cache"] = {k: sum(d[k] for d in docs) for k in ("hits", "computed")}
+        log.info("tokenize: %d of %d documents' token ids from the cache", ctx.run_info["token_docs_cache"]["hits"],
+                 sum(d["hits"] + d["computed"] for d in docs))
 
 
 def mix_units(run: TokenizeRun, ctx: PhaseContext) -> list[MixUnit]:

@@ -37,7 +37,32 @@ def resolve_tokenizer(config: Config, manifest: dict, trained_from: dict | None 
         log.info("tokenizer: the one trained on this corpus with these settings (%s)", tokenizer_id)
         # a directory written before manifests recorded it: counted again (the same sample, so the same number)
         return data, tokenizer_id, trained_on if trained_on is not None else sample_bytes(config, manifest)
-    return train_on_corpus(config, manifest, {} if timing is None else timing)
+    return trained_by_content(config, manifest, trained_from, {} if timing is None else timing)
+
+
+TRAIN_CACHE = "tokenizer-train"
+
+
+def trained_by_content(config: Config, manifest: dict, trained_from: dict | None, timing: dict
+                       ) -> tuple[bytes, str, int]:
+    """train_on_corpus's result, from the cache (engine.cache) when a run of any version trained on shards
+    of the same content with the same settings: the trainer reads the shards' texts alone, so a version
+    whose shards are another's (an upstream edit that changed no document) trains nothing."""
+    from corpus.engine.cache import Cache, cache_key, cache_root
+
+    settings = {k: v for k, v in (trained_from or {}).items() if k != "corpus_manifest_sha256"}
+    key = cache_key({"kind": TRAIN_CACHE, "settings": settings,
+                     "shards": [{k: s[k] for k in ("name", "sha256", "rows")} for s in manifest["shards"]]})
+    cache = Cache(cache_root(config), TRAIN_CACHE, ".json")
+    entry = cache.get(key)
+    if entry is not None:
+        found = json.loads(entry)
+        data = found["tokenizer"].encode("utf-8")
+        log.info("tokenizer: the one trained on shards of this content with these settings (from the cache)")
+        return data, trained_id(config, data), found["trained_on_bytes"]
+    data, tokenizer_id, trained_on = train_on_corpus(config, manifest, timing)
+    cache.put(key, json.dumps({"tokenizer": data.decode("utf-8"), "trained_on_bytes": trained_on}).encode())
+    return data, tokenizer_id, trained_on
 
 
 def pinned_tokenizer(config: Config) -> tuple[bytes, str]:
