@@ -454,10 +454,13 @@ def content_sha256(stage: str, whole: Whole) -> str:
     return hashlib.sha256(json.dumps(facts, sort_keys=True, separators=(",", ":")).encode("utf-8")).hexdigest()
 
 
-def _whole_source(job: Job, stage: str, sha256: str) -> tuple[Path, dict, dict] | None:
-    """(dir, _STAGE.json, its _RUN.json content record) of the first output in job.reuse_from that
-    recorded this content and whose files (but those the job rebuilds) still have their sha256."""
+def _whole_source(job: Job, stage: str, sha256: str, exclude: Path | None = None) -> tuple[Path, dict, dict] | None:
+    """(dir, _STAGE.json, its _RUN.json content record) of the first output in job.reuse_from (but
+    `exclude`) that recorded this content and whose files (but those the job rebuilds) still have their
+    sha256."""
     for d in job.reuse_from:  # local copies only, as for reused units
+        if exclude is not None and d.resolve() == exclude.resolve():
+            continue
         try:
             run = json.loads((d / RUN_FILE).read_text()) if (d / RUN_FILE).is_file() else {}
             record = run.get(CONTENT_KEY) or {}
@@ -695,8 +698,9 @@ def run_jobs(stage: str, config: Config, opts: RunOptions, jobs: list[Job]) -> S
     for job, _ in pending:
         if job.whole is not None:
             contents[job.key] = content_sha256(stage, job.whole)
+            # --replace rebuilds this output: it is never its own source (another version's may be)
             found = None if opts.recompute or config.remote is not None else \
-                _whole_source(job, stage, contents[job.key])
+                _whole_source(job, stage, contents[job.key], exclude=job.final if opts.force else None)
             if found is not None:
                 reused[job.key] = found
     ctxs = [PhaseContext(config, opts, job, _open_staging(job, stage, opts.resume and job.key not in reused))

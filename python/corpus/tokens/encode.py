@@ -69,18 +69,16 @@ def encode_threads(rows: list[int], cores: int, workers: int) -> list[int]:
     return [min(cores, max(even, round(cores * r / total))) for r in rows]
 
 
-def encode_unit(u: EncodeUnit) -> dict:
+def encode_unit(u: EncodeUnit, memo: DocTokens | None = None) -> dict:
     """Per split: `<key>.<split>.bin` (tokens in shard order), `<key>.<split>.docs.npy` ([token offset,
     length] of each document, grouped by bucket in shard order) and `<key>.<split>.bstart.npy` (where each
     bucket's documents start). The shard is streamed in record batches (hashed as it is read) and cut into
     tasks of ENCODE_BATCH_DOCS documents or ENCODE_BATCH_CHARS_PER_THREAD characters (a longer document
     alone, or in pieces: tokens/pieces.py), which `u.threads` threads encode while this one reads ahead and
     writes the tokens back in order: memory is a few tasks a thread, not the shard. Each document is
-    encoded alone, so the bytes depend neither on the tasks nor on the threads."""
+    encoded alone, so the bytes depend neither on the tasks nor on the threads, nor on which documents'
+    ids `memo` (tokens.docmemo) knows; with a memo the result's `docs_memo` names the new entry's files."""
     reader = PartReader(u.shard, u.sha256, columns=["text", "split"], batch_rows=READ_ROWS)
-    memo = None
-    if u.cache is not None and u.tokenizer_sha256:  # documents encoded before: their ids from the cache
-        memo = DocTokens(u.cache, u.tokenizer_sha256, u.eos_id, u.dtype, u.index, u.work, u.key)
     with contextlib.ExitStack() as stack:
         out = {split: _SplitTokens(stack, u.work, f"{u.key}.{split}.bin") for split in SPLITS}
         _encode_in_order(stack, u, _shard_docs(reader, memo), out)
@@ -91,8 +89,8 @@ def encode_unit(u: EncodeUnit) -> dict:
         files += write_bucket_index(u.work, u.key, split, u.seed, u.index, o.doc_lengths())
     if memo is None:
         return {"key": u.key, "work": files}
-    memo.save({split: out[split].doc_lengths() for split in SPLITS})
-    return {"key": u.key, "work": files, "docs_cache": {"hits": memo.hits, "computed": memo.computed}}
+    return {"key": u.key, "work": files, "docs_cache": {"hits": memo.hits, "computed": memo.computed},
+            "docs_memo": memo.save({split: out[split].doc_lengths() for split in SPLITS})}
 
 
 def _shard_docs(reader: PartReader, memo: DocTokens | None = None) -> Iterator[tuple[str | np.ndarray, str]]:

@@ -24,11 +24,13 @@ log = logging.getLogger(__name__)
 
 
 def resolve_tokenizer(config: Config, manifest: dict, trained_from: dict | None = None,
-                      timing: dict | None = None) -> tuple[bytes, str, int | None]:
+                      timing: dict | None = None, train=None) -> tuple[bytes, str, int | None]:
     """(tokenizer.json bytes, tokenizer_id, bytes of text it was trained on): the pinned file (None: not
     trained here), or one trained on the train split (or the same one a published token directory
     trained with `trained_from`). `timing` gets the training's seconds, only when it trains: `sample_s`
-    (the pass that sizes the train split) and `train_s` (reading the sample and training, which overlap)."""
+    (the pass that sizes the train split) and `train_s` (reading the sample and training, which overlap).
+    `train(config, manifest, timing)`: what trains (default train_on_corpus; the stage's goes through the
+    cache)."""
     if config["tokenize"]["tokenizer"]:
         return (*pinned_tokenizer(config), None)
     reused = trained_before(config, trained_from)
@@ -37,32 +39,7 @@ def resolve_tokenizer(config: Config, manifest: dict, trained_from: dict | None 
         log.info("tokenizer: the one trained on this corpus with these settings (%s)", tokenizer_id)
         # a directory written before manifests recorded it: counted again (the same sample, so the same number)
         return data, tokenizer_id, trained_on if trained_on is not None else sample_bytes(config, manifest)
-    return trained_by_content(config, manifest, trained_from, {} if timing is None else timing)
-
-
-TRAIN_CACHE = "tokenizer-train"
-
-
-def trained_by_content(config: Config, manifest: dict, trained_from: dict | None, timing: dict
-                       ) -> tuple[bytes, str, int]:
-    """train_on_corpus's result, from the cache (engine.cache) when a run of any version trained on shards
-    of the same content with the same settings: the trainer reads the shards' texts alone, so a version
-    whose shards are another's (an upstream edit that changed no document) trains nothing."""
-    from corpus.engine.cache import Cache, cache_key, cache_root
-
-    settings = {k: v for k, v in (trained_from or {}).items() if k != "corpus_manifest_sha256"}
-    key = cache_key({"kind": TRAIN_CACHE, "settings": settings,
-                     "shards": [{k: s[k] for k in ("name", "sha256", "rows")} for s in manifest["shards"]]})
-    cache = Cache(cache_root(config), TRAIN_CACHE, ".json")
-    entry = cache.get(key)
-    if entry is not None:
-        found = json.loads(entry)
-        data = found["tokenizer"].encode("utf-8")
-        log.info("tokenizer: the one trained on shards of this content with these settings (from the cache)")
-        return data, trained_id(config, data), found["trained_on_bytes"]
-    data, tokenizer_id, trained_on = train_on_corpus(config, manifest, timing)
-    cache.put(key, json.dumps({"tokenizer": data.decode("utf-8"), "trained_on_bytes": trained_on}).encode())
-    return data, tokenizer_id, trained_on
+    return (train or train_on_corpus)(config, manifest, {} if timing is None else timing)
 
 
 def pinned_tokenizer(config: Config) -> tuple[bytes, str]:
