@@ -455,7 +455,7 @@ def content_sha256(stage: str, whole: Whole) -> str:
 
 
 def _whole_source(job: Job, stage: str, sha256: str, exclude: Path | None = None) -> tuple[Path, dict, dict] | None:
-    """(dir, _STAGE.json, its _RUN.json content record) of the first output in job.reuse_from (but
+    """(dir, _STAGE.json, _RUN.json) of the first output in job.reuse_from (but
     `exclude`) that recorded this content and whose files (but those the job rebuilds) still have their
     sha256."""
     for d in job.reuse_from:  # local copies only, as for reused units
@@ -477,7 +477,7 @@ def _whole_source(job: Job, stage: str, sha256: str, exclude: Path | None = None
             continue
         except (json.JSONDecodeError, OSError, AttributeError):
             continue
-        return d, manifest, record
+        return d, manifest, run
     return None
 
 
@@ -494,8 +494,8 @@ def _reuse_whole(ctx: PhaseContext, found: tuple[Path, dict, dict], stage: str) 
     """The published output `found` as this job's: its files linked into the staging dir, its counts and
     the kept results of Job.whole.results, then the Steps of Job.whole.steps run (they write the files of
     Job.whole.rebuilt again, under this version's name)."""
-    src, manifest, record = found
-    whole = ctx.job.whole
+    src, manifest, run = found
+    record, whole = run[CONTENT_KEY], ctx.job.whole
     for p in manifest["parts"]:
         if p["name"] not in whole.rebuilt:
             _link(src / p["name"], ctx.staging / p["name"])
@@ -505,6 +505,8 @@ def _reuse_whole(ctx: PhaseContext, found: tuple[Path, dict, dict], stage: str) 
     for phase in ctx.job.phases:
         if isinstance(phase, Step) and phase.name in whole.steps:
             phase.fn(ctx)
+    if UNITS_KEY in run:  # the same files: a later version may still reuse them unit by unit
+        ctx.run_info[UNITS_KEY] = run[UNITS_KEY]
     where = src.relative_to(ctx.config.artifacts) if src.is_relative_to(ctx.config.artifacts) else src
     ctx.run_info["reused_whole"] = str(where)
     log.info("%s: the output of %s reused whole (its input had the same content, with the same settings)", stage, where)
