@@ -19,7 +19,7 @@ An encoded shard is kept in `<artifacts>/cache/tokens-encode/` (engine.cache) un
 position, the tokenizer and the seed, so another mix or budget of the same shards encodes nothing again;
 a shard encoded now takes each document the cache knows from `tokens-docs/` (tokens.docmemo: its ids by
 the digest of its text, under the tokenizer's sha256), so shards that changed by a few documents encode
-only those. A trained tokenizer is kept by the content of the shards it read (tokens.tokenizer).
+only those. A trained tokenizer is kept by the content of the shards it read (`trained_by_content`).
 With `[mix]` weights or targets (tokens.mix), five phases between `encode` and `order` resample the train
 split: `mix-sources` (map per shard: each train document's source and keyed hash, tokens per source by
 u), `weights` (step: targets resolved), `mix-copies` (map: copies per document, the buckets that keep a
