@@ -268,7 +268,8 @@ def write_results(json_path: Path | None, data: dict, *, md_path: Path | None = 
 
 # Per-document results the cache keeps (engine/cache.py): emptied before every measured stage run, so that
 # a run does its stage's whole work (a second run would otherwise take them from the first one's).
-MEMO_KINDS = ("filter-memo", "filter-signals", "pii-memo", "tokens-encode")
+MEMO_KINDS = ("filter-memo", "filter-signals", "pii-memo", "tokens-encode", "minhash-memo", "tokens-docs",
+              "tokenizer-train")
 
 
 def drop_caches(artifacts: Path, kinds=MEMO_KINDS) -> None:

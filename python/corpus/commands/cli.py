@@ -122,6 +122,9 @@ class StageCommand(click.Command):
 def _print_result(stage, result, wall: float) -> None:
     if result.current:
         click.echo(f"{stage.name}: current (config and inputs unchanged, checksums verified); --replace rebuilds it")
+    elif result.status_text == "reused":
+        click.echo(f"{stage.name}: reused whole from {result.outputs[0].run_info.get('reused_whole')} (input parts "
+                   f"of the same content, the same settings)")
     elif result.status_text.startswith("reused"):
         click.echo(f"{stage.name}: {result.status_text} from published outputs (same input and settings)")
     if stage.kind == "parts":
@@ -274,7 +277,8 @@ def run(c: Ctx, workers, through, resume, replace, recompute):
     """Every stage in order, skipping stages that are complete and current (config and inputs
     unchanged, checksums verified), recomputing a stale stage and every stage after it. A published
     dataset version is never rebuilt: bump [dataset] version, or pass --replace. The table says per stage
-    `current`, `reused N/M units` (computed, N units taken from published outputs), `computed` or
+    `current`, `reused` (the whole output taken from a published version whose input parts had the same
+    content), `reused N/M units` (computed, N units taken from published outputs), `computed` or
     `recomputed` (a published output replaced)."""
     from corpus.commands.pipeline import run_all
 

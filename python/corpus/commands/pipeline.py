@@ -93,7 +93,7 @@ def published(config: Config) -> bool:
 def run_all(config: Config, *, workers: int, through: str = NAMES[-1], resume: bool = False,
             replace: bool = False, recompute: str | None = None) -> list[tuple[str, str, float, str]]:
     """[(stage, status, seconds, summary)] for each stage up to `through`, status one of current,
-    `reused N/M units`, computed, recomputed (runner.StageResult.status_text). With `resume`, a stage an
+    reused, `reused N/M units`, computed, recomputed (runner.StageResult.status_text). With `resume`, a stage an
     interrupted run left half-done reuses its verified units. A published dataset version is never
     rebuilt (with other content, or at all) unless `replace`: bump [dataset] version instead, or give a
     new name. `recompute`: from that stage on, nothing is taken from before."""

@@ -81,6 +81,19 @@ class Step:
     fn: Callable[["PhaseContext"], None]
 
 
+@dataclass(frozen=True)
+class Whole:
+    """A job whose output is a function of `content` alone (its own settings and the sha256 of the input
+    parts it reads, never the upstream config that made them): a published output in Job.reuse_from
+    that recorded the same content is taken whole, its files linked, instead of computed. `steps` are
+    the Steps still run then (what holds this version's name: the shard stage's _MANIFEST.json), reading
+    the kept results of the Map phases `results`; `rebuilt` the files those steps write again."""
+    content: dict
+    steps: tuple[str, ...] = ()
+    results: tuple[str, ...] = ()
+    rebuilt: tuple[str, ...] = ()
+
+
 @dataclass
 class Job:
     key: str                               # the stage name, or the source id for fetch
@@ -94,6 +107,7 @@ class Job:
     dataset: str | None = None
     version: str | None = None
     reuse_from: tuple[Path, ...] = ()      # published outputs whose units a Map with a fingerprint may reuse
+    whole: "Whole | None" = None           # what makes the whole output reusable from reuse_from (by content)
     before_publish: Callable[[dict], None] | None = None   # may refuse the new manifest: nothing is published
 
 
@@ -102,7 +116,7 @@ class Output:
     key: str
     path: Path
     manifest: dict                         # its _STAGE.json
-    status: str                            # "current" | "computed" | "recomputed"
+    status: str                            # "current" | "reused" | "computed" | "recomputed"
     run_info: dict = field(default_factory=dict)
 
     @property
@@ -127,16 +141,17 @@ class StageResult:
     @property
     def status(self) -> str:
         statuses = {o.status for o in self.outputs}
-        return "recomputed" if "recomputed" in statuses else "computed" if "computed" in statuses else "current"
+        return next((s for s in ("recomputed", "computed", "reused") if s in statuses), "current")
 
     @property
     def status_text(self) -> str:
-        """The run table's word: current, `reused N/M units` (computed, part of it taken from published
-        outputs with the same input and settings), computed (nothing was published), or recomputed (a
-        published output was replaced)."""
+        """The run table's word: current, reused (the whole output taken from a published one whose input
+        had the same content, with the same settings), `reused N/M units` (computed, part of it taken
+        from published outputs with the same input and settings), computed (nothing was published), or
+        recomputed (a published output was replaced)."""
         status = self.status
         reused, units = (sum(n) for n in zip(*(o.reused for o in self.outputs))) if self.outputs else (0, 0)
-        return f"reused {reused}/{units} units" if status != "current" and reused else status
+        return f"reused {reused}/{units} units" if status not in ("current", "reused") and reused else status
 
     @property
     def output(self) -> Output:
@@ -425,6 +440,78 @@ def _run_map(index: int, ctxs: list[PhaseContext], opts: RunOptions, executor: s
             ctx.run_info.setdefault("units_run", {})[phase.name] = len(order[j])
 
 
+# ---------------------------------------------------------------- whole outputs reused by content
+
+CONTENT_KEY = "content"  # in _RUN.json: {sha256: content_sha256, results: {phase: its results}} (Job.whole)
+
+
+def content_sha256(stage: str, whole: Whole) -> str:
+    """The sha256 of what a Whole job's output is a function of: the stage, the code and library versions
+    and its content (settings, input parts by sha256)."""
+    from corpus.engine.versions import output_packages
+
+    facts = {"stage": stage, "corpus_version": __version__, "packages": output_packages(), "content": whole.content}
+    return hashlib.sha256(json.dumps(facts, sort_keys=True, separators=(",", ":")).encode("utf-8")).hexdigest()
+
+
+def _whole_source(job: Job, stage: str, sha256: str, exclude: Path | None = None) -> tuple[Path, dict, dict] | None:
+    """(dir, _STAGE.json, _RUN.json) of the first output in job.reuse_from (but
+    `exclude`) that recorded this content and whose files (but those the job rebuilds) still have their
+    sha256."""
+    for d in job.reuse_from:  # local copies only, as for reused units
+        if exclude is not None and d.resolve() == exclude.resolve():
+            continue
+        try:
+            run = json.loads((d / RUN_FILE).read_text()) if (d / RUN_FILE).is_file() else {}
+            record = run.get(CONTENT_KEY) or {}
+            if record.get("sha256") != sha256 or not (d / STAGE_FILE).is_file():
+                continue
+            manifest = load_json(d / STAGE_FILE, STAGE_SCHEMA)
+            if manifest["stage"] != stage:
+                continue
+            for p in manifest["parts"]:
+                if p["name"] not in job.whole.rebuilt:
+                    verify_entry(d, p)
+        except CorpusError as e:
+            log.warning("reuse: %s does not verify (%s); not reusing it", d, e)
+            continue
+        except (json.JSONDecodeError, OSError, AttributeError):
+            continue
+        return d, manifest, run
+    return None
+
+
+def _link(src: Path, dest: Path) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.unlink(missing_ok=True)
+    try:
+        os.link(src, dest)
+    except OSError:
+        shutil.copy2(src, dest)
+
+
+def _reuse_whole(ctx: PhaseContext, found: tuple[Path, dict, dict], stage: str) -> None:
+    """The published output `found` as this job's: its files linked into the staging dir, its counts and
+    the kept results of Job.whole.results, then the Steps of Job.whole.steps run (they write the files of
+    Job.whole.rebuilt again, under this version's name)."""
+    src, manifest, run = found
+    record, whole = run[CONTENT_KEY], ctx.job.whole
+    for p in manifest["parts"]:
+        if p["name"] not in whole.rebuilt:
+            _link(src / p["name"], ctx.staging / p["name"])
+            ctx.add_part(p)
+    ctx.counts = manifest["counts"]
+    ctx.results.update({k: v for k, v in record.get("results", {}).items() if k in whole.results})
+    for phase in ctx.job.phases:
+        if isinstance(phase, Step) and phase.name in whole.steps:
+            phase.fn(ctx)
+    if UNITS_KEY in run:  # the same files: a later version may still reuse them unit by unit
+        ctx.run_info[UNITS_KEY] = run[UNITS_KEY]
+    where = src.relative_to(ctx.config.artifacts) if src.is_relative_to(ctx.config.artifacts) else src
+    ctx.run_info["reused_whole"] = str(where)
+    log.info("%s: the output of %s reused whole (its input had the same content, with the same settings)", stage, where)
+
+
 # ---------------------------------------------------------------- staging and publishing
 
 def staging_dir(job: Job, stage: str) -> Path:
@@ -608,26 +695,47 @@ def run_jobs(stage: str, config: Config, opts: RunOptions, jobs: list[Job]) -> S
             raise StaleError(f"{job.final}: published {stage} output is stale (config, parameters or inputs "
                              f"changed); {REPLACE_HINT}")
         pending.append((job, "recomputed" if published else "computed"))
-    if pending:
-        names = [[p.name for p in job.phases] for job, _ in pending]
+    reused: dict[str, tuple[Path, dict, dict]] = {}   # job key -> the published output taken whole
+    contents: dict[str, str] = {}
+    for job, _ in pending:
+        if job.whole is not None:
+            contents[job.key] = content_sha256(stage, job.whole)
+            # --replace rebuilds this output: it is never its own source (another version's may be)
+            found = None if opts.recompute or config.remote is not None else \
+                _whole_source(job, stage, contents[job.key], exclude=job.final if opts.force else None)
+            if found is not None:
+                reused[job.key] = found
+    ctxs = [PhaseContext(config, opts, job, _open_staging(job, stage, opts.resume and job.key not in reused))
+            for job, _ in pending]
+    for ctx in ctxs:
+        if ctx.job.key in reused:
+            _reuse_whole(ctx, reused[ctx.job.key], stage)
+    todo = [ctx for ctx in ctxs if ctx.job.key not in reused]
+    if todo:
+        names = [[p.name for p in ctx.job.phases] for ctx in todo]
         if any(n != names[0] for n in names):
             raise AssertionError(f"{stage}: jobs with different phases")
-        ctxs = [PhaseContext(config, opts, job, _open_staging(job, stage, opts.resume)) for job, _ in pending]
         executor = config["run"]["executor"]
         # A step may append phases to its job (dedup's component rounds): enumerate sees them.
-        for i, phase in enumerate(pending[0][0].phases):
-            desc = stage if len(pending[0][0].phases) == 1 or phase.name == stage else f"{stage}: {phase.name}"
+        for i, phase in enumerate(todo[0].job.phases):
+            desc = stage if len(todo[0].job.phases) == 1 or phase.name == stage else f"{stage}: {phase.name}"
             try:
                 if isinstance(phase, Map):
-                    _run_map(i, ctxs, opts, executor, desc)
+                    _run_map(i, todo, opts, executor, desc)
                 else:
-                    for ctx in ctxs:
+                    for ctx in todo:
                         ctx.job.phases[i].fn(ctx)
             except OSError as e:  # a writer that did not name the file: name the staging dir and phase
                 if is_enospc(e) and not isinstance(e, CorpusError):
-                    raise disk_full(ctxs[0].staging, f"in phase {phase.name} of {stage}", space_reason(e)) from None
+                    raise disk_full(todo[0].staging, f"in phase {phase.name} of {stage}", space_reason(e)) from None
                 raise
+    if pending:
+        executor = config["run"]["executor"]
         for (job, status), ctx in zip(pending, ctxs):
+            if job.whole is not None:  # what a later version with the same input content may take whole
+                ctx.run_info[CONTENT_KEY] = {"sha256": contents[job.key],
+                                             "results": {p: ctx.results[p] for p in job.whole.results}}
+                status = "reused" if job.key in reused else status
             manifest = _manifest(stage, job, ctx)
             run_info = {"seconds": round(time.monotonic() - t0, 3), "workers": opts.workers, "executor": executor,
                         "host": platform.node(), "resumed_units": ctx.reused, **ctx.run_info}

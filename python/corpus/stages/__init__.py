@@ -186,11 +186,19 @@ def input_columns(name: str) -> dict:
 
 
 def reuse_sources(config: Config, name: str) -> tuple[Path, ...]:
-    """The published outputs of a per-part stage in every version of this dataset (this one included):
-    where its units may be reused from (runner.Map.fingerprint), so a new version recomputes only the
-    parts whose input or settings differ."""
+    """The published outputs of a per-part stage (or of the shard stage) in every version of this dataset
+    (this one included): where its units (runner.Map.fingerprint) or its whole output (runner.Whole) may
+    be reused from, so a new version recomputes only what its input or settings change."""
     root = config.artifacts / "corpus" / config.dataset
-    return tuple(sorted(d for d in root.glob(f"*/stages/{STAGE[name].dirname}") if d.is_dir()))
+    pattern = "*" if STAGE[name].kind == "shards" else f"*/stages/{STAGE[name].dirname}"
+    return tuple(sorted(d for d in root.glob(pattern) if d.is_dir()))
+
+
+def input_content(manifest: dict) -> list[dict]:
+    """The input parts a stage reads from an earlier stage's manifest, by content ({name, sha256, rows}
+    of each part-*): what a runner.Whole's content names instead of the manifest, whose bytes also
+    record the config and version that made it."""
+    return [{k: p[k] for k in ("name", "sha256", "rows")} for p in manifest["parts"] if p["name"].startswith("part-")]
 
 
 def part_stages() -> tuple[Stage, ...]:

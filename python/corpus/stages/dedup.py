@@ -25,7 +25,7 @@ import numpy as np
 import pyarrow as pa
 
 from corpus.store.atomic import sha256_bytes, write_bytes
-from corpus.engine.cache import Cache, cache_key, cache_root
+from corpus.engine.cache import Cache, cache_key, cache_root, cache_use_step
 from corpus.store.checksums import read_verified
 from corpus.config import Config, config_slice, hashed_table
 from corpus.dedup.buckets import (URL_SIGN, BucketUnit, KeysUnit, bucket_keys, exact_bucket, near_bucket, save,
@@ -34,6 +34,7 @@ from corpus.dedup.decide import KEEP, REASON_NAMES, PartInputs, part_decisions
 from corpus.dedup.rounds import MAX_ROUNDS, RoundUnit, large_star_round, small_star_round
 from corpus.dedup.decontam import EvalIndex, index_from_bytes, index_to_bytes
 from corpus.dedup import lines as unit_dedup
+from corpus.dedup.memo import SignMemo
 from corpus.dedup.published import COMPATIBLE, index_bytes
 from corpus.dedup.minhash import MinHasher, WordBatch, band_keys, word_batches
 from corpus.dedup.verify import ShingleSets, signatures_and_sets
@@ -42,8 +43,8 @@ from corpus.config.ledger import load_ledger, select
 from corpus.engine.idsort import IdSort, id_sort, rank_range, sample_part, suffixed
 from corpus.formats.parts import read_table, validate_columns, write_table
 from corpus.engine.raw import raw_refs, raw_texts
-from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step, published_stage, read_stage_manifest
-from corpus.stages import STAGE, config_hash, input_columns
+from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step, Whole, published_stage, read_stage_manifest
+from corpus.stages import STAGE, config_hash, input_columns, input_content, reuse_sources
 from corpus.web.urls import normalize_url
 
 log = logging.getLogger(__name__)
@@ -118,6 +119,7 @@ class SignUnit:
     dedup: dict
     eval_index: tuple[str, str] | None
     staging: Path
+    memo: str | None = None   # the cache root of the per-document MinHash results (None: [run] cache off)
 
 
 def _save(staging: Path, name: str, array: np.ndarray) -> dict:
@@ -140,14 +142,23 @@ def sign_part(u: SignUnit) -> dict:
 
     each_batch = decontaminate if index is not None else None  # None: a long text is shingled in pieces
 
+    cache = None
     if d["near"]:
         hasher = _hasher(d["num_perm"], d["seed"], d["ngram_words"])
-        if d["verify"] == "exact":  # the shingle sets confirm candidates; the signatures only make bands
+        exact = d["verify"] == "exact"  # the shingle sets confirm candidates; the signatures only make bands
+        if u.memo is not None:  # the documents signed by an earlier run come from the cache (dedup.memo)
+            memo = SignMemo(Path(u.memo), u.key, hasher, exact, u.eval_index[1] if u.eval_index else None)
+            sigs, sets, matches = memo.sign(texts, (lambda _, words: index.match_batch(words)) if index else None)
+            memo.save()
+            cache = {"hits": memo.hits, "computed": memo.computed}
+        elif exact:
             sigs, sets = signatures_and_sets(hasher, texts, each_batch)
+        else:
+            sigs = hasher.signatures(texts, each_batch)
+        if exact:
             work += [_save(u.staging, f"{u.key}.sets.npy", sets.flat),
                      _save(u.staging, f"{u.key}.setoffsets.npy", sets.offsets)]
         else:
-            sigs = hasher.signatures(texts, each_batch)
             work.append(_save(u.staging, f"{u.key}.sig.npy", sigs))
         work.append(_save(u.staging, f"{u.key}.bands.npy", band_keys(sigs, d["bands"])))
     elif index is not None:
@@ -155,7 +166,8 @@ def sign_part(u: SignUnit) -> dict:
             decontaminate(first_row, words)
     if d["url"]:
         work.append(_save(u.staging, f"{u.key}.url.npy", url_signs(table)))
-    return {"key": u.key, "work": work, "rows": len(texts), "decontam": matches}
+    res = {"key": u.key, "work": work, "rows": len(texts), "decontam": matches}
+    return {**res, "cache": cache} if cache is not None else res
 
 
 LONG_TEXT_BYTES = 1 << 20  # a text longer than this is shingled from its UTF-8 bytes (minhash.normalized_utf8_pieces)
@@ -340,8 +352,10 @@ class DedupRun:
         return tuple(k for k, _, _ in self.parts)
 
 
-def dedup_run(config: Config, opts: RunOptions) -> tuple[DedupRun, dict]:
-    """The run, and its identity (config, parameters, inputs): what decides whether an output is current."""
+def dedup_run(config: Config, opts: RunOptions) -> tuple[DedupRun, dict, Whole]:
+    """The run, its identity (config, parameters, inputs): what decides whether an output is current, and
+    its content: what the output's bytes are a function of (the input parts by sha256, not the config that
+    made them), under which another version's output may be reused whole."""
     src = STAGE[ME.reads].path(config)
     manifest, ref = published_stage(config, src, ME.reads, upstream=config_hash(config, ME.reads))
     d = dict(config["dedup"])
@@ -366,8 +380,10 @@ def dedup_run(config: Config, opts: RunOptions) -> tuple[DedupRun, dict]:
         units_against=unit_dedup.against_units(units, [n for n, _, _ in against], [x for _, x, _ in against],
                                                [read_stage_manifest(x) for _, x, _ in against]) if units else ())
     evals = config["decontam"]["evals"] if config["decontam"]["enabled"] else []
-    return run, {"config_sha256": config_hash(config, ME.name), "params": params,
-                 "inputs": [ref, *raw_refs(config, evals), *against_refs]}
+    others = [*raw_refs(config, evals), *against_refs]
+    whole = Whole({"params": params, "eval_index": eval_index_facts(config), "inputs": others,
+                   "parts": input_content(manifest)})
+    return run, {"config_sha256": config_hash(config, ME.name), "params": params, "inputs": [ref, *others]}, whole
 
 
 def global_dir(ctx: PhaseContext) -> Path:
@@ -375,7 +391,10 @@ def global_dir(ctx: PhaseContext) -> Path:
 
 
 def sign_units(run: DedupRun, ctx: PhaseContext) -> list[SignUnit]:
-    return [SignUnit(k, path, p["sha256"], run.dedup, ctx.state["eval_index"], ctx.staging) for k, path, p in run.parts]
+    root = cache_root(ctx.config)
+    memo = str(root) if root is not None else None
+    return [SignUnit(k, path, p["sha256"], run.dedup, ctx.state["eval_index"], ctx.staging, memo)
+            for k, path, p in run.parts]
 
 
 def offsets_step(run: DedupRun, ctx: PhaseContext) -> None:
@@ -489,10 +508,11 @@ def apply_phases(run: DedupRun) -> list[Map]:
 
 
 def plan(config: Config, opts: RunOptions) -> list[Job]:
-    run, identity = dedup_run(config, opts)
+    run, identity, whole = dedup_run(config, opts)
     sort = run.sort
     phases = [Step("eval-index", eval_index_step),
               Map("signatures", partial(sign_units, run), sign_part),
+              Step("signed", cache_use_step("signatures", "minhash_cache", "documents' MinHash signatures")),
               Map("sample", sort.sample_units, sample_part),  # the id sort: a document's rank is its row index
               Step("splitters", sort.splitters_step),
               Map("rank", sort.range_units, rank_range, unit="ranges"),
@@ -509,7 +529,8 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
                    Step("converged-1", partial(converged_step, run, 1))]
     else:
         phases += apply_phases(run)
-    return [Job("dedup", ME.path(config), identity, phases, dataset=config.dataset, version=config.version)]
+    return [Job("dedup", ME.path(config), identity, phases, dataset=config.dataset, version=config.version,
+                reuse_from=reuse_sources(config, ME.name), whole=whole)]
 
 
 def report(result) -> list[str]:

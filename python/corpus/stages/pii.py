@@ -19,8 +19,8 @@ from corpus.config import Config
 from corpus.engine.cache import PartMemo, cache_key, cache_root, cache_use_step
 from corpus.engine.executor import warm_import
 from corpus.formats.parts import PartReader, PartWriter, validate_columns
-from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step, published_stage
-from corpus.stages import STAGE, config_hash, columns, input_columns, reuse_sources
+from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step, Whole, published_stage
+from corpus.stages import STAGE, config_hash, columns, input_columns, input_content, reuse_sources
 
 if TYPE_CHECKING:
     from corpus.pii.scrub import PiiParams
@@ -171,7 +171,8 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
                 [Map("pii", units, scrub_part, fingerprint=fingerprint),
                  Step("cache", cache_use_step("pii", "pii_cache", "documents' scrub results"))],
                 dataset=config.dataset, version=config.version,
-                reuse_from=reuse_sources(config, ME.name))]
+                reuse_from=reuse_sources(config, ME.name),
+                whole=Whole({"pii": config["pii"], "parts": input_content(manifest)}))]
 
 
 def report(result) -> list[str]:

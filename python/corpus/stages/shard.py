@@ -34,9 +34,9 @@ from corpus.formats import parts as parts_io
 from corpus.formats.parts import read_table, validate_columns
 from corpus.engine.idsort import id_sort, part_ranks, rank_range, sample_part
 from corpus.engine.partitioning import work_entry
-from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step, published_stage, read_stage_manifest
+from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step, Whole, published_stage, read_stage_manifest
 from corpus.config.schemas import validate
-from corpus.stages import STAGE, config_hash, config_keys, part_stages
+from corpus.stages import STAGE, config_hash, config_keys, input_content, part_stages, reuse_sources
 
 log = logging.getLogger(__name__)
 ME = STAGE["shard"]
@@ -511,7 +511,11 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
                  Map("scatter", scatter_units, scatter_part, in_process=small),
                  Map("write", shard_units, write_shard, unit="shards"), Step("manifest", manifest_step)],
                 shared_dir=True, owned=("shard-*-of-*.parquet", CORPUS_MANIFEST),
-                dataset=config.dataset, version=config.version)]
+                dataset=config.dataset, version=config.version, reuse_from=reuse_sources(config, ME.name),
+                # the shards are a function of the input parts and [shard]; _MANIFEST.json also names this
+                # version, its config and every stage's counts: written again when the shards are reused
+                whole=Whole({"shard": config["shard"], "parts": input_content(manifest)}, steps=("manifest",),
+                            results=("write",), rebuilt=(CORPUS_MANIFEST,)))]
 
 
 def summary(result) -> str:

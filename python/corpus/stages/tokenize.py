@@ -16,7 +16,10 @@ permutes each bucket and writes the partition's planned (shard, offset, length, 
 slice. No task holds more than about 1/P of the per-document arrays, and the order never depends on P.
 
 An encoded shard is kept in `<artifacts>/cache/tokens-encode/` (engine.cache) under the shard's sha256 and
-position, the tokenizer and the seed, so another mix or budget of the same shards encodes nothing again.
+position, the tokenizer and the seed, so another mix or budget of the same shards encodes nothing again;
+a shard encoded now takes each document the cache knows from `tokens-docs/` (tokens.docmemo: its ids by
+the digest of its text, under the tokenizer's sha256), so shards that changed by a few documents encode
+only those. A trained tokenizer is kept by the content of the shards it read (`trained_by_content`).
 With `[mix]` weights or targets (tokens.mix), five phases between `encode` and `order` resample the train
 split: `mix-sources` (map per shard: each train document's source and keyed hash, tokens per source by
 u), `weights` (step: targets resolved), `mix-copies` (map: copies per document, the buckets that keep a
@@ -60,7 +63,10 @@ from corpus.tokens.mix_manifest import MIX_MANIFEST_FORMAT, mix_manifest
 from corpus.tokens.parts import split_part_units, write_part
 from corpus.tokens.plan import BUCKETS, bucket_ranges
 from corpus.tokens.resample import MixUnit, counts_before, kept_buckets, mix_copies, mix_place, mix_sources
-from corpus.tokens.tokenizer import resolve_tokenizer, tokenizer_facts, training_settings
+from corpus.tokens import docmemo
+from corpus.tokens.docmemo import DocTokens
+from corpus.tokens.tokenizer import (resolve_tokenizer, tokenizer_facts, train_on_corpus, trained_id,
+                                     training_settings)
 from corpus.tokens.workfiles import SPLITS, work_entry
 from corpus.stages import STAGE, config_hash
 
@@ -128,6 +134,39 @@ def encode_key(u: EncodeUnit) -> str:
                       "tokenizer_sha256": u.tokenizer_sha256, "eos_id": u.eos_id, "dtype": u.dtype})
 
 
+def _doc_memo(u: EncodeUnit) -> DocTokens:
+    """The per-document ids earlier runs kept for this shard position and its neighbours (tokens.docmemo),
+    their files linked from the cache into the work dir (an entry whose files fail their sha256: none)."""
+    entries = []
+    for i in docmemo.near_positions(u.index):
+        key = doc_memo_key(u, i)
+        raw = Cache(u.cache, docmemo.KIND, ".json").get(key)
+        if raw is None:
+            continue
+        files, prefix = json.loads(raw)["files"], u.work / f"{u.key}.memo{i}"
+        if all(Cache(u.cache, docmemo.KIND, f".{s}").get_file(key, Path(f"{prefix}.{s}")) == files[s]
+               for s in docmemo.FILES):
+            entries.append(docmemo.open_entry(prefix, u.dtype))
+    return DocTokens(entries, u.dtype, u.work, u.key)
+
+
+def doc_memo_key(u: EncodeUnit, index: int) -> str:
+    """What a document's ids are a function of (its text aside): the tokenizer, EOS and dtype; `index`
+    the shard position the entry is kept for."""
+    return cache_key({"kind": docmemo.KIND, "tokenizer_sha256": u.tokenizer_sha256, "eos_id": u.eos_id,
+                      "dtype": u.dtype, "index": index})
+
+
+def _keep_doc_memo(u: EncodeUnit, files: dict[str, list]) -> None:
+    """This shard's new per-document entry (DocTokens.save's files) into the cache, its index last."""
+    key = doc_memo_key(u, u.index)
+    for suffix, (path, sha) in files.items():
+        Cache(u.cache, docmemo.KIND, f".{suffix}").put_file(key, Path(path), sha)
+    Cache(u.cache, docmemo.KIND, ".json").put(key, dump_json({"files": {s: sha for s, (_, sha) in files.items()}}))
+    for path, _ in files.values():
+        Path(path).unlink()
+
+
 def encode_shard(u: EncodeUnit) -> dict:
     """encode_unit's files, from the cache when an earlier run (another mix of these shards, or the same
     shards under another budget) encoded this shard with the same tokenizer and settings; else encoded
@@ -139,7 +178,8 @@ def encode_shard(u: EncodeUnit) -> dict:
     cached = _encoded_before(u, key)
     if cached is not None:
         return {"key": u.key, "cache": "hit", "work": cached}
-    res = encode_unit(u)
+    res = encode_unit(u, _doc_memo(u))
+    _keep_doc_memo(u, res.pop("docs_memo"))
     _keep_encoded(u, key, res["work"])
     return {**res, "cache": "computed"}
 
@@ -205,6 +245,28 @@ class TokenizeRun:
         return f"of-{self.n_parts:05d}"  # unit keys name P: a resume with another P never reuses these units
 
 
+TRAIN_CACHE = "tokenizer-train"
+
+
+def trained_by_content(trained_from: dict, config: Config, manifest: dict, timing: dict) -> tuple[bytes, str, int]:
+    """tokens.tokenizer.train_on_corpus's result, from the cache when a run of any version trained on
+    shards of the same content with the same settings: the trainer reads the shards' texts alone, so a
+    version whose shards are another's (an upstream edit that changed no document) trains nothing."""
+    settings = {k: v for k, v in trained_from.items() if k != "corpus_manifest_sha256"}
+    key = cache_key({"kind": TRAIN_CACHE, "settings": settings,
+                     "shards": [{k: s[k] for k in ("name", "sha256", "rows")} for s in manifest["shards"]]})
+    cache = Cache(cache_root(config), TRAIN_CACHE, ".json")
+    entry = cache.get(key)
+    if entry is not None:
+        found = json.loads(entry)
+        data = found["tokenizer"].encode("utf-8")
+        log.info("tokenizer: the one trained on shards of this content with these settings (from the cache)")
+        return data, trained_id(config, data), found["trained_on_bytes"]
+    data, tokenizer_id, trained_on = train_on_corpus(config, manifest, timing)
+    cache.put(key, json.dumps({"tokenizer": data.decode("utf-8"), "trained_on_bytes": trained_on}).encode())
+    return data, tokenizer_id, trained_on
+
+
 def tokenize_run(config: Config, opts: RunOptions) -> tuple[TokenizeRun, dict]:
     """The run, and its identity (config, parameters, inputs): what decides whether an output is current."""
     tcfg = config["tokenize"]
@@ -221,7 +283,9 @@ def tokenize_run(config: Config, opts: RunOptions) -> tuple[TokenizeRun, dict]:
     trained_from = None if tcfg["tokenizer"] else training_settings(config, corpus_sha)
     training: dict = {}
     with _trainer_threads(stage_cores(opts.workers)):
-        tok_bytes, tokenizer_id, trained_on_bytes = resolve_tokenizer(config, corpus, trained_from, training)
+        tok_bytes, tokenizer_id, trained_on_bytes = resolve_tokenizer(
+            config, corpus, trained_from, training,
+            train=partial(trained_by_content, trained_from) if trained_from is not None else None)
     if training:
         release_freed_memory(collect=True)  # the trainer's word and pair tables: not carried through encode
     # a corpus of up to ORDER_IN_DRIVER_DOCS documents is ordered in the driver (one partition unless
@@ -275,6 +339,12 @@ def encoded_step(ctx: PhaseContext) -> None:
         log.info("tokenize: %d of %d shards' tokens from the cache (encoded by an earlier run with the same "
                  "tokenizer)", hits, len(got))
     ctx.run_info["encode_cache"] = {"hits": hits, "computed": computed, "off": got.count("off")}
+    # the shards encoded now: their documents' ids found in the per-document cache (tokens.docmemo)
+    docs = [r["docs_cache"] for r in ctx.results["encode"] if "docs_cache" in r]
+    if docs:
+        ctx.run_info["token_docs_cache"] = {k: sum(d[k] for d in docs) for k in ("hits", "computed")}
+        log.info("tokenize: %d of %d documents' token ids from the cache", ctx.run_info["token_docs_cache"]["hits"],
+                 sum(d["hits"] + d["computed"] for d in docs))
 
 
 def mix_units(run: TokenizeRun, ctx: PhaseContext) -> list[MixUnit]:

@@ -21,6 +21,7 @@ from corpus.formats.megatron import check_range
 from corpus.formats.parts import PartReader
 from corpus.store.atomic import atomic_open
 from corpus.tokens import pieces
+from corpus.tokens.docmemo import DocTokens
 from corpus.tokens.buckets import write_bucket_index
 from corpus.tokens.workfiles import READ_ROWS, SPLITS, work_entry
 
@@ -68,30 +69,37 @@ def encode_threads(rows: list[int], cores: int, workers: int) -> list[int]:
     return [min(cores, max(even, round(cores * r / total))) for r in rows]
 
 
-def encode_unit(u: EncodeUnit) -> dict:
+def encode_unit(u: EncodeUnit, memo: DocTokens | None = None) -> dict:
     """Per split: `<key>.<split>.bin` (tokens in shard order), `<key>.<split>.docs.npy` ([token offset,
     length] of each document, grouped by bucket in shard order) and `<key>.<split>.bstart.npy` (where each
     bucket's documents start). The shard is streamed in record batches (hashed as it is read) and cut into
     tasks of ENCODE_BATCH_DOCS documents or ENCODE_BATCH_CHARS_PER_THREAD characters (a longer document
     alone, or in pieces: tokens/pieces.py), which `u.threads` threads encode while this one reads ahead and
     writes the tokens back in order: memory is a few tasks a thread, not the shard. Each document is
-    encoded alone, so the bytes depend neither on the tasks nor on the threads."""
+    encoded alone, so the bytes depend neither on the tasks nor on the threads, nor on which documents'
+    ids `memo` (tokens.docmemo) knows; with a memo the result's `docs_memo` names the new entry's files."""
     reader = PartReader(u.shard, u.sha256, columns=["text", "split"], batch_rows=READ_ROWS)
     with contextlib.ExitStack() as stack:
         out = {split: _SplitTokens(stack, u.work, f"{u.key}.{split}.bin") for split in SPLITS}
-        _encode_in_order(stack, u, _shard_docs(reader), out)
+        _encode_in_order(stack, u, _shard_docs(reader, memo), out)
     files = []
     for split in SPLITS:
         o = out[split]
         files.append(o.entry())
         files += write_bucket_index(u.work, u.key, split, u.seed, u.index, o.doc_lengths())
-    return {"key": u.key, "work": files}
+    if memo is None:
+        return {"key": u.key, "work": files}
+    return {"key": u.key, "work": files, "docs_cache": {"hits": memo.hits, "computed": memo.computed},
+            "docs_memo": memo.save({split: out[split].doc_lengths() for split in SPLITS})}
 
 
-def _shard_docs(reader: PartReader) -> Iterator[tuple[str, str]]:
-    """(text, split) of each document of the shard, in shard order."""
+def _shard_docs(reader: PartReader, memo: DocTokens | None = None) -> Iterator[tuple[str | np.ndarray, str]]:
+    """(text, split) of each document of the shard, in shard order; with a memo, a document whose ids
+    it holds comes as those ids instead of its text."""
     for batch in reader.batches():
-        yield from zip(batch.column("text").to_pylist(), batch.column("split").to_pylist())
+        for text, split in zip(batch.column("text").to_pylist(), batch.column("split").to_pylist()):
+            known = memo.get(text, split) if memo is not None else None
+            yield (known if known is not None else text), split
 
 
 def _encode_in_order(stack: contextlib.ExitStack, u: EncodeUnit, docs: Iterable[tuple[str, str]],
@@ -133,9 +141,15 @@ def _tasks(docs: Iterable[tuple[str, str]], limit: int, cut: pieces.Cuts | None
     goes alone: encoded whole, or when `cut` (tokens/pieces.py: where it may be cut) in pieces of limit/4 characters, `limit`
     of them a task ("piece", then "last"). Only a split's own order matters: its tasks are written in
     the order they come."""
-    texts: dict[str, list[str]] = {}
+    texts: dict[str, list] = {}
     chars: dict[str, int] = {}
     for text, split in docs:
+        if isinstance(text, np.ndarray):  # ids known (tokens.docmemo): nothing to encode, its place kept
+            texts.setdefault(split, []).append(text)
+            if len(texts[split]) >= ENCODE_BATCH_DOCS:
+                yield split, texts.pop(split), "docs"
+                chars[split] = 0
+            continue
         if len(text) > limit:
             if texts.get(split):
                 yield split, texts.pop(split), "docs"
@@ -206,13 +220,15 @@ def _encode_task(tok, texts: list[str], eos_id: int, dtype: np.dtype, kind: str 
     """One task, on an encode thread. kind "docs": whole documents, each + EOS (tokens, lengths); "piece":
     pieces of a long document (its ids, no EOS; lengths None); "last": its last pieces (their ids + the
     EOS, lengths [their tokens + 1]: the writer adds the pieces before)."""
-    ids = _ids(tok, texts)
     if kind == "docs":
         eos = np.array([eos_id], dtype=np.int64)
-        flat = np.concatenate([x for d in ids for x in (d, eos)]) if ids else np.zeros(0, np.int64)
-        lengths = np.fromiter((len(d) + 1 for d in ids), np.int64, len(ids))
+        encoded = iter(_ids(tok, [t for t in texts if isinstance(t, str)]))
+        # a document given as its ids (tokens.docmemo) already ends with its EOS
+        ids = [np.concatenate((next(encoded), eos)) if isinstance(t, str) else t.astype(np.int64) for t in texts]
+        flat = np.concatenate(ids) if ids else np.zeros(0, np.int64)
+        lengths = np.fromiter((len(d) for d in ids), np.int64, len(ids))
     else:
-        flat = np.concatenate([*ids, np.array([eos_id] if kind == "last" else [], dtype=np.int64)])
+        flat = np.concatenate([*_ids(tok, texts), np.array([eos_id] if kind == "last" else [], dtype=np.int64)])
         lengths = np.array([len(flat)], np.int64) if kind == "last" else None
     check_range(flat, dtype)  # before the cast: a silent wrap (70,000 → 4,464 in uint16) is impossible
     return flat.astype(dtype.newbyteorder("<")), lengths

@@ -24,11 +24,13 @@ log = logging.getLogger(__name__)
 
 
 def resolve_tokenizer(config: Config, manifest: dict, trained_from: dict | None = None,
-                      timing: dict | None = None) -> tuple[bytes, str, int | None]:
+                      timing: dict | None = None, train=None) -> tuple[bytes, str, int | None]:
     """(tokenizer.json bytes, tokenizer_id, bytes of text it was trained on): the pinned file (None: not
     trained here), or one trained on the train split (or the same one a published token directory
     trained with `trained_from`). `timing` gets the training's seconds, only when it trains: `sample_s`
-    (the pass that sizes the train split) and `train_s` (reading the sample and training, which overlap)."""
+    (the pass that sizes the train split) and `train_s` (reading the sample and training, which overlap).
+    `train(config, manifest, timing)`: what trains (default train_on_corpus; the stage's goes through the
+    cache)."""
     if config["tokenize"]["tokenizer"]:
         return (*pinned_tokenizer(config), None)
     reused = trained_before(config, trained_from)
@@ -37,7 +39,7 @@ def resolve_tokenizer(config: Config, manifest: dict, trained_from: dict | None 
         log.info("tokenizer: the one trained on this corpus with these settings (%s)", tokenizer_id)
         # a directory written before manifests recorded it: counted again (the same sample, so the same number)
         return data, tokenizer_id, trained_on if trained_on is not None else sample_bytes(config, manifest)
-    return train_on_corpus(config, manifest, {} if timing is None else timing)
+    return (train or train_on_corpus)(config, manifest, {} if timing is None else timing)
 
 
 def pinned_tokenizer(config: Config) -> tuple[bytes, str]:
