@@ -18,6 +18,7 @@ Method (FineWeb-2's, documented in corpus.filters.languages and docs/quality.md)
   English median (word count for min_words/max_words, mean word length for the mean-word-length bounds;
   for the repetition n-gram fractions the 90th percentile, since most clean documents repeat nothing,
   and only above 1: a language never gets a stricter repetition bound than English);
+- fineweb's short_line_length: by the ratio of the median sentence length in characters;
 - agnostic (languages not in the table): the most lenient factor of the table's languages per key.
 
 With --write the table is written (deterministic: the same ledger rows give the same bytes); without it
@@ -134,11 +135,12 @@ def derive(rows: list[dict]) -> dict:
             prefix = key.split("_")[0]
             rep[key] = {str(n): max(1.0, ratio(quantile(s[f"{prefix}_{n}"], NGRAM_QUANTILE),
                                                quantile(en[f"{prefix}_{n}"], NGRAM_QUANTILE))) for n, _ in pairs}
+        line_f = ratio(statistics.median(map(len, text[code])), statistics.median(map(len, text[languages.REFERENCE])))
         words = [w for line in text[code] for w in words_of(line, seg[code])]
         table[code] = {"segmentation": seg[code], "stop_words": stop_words_for(words, share),
                        "scale": {"gopher": {"min_words": words_f, "max_words": words_f,
                                             "min_mean_word_length": length_f, "max_mean_word_length": length_f},
-                                 "repetition": rep}}
+                                 "repetition": rep, "fineweb": {"short_line_length": line_f}}}
     return {"method": {"derive_share": DERIVE_SHARE, "doc_sentences": DOC_SENTENCES,
                        "stop_word_share": round(share, 4), "max_stop_words": MAX_STOP_WORDS,
                        "ngram_quantile": NGRAM_QUANTILE, "script": "bench/lang_derive.py"},
@@ -152,7 +154,10 @@ def agnostic(table: dict) -> dict:
         return min(factors + [1.0]) if key.startswith("min_") else max(factors + [1.0])
     gopher_keys = ("min_words", "max_words", "min_mean_word_length", "max_mean_word_length")
     out: dict = {"gopher": {k: pick(k, [e["scale"]["gopher"][k] for e in table.values()]) for k in gopher_keys},
-                 "repetition": {}}
+                 "repetition": {},
+                 # a shorter short line: fewer lines count as short, the lenient side
+                 "fineweb": {"short_line_length": min([e["scale"]["fineweb"]["short_line_length"]
+                                                       for e in table.values()] + [1.0])}}
     for key in ("top_ngram_char_frac", "dup_ngram_char_frac"):
         ns = sorted({n for e in table.values() for n in e["scale"]["repetition"][key]}, key=int)
         out["repetition"][key] = {n: max([e["scale"]["repetition"][key].get(n, 1.0) for e in table.values()] + [1.0])

@@ -207,3 +207,31 @@ def test_a_run_in_two_languages_keeps_both_and_reports_their_keep_rates(tmp_path
     line = next(ln for ln in report.splitlines() if ln.startswith("keep rate per language:"))
     n_de, n_zh = len(documents("lingua-de")), len(documents("lingua-zh"))
     assert f"de {n_de}/{n_de}" in line and f"zh {n_zh}/{n_zh}" in line
+
+
+@pytest.mark.parametrize("lang", ["zh", "ja", "hi"])
+def test_c4_keeps_the_lines_of_languages_with_their_own_end_marks(lang):
+    """C4's terminal punctuation is ASCII: every Chinese, Japanese and most Hindi lines were removed as
+    no_terminal_punct. For a language other than English any sentence terminal ends a line, and words are
+    the language's segmenter's."""
+    from corpus.filters.c4 import C4Params, c4_clean
+    from corpus.filters.languages import rules_for
+    docs = documents(f"lingua-{lang}")
+    setting = rules_for("c4", C4Params()).setting(lang)
+    english = [c4_clean(d, C4Params()) for d in docs]
+    own = [c4_clean(d, setting.params, lang, setting.segmentation) for d in docs]
+    assert sum(fail is None for _, _, fail in english) / len(docs) < 0.5
+    assert sum(fail is None for _, _, fail in own) / len(docs) >= 0.9
+    kept_lines = sum(len(text.splitlines()) for text, _, fail in own if fail is None)
+    assert kept_lines >= 0.9 * sum(len(d.splitlines()) for d in docs)
+
+
+def test_c4_and_fineweb_decide_english_as_before():
+    from corpus.filters.c4 import C4Params, c4_clean
+    from corpus.filters.fineweb import FineWebParams, fineweb_quality
+    from corpus.filters.languages import rules_for
+    for text in documents("lingua-en")[:20] + ["A line\nwith no end marks。\nJust words here"]:
+        c4 = rules_for("c4", C4Params()).setting("en")
+        assert c4_clean(text, c4.params, "en", c4.segmentation) == c4_clean(text, C4Params())
+        fw = rules_for("fineweb", FineWebParams()).setting("en")
+        assert fineweb_quality(text, fw.params, fw.segmentation) == fineweb_quality(text, FineWebParams())

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 
 import regex
 
+from corpus.filters.gopher import words_of
+from corpus.filters.languages import REFERENCE, WHITESPACE, rules_for
 from corpus.filters.registry import FilterSpec
 
 CITATION = re.compile(r"\[\d*]|\[edit]|\[citation needed]")
@@ -34,6 +36,7 @@ END_PUNCTUATION = (".", "?", "!", '"', "'")
 ELLIPSIS = "..."
 POLICY_SUBSTRINGS = ("terms of use", "privacy policy", "cookie policy", "uses cookies", "use of cookies",
                      "use cookies")
+UNICODE_END = regex.compile(r"\p{Sentence_Terminal}[\"'’”»」』）)\]]*$")
 SENTENCE_END = regex.compile(r"\p{Sentence_Terminal}+[\"'’”)\]]*(?:\s|$)")
 LINE_RULES = ("too_long_word", "citation", "no_terminal_punct", "too_few_words", "javascript", "policy")
 DOC_RULES = ("lorem_ipsum", "curly_bracket", "too_few_sentences")
@@ -50,6 +53,7 @@ class C4Params:
     filter_javascript: bool = True
     filter_curly_bracket: bool = True
     filter_policy: bool = True
+    languages: str = ""  # [filters.c4.languages] as canonical JSON (filters.languages)
 
 
 # a full stop after these (or after a single letter: "J. Smith", "U.S.") ends no sentence
@@ -69,16 +73,27 @@ def count_sentences(line: str) -> int:
     return n if n or not line.strip() else 1
 
 
-def c4_clean(text: str, p: C4Params) -> tuple[str, list, tuple | None]:
-    """(text kept, [(rule, line number, removed text)], None or (rule, value) dropping the document)."""
+def ends_a_sentence(line: str, english: bool) -> bool:
+    """C4's terminal punctuation: its ASCII marks for English (and when the language is not known), any
+    sentence terminal (。！？।؟…) followed by closing quotes or brackets for the other languages; never an
+    ellipsis."""
+    if line.endswith(ELLIPSIS):
+        return False
+    return line.endswith(END_PUNCTUATION) if english else UNICODE_END.search(line) is not None
+
+
+def c4_clean(text: str, p: C4Params, lang: str = "", segmentation: str = WHITESPACE) -> tuple[str, list, tuple | None]:
+    """(text kept, [(rule, line number, removed text)], None or (rule, value) dropping the document).
+    `lang` and `segmentation`: the document's language and how its words are split (filters.languages)."""
     removed: list = []
     kept: list[str] = []
     sentences = 0
+    english = lang in ("", REFERENCE)
     for n, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if not line:
             continue
-        words = line.split()
+        words = line.split() if segmentation == WHITESPACE else words_of(line, segmentation)
         if p.max_word_length != -1 and any(len(w) > p.max_word_length for w in words):
             removed.append(("too_long_word", n, line))
             continue
@@ -87,7 +102,7 @@ def c4_clean(text: str, p: C4Params) -> tuple[str, list, tuple | None]:
             if cut != line:
                 removed.append(("citation", n, "".join(CITATION.findall(line))))
                 line = cut
-        if p.filter_no_terminal_punct and (not line.endswith(END_PUNCTUATION) or line.endswith(ELLIPSIS)):
+        if p.filter_no_terminal_punct and not ends_a_sentence(line, english):
             removed.append(("no_terminal_punct", n, line))
             continue
         if len(words) < p.min_words_per_line:
@@ -113,11 +128,14 @@ def c4_clean(text: str, p: C4Params) -> tuple[str, list, tuple | None]:
 
 
 class C4Filter:
+    """The line rules with the terminal marks and word segmentation of the document's language."""
+
     def __init__(self, params: C4Params, resources: dict):
-        self.params = params
+        self.rules = rules_for("c4", params)
 
-    def clean(self, text: str) -> tuple[str, list, tuple | None]:
-        return c4_clean(text, self.params)
+    def clean(self, text: str, lang: str = "") -> tuple[str, list, tuple | None]:
+        setting = self.rules.setting(lang)
+        return c4_clean(text, setting.params, lang, setting.segmentation)
 
 
-FILTER = FilterSpec("c4", C4Params, C4Filter, cleans=True, rules=lambda p: LINE_RULES + DOC_RULES)
+FILTER = FilterSpec("c4", C4Params, C4Filter, cleans=True, languages=True, rules=lambda p: LINE_RULES + DOC_RULES)

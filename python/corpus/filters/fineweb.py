@@ -12,7 +12,12 @@ Rules, checked in this order (the first failing one drops the document, with its
  5. `list_ratio`        newlines / words > `new_line_ratio`
 
 `fineweb_signals` measures the line count and the four ratios (`short_line_length` is its only measuring
-setting); `fineweb_decision` applies the thresholds in this order."""
+setting); `fineweb_decision` applies the thresholds in this order.
+
+Per language (filters.languages): a short line is `short_line_length` scaled by the language's factor (the
+ratio of its reference sentences' median length in characters to English's: a Chinese line says in 40
+characters what an English one says in 110), and the words of `list_ratio` are the language's segmenter's
+(jieba, Sudachi) where it has one; the language is the first signal."""
 
 from __future__ import annotations
 
@@ -22,10 +27,12 @@ from dataclasses import dataclass
 import pyarrow as pa
 import regex
 
-from corpus.filters.registry import FilterSpec, rule_decision, rule_function
+from corpus.filters.languages import JIEBA, SUDACHI, WHITESPACE, rules_for
+from corpus.filters.registry import FilterSpec
 
 TERMINAL = regex.compile(r"\p{Sentence_Terminal}$")
 WORDS = re.compile(r"\w+|[^\w\s]")
+PUNCT = re.compile(r"[^\w\s]")
 RULES = ("empty", "line_punct_ratio", "short_line_ratio", "char_dup_ratio", "list_ratio")
 
 
@@ -37,6 +44,7 @@ class FineWebParams:
     short_line_length: int = 30
     char_duplicates_ratio: float = 0.01
     new_line_ratio: float = 0.3
+    languages: str = ""  # [filters.fineweb.languages] as canonical JSON (filters.languages)
 
 
 def duplicate_chars(lines: list[str]) -> int:
@@ -50,13 +58,13 @@ def duplicate_chars(lines: list[str]) -> int:
     return dup
 
 
-SIGNALS = {"lines": pa.int64(), "line_punct_ratio": pa.float64(), "short_line_ratio": pa.float64(),
+SIGNALS = {"lang": pa.string(), "lines": pa.int64(), "line_punct_ratio": pa.float64(), "short_line_ratio": pa.float64(),
            "char_dup_ratio": pa.float64(), "list_ratio": pa.float64()}
 # every key but short_line_length (what a short line is) only decides
 THRESHOLDS = ("line_punct_thr", "line_punct_exclude_zero", "short_line_thr", "char_duplicates_ratio", "new_line_ratio")
 
 
-def fineweb_signals(text: str, p: FineWebParams) -> tuple:
+def fineweb_signals(text: str, p: FineWebParams, segmentation: str = WHITESPACE) -> tuple:
     """(lines, and the four ratios the rules compare: 0.0 each when there is no line)."""
     lines = [line for line in text.split("\n") if line.strip()]
     if not lines:
@@ -65,7 +73,11 @@ def fineweb_signals(text: str, p: FineWebParams) -> tuple:
     short = sum(1 for line in lines if len(line) <= p.short_line_length) / len(lines)
     chars = len(text) - text.count("\n")
     dup = duplicate_chars(lines) / chars if chars else 0.0
-    words = len(WORDS.findall(text))
+    if segmentation in (JIEBA, SUDACHI):  # its words, and the punctuation marks as the regex counts them
+        from corpus.filters.gopher import words_of
+        words = len(words_of(text, segmentation)) + len(PUNCT.findall(text))
+    else:
+        words = len(WORDS.findall(text))
     listed = text.count("\n") / words if words else float(text.count("\n"))
     return len(lines), punct, short, dup, listed
 
@@ -85,9 +97,24 @@ def fineweb_decision(s: tuple, p: FineWebParams) -> tuple[str, float] | None:
     return None
 
 
-def fineweb_quality(text: str, p: FineWebParams) -> tuple[str, float] | None:
-    return fineweb_decision(fineweb_signals(text, p), p)
+def fineweb_quality(text: str, p: FineWebParams, segmentation: str = WHITESPACE) -> tuple[str, float] | None:
+    return fineweb_decision(fineweb_signals(text, p, segmentation), p)
 
 
-FILTER = FilterSpec("fineweb", FineWebParams, rule_function(fineweb_signals), decide=rule_decision(fineweb_decision),
+class FineWebFilter:
+    """Measures with the short-line length and word segmentation of the document's language."""
+
+    def __init__(self, params: FineWebParams, resources: dict):
+        self.rules = rules_for("fineweb", params)
+
+    def measure(self, doc) -> tuple:
+        setting = self.rules.setting(doc.lang)
+        return (doc.lang, *fineweb_signals(doc.text, setting.params, setting.segmentation))
+
+
+def decide_fineweb(params: FineWebParams, signals: tuple, decided) -> tuple:
+    return None, fineweb_decision(signals[1:], rules_for("fineweb", params).setting(signals[0]).params)
+
+
+FILTER = FilterSpec("fineweb", FineWebParams, FineWebFilter, decide=decide_fineweb, reads="doc", languages=True,
                     signals=lambda p: SIGNALS, thresholds=THRESHOLDS, rules=lambda p: RULES)

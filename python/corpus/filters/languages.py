@@ -210,7 +210,7 @@ def known_languages(filters_cfg: dict) -> set[str]:
     """The languages with word rules: the reference, the derived table's, those the enabled rules'
     `languages` tables add."""
     out = {REFERENCE, *derived_table()["languages"]}
-    for name in ("gopher", "repetition"):
+    for name in ("gopher", "repetition", "c4", "fineweb"):
         table = filters_cfg.get(name, {})
         if table.get("enabled"):
             out |= set(table.get("languages") or {})

@@ -328,7 +328,8 @@ class FilterChain:
             alive = [i for i in range(n) if not docs[i].dropped_by_cleaning]
             if step.spec.cleans:  # clean(text) -> (text kept, removed lines, None or the rule dropping it)
                 for i in alive:
-                    cleaned, lines, fail = self._clean(k, checker, docs[i].text, urls[i], doc_ids[i], digests, i, memo)
+                    cleaned, lines, fail = self._clean(k, checker, docs[i].text, urls[i], doc_ids[i], digests, i, memo,
+                                                       langs[i] if step.spec.languages else None)
                     docs[i].removed[k] = [(step.name, rule, count, line) for rule, count, line in lines]
                     if fail is None and lines and not cleaned.strip():
                         fail = (lines[-1][0], float(len(lines)), "every line removed")
@@ -357,16 +358,19 @@ class FilterChain:
                     langs[i] = docs[i].values[k][0]
         return docs
 
-    def _clean(self, k: int, checker, text: str, url: str, doc_id: str, digests: list, i: int, memo) -> tuple:
-        """A cleaning step's clean(text), from the memo when known."""
+    def _clean(self, k: int, checker, text: str, url: str, doc_id: str, digests: list, i: int, memo,
+               lang: str | None) -> tuple:
+        """A cleaning step's clean(text) (clean(text, lang) for one set per language), from the memo when
+        known."""
+        clean = checker.clean if lang is None else functools.partial(checker.clean, lang=lang)
         if memo is None:
-            return checker.clean(text)
+            return clean(text)
         if digests[i] is None:
             digests[i] = document_digest(text, url, doc_id)
         known = memo.get(k, digests[i])
         if known is not None:
             return clean_result(text, known)
-        cleaned, lines, fail = checker.clean(text)
+        cleaned, lines, fail = clean(text)
         memo.put(k, digests[i], clean_row(text, cleaned, lines, fail))
         return cleaned, lines, fail
 
