@@ -31,7 +31,8 @@ def version_config(config: Config, name: str) -> Config:
     return dataclasses.replace(config, data=data)
 
 
-def _json(path: Path, what: str) -> dict:
+def published_json(path: Path, what: str) -> dict:
+    """A manifest of a published version, or one line saying it is missing or not JSON."""
     if not path.is_file():
         raise CorpusError(f"{path}: no {what} (is the version built? `corpus run` publishes it)")
     try:
@@ -43,7 +44,7 @@ def _json(path: Path, what: str) -> dict:
 def config_changes(a: Config, b: Config) -> list[dict]:
     """[{key, a, b}] of every config key the two shard stages recorded with another value, then the ledger
     rows and the raw outputs (a [fetch]/[extract] edit) their normalize read."""
-    ma, mb = (_json(STAGE["shard"].path(c) / STAGE_FILE, "shard stage manifest") for c in (a, b))
+    ma, mb = (published_json(STAGE["shard"].path(c) / STAGE_FILE, "shard stage manifest") for c in (a, b))
     was, now = leaves(ma["params"].get("config") or {}), leaves(mb["params"].get("config") or {})
     out = [{"key": k, "a": was.get(k), "b": now.get(k)} for k in sorted(set(was) | set(now)) if was.get(k) != now.get(k)]
     if ma["params"].get("ledger_sha256") != mb["params"].get("ledger_sha256"):
@@ -57,7 +58,7 @@ def config_changes(a: Config, b: Config) -> list[dict]:
 
 
 def _raw_read(config: Config) -> dict[str, str]:
-    m = _json(STAGE["normalize"].path(config) / STAGE_FILE, "normalize stage manifest")
+    m = published_json(STAGE["normalize"].path(config) / STAGE_FILE, "normalize stage manifest")
     return {sid: str(Path(i["path"]).parent) for sid, i in raw_inputs(m).items()}
 
 
@@ -96,7 +97,7 @@ def _tokens_by_source(config: Config, corpus: dict) -> dict | None:
 
 def diff(config: Config, a_name: str, b_name: str) -> dict:
     a, b = version_config(config, a_name), version_config(config, b_name)
-    ca, cb = (_json(c.dataset_dir / CORPUS_MANIFEST, "corpus manifest") for c in (a, b))
+    ca, cb = (published_json(c.dataset_dir / CORPUS_MANIFEST, "corpus manifest") for c in (a, b))
     ids_a, ids_b = _ids(a, ca), _ids(b, cb)
     removed = sorted(set(ids_a) - set(ids_b), key=str.encode)
     added = sorted(set(ids_b) - set(ids_a), key=str.encode)

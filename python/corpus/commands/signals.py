@@ -26,23 +26,15 @@ from corpus.filters import signals
 from corpus.filters.quality import find_threshold
 from corpus.filters.registry import annotation_columns, build_params, chain_steps, decide_document, registry, \
     schema_filter_tables
+from corpus.commands.diff import published_json
 from corpus.formats.parts import write_table
 from corpus.stages import STAGE
-
-
-def _json(path: Path, what: str) -> dict:
-    if not path.is_file():
-        raise CorpusError(f"{path}: no {what} (is the version built? `corpus run` publishes it)")
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as e:
-        raise CorpusError(f"{path}: invalid JSON ({e})") from None
 
 
 def published_signals(config: Config) -> tuple[dict, list[dict], Path]:
     """(the version's [filters] table, its filter units' signals entries in part order, the stage dir)."""
     d = STAGE["filter"].path(config)
-    manifest, run = _json(d / STAGE_FILE, "filter stage manifest"), _json(d / RUN_FILE, "filter run record")
+    manifest, run = published_json(d / STAGE_FILE, "filter stage manifest"), published_json(d / RUN_FILE, "filter run record")
     units = list(run.get("units", {}).get("filter", {}).values())
     missing = [u["key"] for u in units if "signals" not in u]
     if missing or not units:

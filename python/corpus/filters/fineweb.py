@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 import regex
 
-from corpus.filters.languages import JIEBA, SUDACHI, WHITESPACE, rules_for
+from corpus.filters.languages import JIEBA, SUDACHI, WHITESPACE, per_language
 from corpus.filters.registry import FilterSpec
 
 TERMINAL = regex.compile(r"\p{Sentence_Terminal}$")
@@ -101,20 +101,9 @@ def fineweb_quality(text: str, p: FineWebParams, segmentation: str = WHITESPACE)
     return fineweb_decision(fineweb_signals(text, p, segmentation), p)
 
 
-class FineWebFilter:
-    """Measures with the short-line length and word segmentation of the document's language."""
-
-    def __init__(self, params: FineWebParams, resources: dict):
-        self.rules = rules_for("fineweb", params)
-
-    def measure(self, doc) -> tuple:
-        setting = self.rules.setting(doc.lang)
-        return (doc.lang, *fineweb_signals(doc.text, setting.params, setting.segmentation))
+# measured with the short-line length and segmentation of the document's language
+MEASURE, DECIDE = per_language("fineweb", fineweb_signals, fineweb_decision)
 
 
-def decide_fineweb(params: FineWebParams, signals: tuple, decided) -> tuple:
-    return None, fineweb_decision(signals[1:], rules_for("fineweb", params).setting(signals[0]).params)
-
-
-FILTER = FilterSpec("fineweb", FineWebParams, FineWebFilter, decide=decide_fineweb, reads="doc", languages=True,
+FILTER = FilterSpec("fineweb", FineWebParams, MEASURE, decide=DECIDE, reads="doc", languages=True,
                     signals=lambda p: SIGNALS, thresholds=THRESHOLDS, rules=lambda p: RULES)

@@ -70,7 +70,7 @@ from functools import lru_cache
 
 import pyarrow as pa
 
-from corpus.filters.languages import AUTO, CHARS, JIEBA, SUDACHI, WHITESPACE, bare_word, rules_for, \
+from corpus.filters.languages import AUTO, CHARS, JIEBA, SUDACHI, WHITESPACE, bare_word, per_language, \
     segmentation_for, split_words_chars, split_words_segmenter
 from corpus.filters.registry import FilterSpec
 
@@ -244,23 +244,11 @@ def gopher_quality(text: str, p: GopherParams = DEFAULT_PARAMS, segmentation: st
     return gopher_decision(gopher_signals(text, p, segmentation), p)
 
 
-class GopherFilter:
-    """Measures with the segmentation and stop words of the document's language (filters.languages); the
-    language is the first signal, so the decision takes that language's thresholds."""
-
-    def __init__(self, params: GopherParams, resources: dict):
-        self.rules = rules_for("gopher", params)
-
-    def measure(self, doc) -> tuple:
-        setting = self.rules.setting(doc.lang)
-        return (doc.lang, *gopher_signals(doc.text, setting.params, setting.segmentation))
+# measured with the segmentation and stop words of the document's language, decided with its thresholds
+MEASURE, DECIDE = per_language("gopher", gopher_signals, gopher_decision)
 
 
-def decide_gopher(params: GopherParams, signals: tuple, decided) -> tuple:
-    return None, gopher_decision(signals[1:], rules_for("gopher", params).setting(signals[0]).params)
-
-
-FILTER = FilterSpec("gopher", GopherParams, GopherFilter, decide=decide_gopher, reads="doc", languages=True,
+FILTER = FilterSpec("gopher", GopherParams, MEASURE, decide=DECIDE, reads="doc", languages=True,
                     signals=lambda p: SIGNALS, thresholds=THRESHOLDS,
                     rules=lambda p: ("min_words", "max_words", "min_mean_word_length", "max_mean_word_length",
                                      "max_symbol_word_ratio", "max_bullet_lines_ratio", "max_ellipsis_lines_ratio",

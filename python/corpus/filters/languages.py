@@ -206,6 +206,26 @@ def rules_for(rule: str, params) -> LanguageRules:
     return LanguageRules(rule, params, json.loads(params.languages) if params.languages else None)
 
 
+def per_language(rule: str, signals, decision) -> tuple[type, object]:
+    """A FilterSpec's (make, decide) for a rule set per language: it measures `signals(text, params,
+    segmentation)` with the settings of the document's language and records that language as the first
+    signal, and `decision(signals, params)` decides with the same language's thresholds."""
+
+    class Checker:
+        def __init__(self, params, resources: dict):
+            self.rules = rules_for(rule, params)
+
+        def measure(self, doc) -> tuple:
+            setting = self.rules.setting(doc.lang)
+            return (doc.lang, *signals(doc.text, setting.params, setting.segmentation))
+
+    def decide(params, values: tuple, decided) -> tuple:
+        return None, decision(values[1:], rules_for(rule, params).setting(values[0]).params)
+
+    Checker.__name__ = Checker.__qualname__ = f"{rule.capitalize()}PerLanguage"
+    return Checker, decide
+
+
 def known_languages(filters_cfg: dict) -> set[str]:
     """The languages with word rules: the reference, the derived table's, those the enabled rules'
     `languages` tables add."""

@@ -67,7 +67,7 @@ from itertools import accumulate, compress
 import pyarrow as pa
 
 from corpus.filters.gopher import nonblank_lines, words_of
-from corpus.filters.languages import WHITESPACE, rules_for
+from corpus.filters.languages import WHITESPACE, per_language
 from corpus.filters.registry import FilterSpec
 
 __all__ = [
@@ -225,22 +225,6 @@ def gopher_repetition(text: str, p: RepetitionParams = DEFAULT_PARAMS,
     return repetition_decision(repetition_signals(text, p, segmentation), p)
 
 
-class RepetitionFilter:
-    """Measures with the segmentation of the document's language (filters.languages); the language is the
-    first signal, so the decision takes that language's maxima."""
-
-    def __init__(self, params: RepetitionParams, resources: dict):
-        self.rules = rules_for("repetition", params)
-
-    def measure(self, doc) -> tuple:
-        setting = self.rules.setting(doc.lang)
-        return (doc.lang, *repetition_signals(doc.text, setting.params, setting.segmentation))
-
-
-def decide_repetition(params: RepetitionParams, signals: tuple, decided) -> tuple:
-    return None, repetition_decision(signals[1:], rules_for("repetition", params).setting(signals[0]).params)
-
-
 def rule_names(p: RepetitionParams) -> tuple[str, ...]:
     """Every rule `gopher_repetition` can return with these parameters, in its order."""
     return ("dup_para_frac", "dup_para_char_frac", "dup_line_frac", "dup_line_char_frac",
@@ -255,7 +239,11 @@ def measuring_table(table: dict) -> dict:
     return {**out, "languages": table["languages"]} if table.get("languages") else out
 
 
-FILTER = FilterSpec("repetition", RepetitionParams, RepetitionFilter, decide=decide_repetition, reads="doc",
+# measured with the segmentation of the document's language, decided with its maxima
+MEASURE, DECIDE = per_language("repetition", repetition_signals, repetition_decision)
+
+
+FILTER = FilterSpec("repetition", RepetitionParams, MEASURE, decide=DECIDE, reads="doc",
                     languages=True,
                     signals=lambda p: {"lang": pa.string(), **{rule: pa.float64() for rule in rule_names(p)}},
                     thresholds=("dup_line_frac", "dup_para_frac", "dup_line_char_frac", "dup_para_char_frac"),
