@@ -116,28 +116,26 @@ def _raw_step(config: Config, row: dict, k: int) -> dict:
     raise CorpusError(f"'{row['source_id']}:{k}': the source has {start} documents (ids run from 0 to {start - 1})")
 
 
-def _removed_lines(directory: Path, manifest: dict, doc_id: str) -> list[str]:
-    """The lines the cleaning filters removed from a document ("<filter>.<rule> line <n>: <text>"), from
-    the filter stage's removed/ parts."""
+def _removed_rows(directory: Path, manifest: dict, doc_id: str) -> list[dict]:
+    """A document's rows of a stage's removed/ parts (what its cleaning filters or dedup took out)."""
     out = []
     for part in manifest["parts"]:
         if part["name"].startswith("removed/"):
             t = read_table(directory / part["name"], part["sha256"])
-            t = t.filter(pc.equal(t.column("id"), doc_id))
-            out += [f"{r['filter']}.{r['rule']} line {r['line']}: {r['text']}" for r in t.to_pylist()]
+            out += t.filter(pc.equal(t.column("id"), doc_id)).to_pylist()
     return out
+
+
+def _removed_lines(directory: Path, manifest: dict, doc_id: str) -> list[str]:
+    """The lines the cleaning filters removed from a document ("<filter>.<rule> line <n>: <text>")."""
+    return [f"{r['filter']}.{r['rule']} line {r['line']}: {r['text']}"
+            for r in _removed_rows(directory, manifest, doc_id)]
 
 
 def _removed_units(directory: Path, manifest: dict, doc_id: str) -> list[str]:
-    """The units dedup removed from a kept document as copies ("<unit> <n>: <text> (kept by <id>)"),
-    from the dedup stage's removed/ parts."""
-    out = []
-    for part in manifest["parts"]:
-        if part["name"].startswith("removed/"):
-            t = read_table(directory / part["name"], part["sha256"])
-            t = t.filter(pc.equal(t.column("id"), doc_id))
-            out += [f"{r['unit']} {r['position']}: {r['text'].strip()} (kept by {r['kept_by']})" for r in t.to_pylist()]
-    return out
+    """The units dedup removed from a kept document as copies ("<unit> <n>: <text> (kept by <id>)")."""
+    return [f"{r['unit']} {r['position']}: {r['text'].strip()} (kept by {r['kept_by']})"
+            for r in _removed_rows(directory, manifest, doc_id)]
 
 
 def _kept_or_side(found: tuple[Path, dict], stage: str, doc_id: str):
