@@ -88,8 +88,13 @@ class Cache:
             dest.unlink(missing_ok=True)
             try:
                 os.link(path, dest)
+            except FileNotFoundError:  # replaced by a newer entry of the key since the glob: none here
+                continue
             except OSError:
-                shutil.copyfile(path, dest)
+                try:
+                    shutil.copyfile(path, dest)
+                except FileNotFoundError:
+                    continue
             return want
         return None
 
