@@ -4,6 +4,7 @@ document v1 kept) finds, without reading v1's texts."""
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import random
@@ -70,6 +71,7 @@ def test_v2_against_published_v1_drops_what_an_independent_check_finds(tmp_path,
 
     published = kept_texts(v1)
     old_sets = {i: set(shingles(t)) for i, t in published.items()}
+    sizes = sorted((len(s), i) for i, s in old_sets.items())
     by_text = {t: i for i, t in sorted(published.items(), key=lambda kv: kv[0].encode(), reverse=True)}
     seen = v2.stage_dir("03-filter")
     expected = {}
@@ -79,8 +81,11 @@ def test_v2_against_published_v1_drops_what_an_independent_check_finds(tmp_path,
                 expected[r["id"]] = ("exact", by_text[r["text"]])
                 continue
             mine = set(shingles(r["text"]))
-            best = [(i, jaccard(mine, s)) for i, s in old_sets.items()]
-            hits = sorted(i.encode() for i, j in best if j >= THRESHOLD)
+            # every pair: a Jaccard of THRESHOLD or more needs the smaller set to hold THRESHOLD of the larger's
+            # shingles, so only sets of a size in [n * THRESHOLD, n / THRESHOLD] can be one (exact, not a sample)
+            lo = bisect.bisect_left(sizes, (len(mine) * THRESHOLD, ""))
+            hi = bisect.bisect_right(sizes, (len(mine) / THRESHOLD, "\uffff"))
+            hits = sorted(i.encode() for _, i in sizes[lo:hi] if jaccard(mine, old_sets[i]) >= THRESHOLD)
             if hits:
                 expected[r["id"]] = ("near", hits[0].decode())
     dropped = {r["id"]: (r["reason"], r["duplicate_of"].split(":", 1)[1])
