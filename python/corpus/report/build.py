@@ -64,10 +64,10 @@ def collect(config: Config, budget: Budget) -> tuple[dict, Redactor]:
 def write_report(config: Config, budget: Budget | None = None) -> tuple[Path, dict]:
     """The page written, and the data it shows (the text of `corpus report` reads some of it)."""
     budget = budget or Budget()
+    path = report_path(config)
+    path.parent.mkdir(parents=True, exist_ok=True)  # first: a root it cannot write to fails before the work
     data, redactor = collect(config, budget)
     page = render(data, redactor)
-    path = report_path(config)
-    path.parent.mkdir(parents=True, exist_ok=True)
     write_bytes(path, page.encode("utf-8"))
     path.chmod(0o644)  # a page to open and share, not a secret
     return path, data
