@@ -19,6 +19,7 @@ from conftest import LEDGER, REPO, write_config
 
 pytestmark = pytest.mark.slow  # each test runs the pipeline on real data (tests/test_runner_toy.py: the fast one)
 SOURCES = ["tinystories-train-head", "wikitext2-test"]
+SMALL = ["minhash-articles-100", "lingua-en"]  # where the size does not matter: bytes per checkout, modes
 
 
 def published(root: Path) -> dict[str, bytes]:
@@ -66,7 +67,7 @@ def _workspace(root: Path, absolute: bool) -> tuple[Path, Path]:
     ledger = root / "corpus" / "LEDGER.jsonl"
     shutil.copy(LEDGER, ledger)
     cfg = write_config(root / "configs" / "c.toml", ledger=ledger if absolute else Path("corpus/LEDGER.jsonl"),
-                       sources=SOURCES, artifacts=root / "art" if absolute else Path("art"),
+                       sources=SMALL, artifacts=root / "art" if absolute else Path("art"),
                        decontam={"evals": []}, tokenize={"vocab_size": 600})
     return root, cfg
 
