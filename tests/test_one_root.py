@@ -86,7 +86,7 @@ def test_many_datasets_and_versions_on_one_root(tmp_path, mirror):
             assert files(root, "text/v1") == first, f"after {step}: text/v1's shards or tokens changed"
 
     for name in [*configs, "text/v1", "web/v1"]:  # the last two: built before, every stage current
-        rows = run_all(load_config(configs[name]), workers=2)
+        rows = run_all(load_config(configs[name]), workers=1)
         if name in built:
             assert {status for _, status, _, _ in rows} == {"current"}, (name, rows)
         else:
@@ -106,7 +106,7 @@ def test_many_datasets_and_versions_on_one_root(tmp_path, mirror):
     assert same["tokens"]["a"]["by_source"] == same["tokens"]["b"]["by_source"]
     v2 = write(tmp_path / "text2.toml", root, edited(TEXT, dataset={"version": "v2"},
                                                       filters={**TEXT["filters"], "gopher": {"min_words": 245}}))
-    run_all(load_config(v2), workers=2)
+    run_all(load_config(v2), workers=1)
     d = diff(load_config(v2), "text/v1", "text/v2")
     assert [c["key"] for c in d["config"]] == ["dataset.version", "filters.gopher.min_words"]
     assert d["documents"]["removed"] > 0 and d["documents"]["added"] == 0
@@ -124,12 +124,12 @@ def test_many_datasets_and_versions_on_one_root(tmp_path, mirror):
     data[len(data) // 2] ^= 1
     part.write_bytes(bytes(data))
     with pytest.raises(CorpusError, match="use --replace to rebuild it"):
-        run_all(load_config(configs["text/v1"]), workers=2)
-    rows = run_all(load_config(configs["text/v1"]), workers=2, replace=True)
+        run_all(load_config(configs["text/v1"]), workers=1)
+    rows = run_all(load_config(configs["text/v1"]), workers=1, replace=True)
     assert [status for _, status, _, _ in rows] == ["recomputed"] + ["current"] * 6, rows
     audits_pass("run --replace of a damaged raw part")
     (part.parent / "_STAGE.json").unlink()  # its manifest lost: fetch rebuilds it with the documents' fetched_at
-    run_all(load_config(configs["text/v1"]), workers=2, replace=True)
+    run_all(load_config(configs["text/v1"]), workers=1, replace=True)
     audits_pass("run --replace after a raw manifest was deleted")
 
     # an unreferenced raw output (what a config no version was built from fetched) is listed; none read is
