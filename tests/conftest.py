@@ -197,3 +197,41 @@ def pytest_collection_modifyitems(config, items):
             for mark, fixtures in FIXTURE_MARKS.items():
                 if name in fixtures.get(where, ()):
                     item.add_marker(getattr(pytest.mark, mark))
+
+
+# ---------------------------------------------------------------- one build of each session fixture
+
+# `make test` distributes tests to workers by module (xdist's loadscope); a session fixture built by tests of
+# two modules on two workers is built twice (the golden run, the fault reference: ~40 s each). The modules
+# that use one go to one worker as one scope. pytest_collection_finish checks this table is complete.
+SHARED_SCOPES = {
+    "golden_run": ("test_golden.py", "test_readers.py"),
+    "reference": ("faults/test_kill_points.py", "faults/test_run_and_signals.py", "faults/test_writer_lock.py",
+                  "badinput/test_catalogue.py", "badinput/test_long_document.py", "badinput/test_sparse_tokenizer.py"),
+}
+_SCOPE_OF = {f"tests/{module}": name for name, modules in SHARED_SCOPES.items() for module in modules}
+
+
+def pytest_xdist_make_scheduler(config, log):
+    if config.getoption("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SharedFixtureScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return _SCOPE_OF.get(nodeid.split("::", 1)[0]) or super()._split_scope(nodeid)
+
+    return SharedFixtureScheduling(config, log)
+
+
+def pytest_collection_finish(session):
+    """Every module whose tests use a SHARED_SCOPES fixture must be listed with it."""
+    missing = set()
+    for item in session.items:
+        module = Path(str(item.fspath)).resolve().relative_to(TESTS_DIR).as_posix()
+        for name in SHARED_SCOPES.keys() & set(getattr(item, "fixturenames", ())):
+            info = item._fixtureinfo.name2fixturedefs.get(name)
+            if info and _defined_in(info[-1]) == "conftest.py" and module not in SHARED_SCOPES[name]:
+                missing.add(f"{module} ({name})")
+    if missing:
+        raise pytest.UsageError(f"tests/conftest.py SHARED_SCOPES lacks {', '.join(sorted(missing))}")
