@@ -102,9 +102,9 @@ def test_an_edited_threshold_takes_the_other_filters_results_from_the_cache(filt
     config, _ = filtered
     gopher = {"filters.gopher": {"min_words": 60}}
     cached = _edited(config, dataset={"version": "v2"}, **gopher)
-    run_stage("normalize", cached, workers=2)
+    run_stage("normalize", cached, workers=1)
     with caplog.at_level("INFO"):
-        c = run_stage("filter", cached, workers=2).manifest["counts"]
+        c = run_stage("filter", cached, workers=1).manifest["counts"]
     assert "perplexity model: order 3, from the cache" in caplog.text
     info = json.loads((cached.stage_dir("03-filter") / "_RUN.json").read_text())["filter_cache"]
     assert info["computed"] == 0  # a threshold: decided again from the stored signals
@@ -115,8 +115,8 @@ def test_an_edited_threshold_takes_the_other_filters_results_from_the_cache(filt
         return {p.relative_to(d): p.read_bytes() for p in sorted(d.rglob("*")) if p.suffix in (".parquet", ".npz")}
 
     fresh = _edited(config, dataset={"version": "v3"}, run={"cache": False}, **gopher)
-    run_stage("normalize", fresh, workers=2)
-    run_stage("filter", fresh, workers=2)
+    run_stage("normalize", fresh, workers=1)
+    run_stage("filter", fresh, workers=1)
     assert parts(cached) == parts(fresh) and len(parts(fresh)) > 3
 
     memo = sorted((config.artifacts / "cache" / "filter-memo").rglob("*.parquet"))
@@ -127,8 +127,8 @@ def test_an_edited_threshold_takes_the_other_filters_results_from_the_cache(filt
     for done in (cached, fresh):  # no unit to reuse from v2's or v3's output: v4 reads the cache
         shutil.rmtree(done.stage_dir("03-filter"))
     again = _edited(config, dataset={"version": "v4"}, **gopher)
-    run_stage("normalize", again, workers=2)
-    run_stage("filter", again, workers=2)
+    run_stage("normalize", again, workers=1)
+    run_stage("filter", again, workers=1)
     assert json.loads((again.stage_dir("03-filter") / "_RUN.json").read_text())["filter_cache"]["hits"] == 0
     assert parts(again) == expected
     entries = list((config.artifacts / "cache" / "filter-memo").rglob("*.parquet"))
@@ -167,7 +167,7 @@ def test_rejects_command_for_dedup(tmp_path, mirror):
 
     cfg = write_config(tmp_path / "c.toml", ledger=LEDGER, sources=["minhash-articles-100", "gsm8k-train"],
                        artifacts=tmp_path / "a", decontam={"evals": ["gsm8k-test"]})
-    run_all(load_config(cfg), workers=2, through="dedup")
+    run_all(load_config(cfg), workers=1, through="dedup")
     out = run_corpus("--config", cfg, "rejects", "--stage", "dedup", check=True).stdout
     assert "dedup.decontam:" in out and "eval=gsm8k-test ngram=" in out
     assert "dedup.near:" in out and "duplicate_of=minhash-articles-100:" in out

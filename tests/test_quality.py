@@ -91,8 +91,8 @@ def test_keep_fraction_is_the_exact_quantile_and_does_not_depend_on_workers(scor
 def test_a_new_threshold_rescores_nothing(scored):
     config, _ = scored
     v2 = _edited(config, "v2", keep_fraction=0.0, threshold=0.9)
-    run_stage("normalize", v2, workers=2)
-    counts = run_stage("filter", v2, workers=2).manifest["counts"]
+    run_stage("normalize", v2, workers=1)
+    counts = run_stage("filter", v2, workers=1).manifest["counts"]
     info = json.loads((v2.stage_dir("03-filter") / "_RUN.json").read_text())["filter_cache"]
     assert info["computed"] == 0 and info["hits"] > 0  # every score, and every other filter, from the cache
     assert counts["quality"]["rule"] == "threshold" and counts["quality"]["threshold"] == pytest.approx(0.9)
@@ -264,8 +264,8 @@ def test_nothing_to_score_is_a_published_empty_cut(scored):
     config, _ = scored
     none = _edited(config, "v7")
     none.data["filters"]["lang"]["keep"] = ["fi"]  # no document of these English sources reaches the classifier
-    run_stage("normalize", none, workers=2)
-    counts = run_stage("filter", none, workers=2).manifest["counts"]
+    run_stage("normalize", none, workers=1)
+    counts = run_stage("filter", none, workers=1).manifest["counts"]
     assert counts["docs_out"] == 0 and counts["quality"]["scored"] == 0 and counts["quality"]["kept"] == 0
 
 
@@ -394,14 +394,14 @@ def test_tune_keep_fraction_agrees_with_runs_at_each_value(scored):
 
     config, _ = scored
     base = _edited(config, "kfbase")  # v1 may have been rebuilt with the cache off (no signals kept)
-    run_stage("normalize", base, workers=2)
-    run_stage("filter", base, workers=2)
+    run_stage("normalize", base, workers=1)
+    run_stage("filter", base, workers=1)
     r = tune(config, f"{config.dataset}/kfbase", "filters.quality.keep_fraction", ["0.3", "0.5", "0.8"])
     assert [v["value"] for v in r["values"]] == [0.3, 0.5, 0.8]
     for v in r["values"]:
         edited = _edited(config, f"kf{int(v['value'] * 10)}", keep_fraction=v["value"])
-        run_stage("normalize", edited, workers=2)
-        counts = run_stage("filter", edited, workers=2).manifest["counts"]
+        run_stage("normalize", edited, workers=1)
+        counts = run_stage("filter", edited, workers=1).manifest["counts"]
         assert {s: c["docs_out"] for s, c in counts["by_source"].items() if c["docs_out"]} == \
             {s: c["docs"] for s, c in v["by_source"].items()}, v["value"]
     assert r["values"][0]["docs"] < r["values"][2]["docs"]

@@ -128,8 +128,8 @@ def test_tune_agrees_exactly_with_a_run_at_each_value(measured):
         for v in r["values"]:
             n += 1
             edited = _edited(config, f"v{n + 1}", key, v["value"])
-            run_stage("normalize", edited, workers=2)
-            manifest = run_stage("filter", edited, workers=2).manifest
+            run_stage("normalize", edited, workers=1)
+            manifest = run_stage("filter", edited, workers=1).manifest
             assert {s: c["docs_out"] for s, c in manifest["counts"]["by_source"].items() if c["docs_out"]} == \
                 {s: c["docs"] for s, c in v["by_source"].items()}, (key, v["value"])
             assert {s: [c["docs"], c["chars"]] for s, c in v["by_source"].items()} == _kept(edited)
@@ -143,10 +143,10 @@ def test_tune_agrees_exactly_with_a_run_at_each_value(measured):
 def test_an_edited_threshold_is_byte_identical_to_a_run_from_scratch(measured):
     config = measured
     edit = _edited(config, "e1", "filters.gopher.min_words", 40)
-    run_stage("normalize", edit, workers=2)
-    run_stage("filter", edit, workers=2)
+    run_stage("normalize", edit, workers=1)
+    run_stage("filter", edit, workers=1)
     fresh = _edited(config, "e2", "filters.gopher.min_words", 40, cache=False)
-    run_stage("normalize", fresh, workers=2)
+    run_stage("normalize", fresh, workers=1)
     run_stage("filter", fresh, workers=1, recompute=True)
 
     def files(c):
@@ -162,7 +162,7 @@ def test_signals_export_and_bad_keys(measured, tmp_path):
     entries = export(config, "t/v1", tmp_path / "out")
     tables = [pq.read_table(tmp_path / "out" / e["name"]) for e in entries]
     rows = sum(t.num_rows for t in tables)
-    assert rows == run_stage("filter", config, workers=2).manifest["counts"]["docs_in"]
+    assert rows == run_stage("filter", config, workers=1).manifest["counts"]["docs_in"]
     names = tables[0].column_names
     assert names[:4] == ["id", "source_id", "url", "chars"]
     assert {"lang_label", "lang_score", "gopher_words", "repetition_dup_line_frac", "c4_rule",
