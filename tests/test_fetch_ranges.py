@@ -23,7 +23,7 @@ from corpus.formats.sources import plan_ranges, read_documents
 from corpus.stages import run_stage
 from conftest import error_line, ledger_rows, mirror_file, run_corpus, write_config, write_ledger
 
-SOURCES = ["minhash-articles-1000", "tinystories-val-head", "gsm8k-train", "webtext"]
+SOURCES = ["minhash-articles-1000", "tinystories-val-head", "webtext"]
 UNITS = [2048, 7919, 200_000, 64 << 20]  # 64 MiB (the default): every source here is one range
 
 
@@ -32,7 +32,13 @@ def ledger(tmp_path_factory, mirror):
     root = tmp_path_factory.mktemp("ranges")
     rows = [dict(ledger_rows()[s]) for s in SOURCES]
     # a Parquet source with many small row groups, from real text (GSM8K questions)
-    gsm = [json.loads(line) for line in mirror_file("gsm8k-train").read_text().splitlines()[:1500]]
+    lines = mirror_file("gsm8k-train").read_text().splitlines()[:1500]
+    gsm = [json.loads(line) for line in lines]
+    # JSON lines: the first 1,500 GSM8K training problems as they are (the whole file: 7,473, 4 MB)
+    jsonl_path = root / "gsm.jsonl"
+    jsonl_path.write_text("".join(line + "\n" for line in lines))
+    rows.append({**ledger_rows()["gsm8k-train"], "source_id": "gsm-jsonl", "url": str(jsonl_path),
+                 "sha256": hashlib.sha256(jsonl_path.read_bytes()).hexdigest(), "bytes": jsonl_path.stat().st_size})
     pq_path = root / "gsm.parquet"
     pq.write_table(pa.table({"text": [g["question"] for g in gsm], "answer": [g["answer"] for g in gsm]}),
                    pq_path, row_group_size=97)
@@ -108,11 +114,11 @@ def test_one_range_keeps_the_parts_of_a_whole_read(ledger, runs, tmp_path):
 
 def test_unit_bytes_is_part_of_the_raw_identity(ledger, runs):
     _, path, _ = ledger
-    row = ledger_rows()["gsm8k-train"]
+    row = next(json.loads(line) for line in path.read_text().splitlines() if '"gsm-jsonl"' in line)
     m1 = json.loads((current_raw(runs[2048], row)[0] / "_STAGE.json").read_text())
     m2 = json.loads((current_raw(runs[7919], row)[0] / "_STAGE.json").read_text())
     assert m1["params"]["unit_bytes"] == 2048 and m2["params"]["unit_bytes"] == 7919
-    assert m1["counts"] == m2["counts"] == {"docs_in": 7473, "docs_out": 7473, "skipped_empty": 0}
+    assert m1["counts"] == m2["counts"] == {"docs_in": 1500, "docs_out": 1500, "skipped_empty": 0}
 
 
 def mirror_or_path(row: dict) -> Path:
