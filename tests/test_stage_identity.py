@@ -105,20 +105,20 @@ def test_a_published_version_is_never_replaced_without_force(tmp_path):
     art = tmp_path / "art"
     tables = {"decontam": {"evals": []}, "filters.ppl": {"enabled": False}}
     cfg = write_config(tmp_path / "c.toml", ledger=LEDGER, sources=["tinystories-train-head"], artifacts=art, **tables)
-    run_corpus("--config", cfg, "run", "--through", "shard", check=True)
+    run_corpus("--config", cfg, "run", "-j", "1", "--through", "shard", check=True)
     before = {p: p.read_bytes() for p in (art / "corpus" / "t").rglob("*") if p.is_file()}
     edited = write_config(tmp_path / "c.toml", ledger=LEDGER, sources=["tinystories-train-head"], artifacts=art,
                           **tables, **{"filters.gopher": {"min_words": 60}})
-    line = error_line(run_corpus("--config", edited, "run", "--through", "shard"))
+    line = error_line(run_corpus("--config", edited, "run", "-j", "1", "--through", "shard"))
     assert line == (f"error: {art}/corpus/t/v1: t/v1 is published with other settings (filters.gopher.min_words 50 -> "
                     f"60); a published version is never replaced: bump [dataset] version in {edited}, or pass --replace "
                     f"(corpus run --replace) to rebuild it"), line
     assert {p: p.read_bytes() for p in (art / "corpus" / "t").rglob("*") if p.is_file()} == before
-    proc = run_corpus("--config", edited, "run", "--through", "shard", "--force", check=True)
+    proc = run_corpus("--config", edited, "run", "-j", "1", "--through", "shard", "--force", check=True)
     assert "filter     recomputed" in proc.stdout and "normalize  current" in proc.stdout
     bumped = tmp_path / "v2.toml"
     bumped.write_text(edited.read_text().replace('version = "v1"', 'version = "v2"'))
-    run_corpus("--config", bumped, "run", "--through", "shard", check=True)
+    run_corpus("--config", bumped, "run", "-j", "1", "--through", "shard", check=True)
     assert (art / "corpus" / "t" / "v2" / "_MANIFEST.json").is_file() and (art / "corpus" / "t" / "v1" / "_MANIFEST.json").is_file()
 
 
@@ -151,16 +151,16 @@ def test_a_new_version_reuses_the_units_whose_input_and_settings_did_not_change(
         return run.get("reused_units", {}), units
 
     one = ["tinystories-train-head"]
-    run_corpus("--config", cfg("v1", one, art), "run", "--through", "pii", check=True)
+    run_corpus("--config", cfg("v1", one, art), "run", "-j", "1", "--through", "pii", check=True)
     edit = {"filters.gopher": {"min_words": 60}}
-    run_corpus("--config", cfg("v2", one, art, **edit), "run", "--through", "pii", check=True)
+    run_corpus("--config", cfg("v2", one, art, **edit), "run", "-j", "1", "--through", "pii", check=True)
     got, units = reused(art, "v2", "02-normalize")
     assert got == {"normalize": units} and units > 1
     assert reused(art, "v2", "03-filter")[0] == {}
     pii = json.loads((art / "corpus" / "t" / "v2" / "stages" / "05-pii" / "_RUN.json").read_text())["pii_cache"]
     assert pii["computed"] == 0 and pii["hits"] > 0  # v2's documents are a subset of v1's: none scrubbed again
     two = one + ["presidio-pii-sentences"]
-    run_corpus("--config", cfg("v3", two, art, **edit), "run", "--through", "pii", check=True)
+    run_corpus("--config", cfg("v3", two, art, **edit), "run", "-j", "1", "--through", "pii", check=True)
     got, units = reused(art, "v3", "02-normalize")
     assert got["normalize"] == units - 1  # the new source's one part is computed
     assert reused(art, "v3", "03-filter")[0]["filter"] == units - 1
@@ -168,5 +168,5 @@ def test_a_new_version_reuses_the_units_whose_input_and_settings_did_not_change(
 
     shutil.copytree(art / "corpus" / "raw", fresh / "corpus" / "raw")  # the same fetch (its manifests hold fetch times)
     for version, sources, extra in (("v2", one, edit), ("v3", two, edit)):
-        run_corpus("--config", cfg(version, sources, fresh, **extra), "run", "--through", "pii", check=True)
+        run_corpus("--config", cfg(version, sources, fresh, **extra), "run", "-j", "1", "--through", "pii", check=True)
         assert stage_files(art, version) == stage_files(fresh, version), version
