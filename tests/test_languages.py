@@ -201,7 +201,7 @@ def test_a_run_in_two_languages_keeps_both_and_reports_their_keep_rates(tmp_path
         "delimiter": "\n\n\n"}])
     config = write_config(tmp_path / "c.toml", ledger=ledger, sources=["mixed"], artifacts=tmp_path / "art",
                           **{"filters.lang": {"keep": ["de", "zh"]}, "tokenize": {"vocab_size": 512}})
-    run = run_corpus("--config", config, "run", check=True)
+    run = run_corpus("--config", config, "run", "-j", "1", check=True)
     assert "WARNING: no word rules" not in run.stdout + run.stderr
     report = run_corpus("--config", config, "report", check=True).stdout
     line = next(ln for ln in report.splitlines() if ln.startswith("keep rate per language:"))

@@ -192,7 +192,7 @@ def test_a_model_given_as_a_ledger_row_scores_as_the_path_given_model(scored, tm
                "--role", "model", check=True)
     row = load_ledger(tmp_path / "LEDGER.jsonl")["hq-model"]
     assert (row["role"], row["format"], row["sha256"]) == ("model", "binary", trained["sha256"])
-    run_corpus("--config", by_row, "run", "--through", "filter", check=True)  # fetch copies the file, never reads it
+    run_corpus("--config", by_row, "run", "-j", "1", "--through", "filter", check=True)  # fetch copies the file, never reads it
     c5 = load_config(by_row)
     (raw,) = (c5.raw_dir / "hq-model").iterdir()
     fetched = json.loads((raw / "_STAGE.json").read_text())
@@ -201,7 +201,7 @@ def test_a_model_given_as_a_ledger_row_scores_as_the_path_given_model(scored, tm
     manifest = json.loads((c5.stage_dir("03-filter") / "_STAGE.json").read_text())
     assert manifest["params"]["quality_model"] == row["sha256"]  # the row's sha256 decides the filter's identity
     by_path = _model_row_config(config, tmp_path, "v6", model=str(model_file), model_sha256=trained["sha256"])
-    run_corpus("--config", by_path, "run", "--through", "filter", check=True)
+    run_corpus("--config", by_path, "run", "-j", "1", "--through", "filter", check=True)
     c6 = load_config(by_path)
     assert json.loads((c6.stage_dir("03-filter") / "_RUN.json").read_text())["filter_cache"]["computed"] > 0
     assert _files(c5) == _files(c6) == _files(config)  # the same scores and cut as the trained model's (v1)
@@ -225,7 +225,7 @@ def test_a_ledger_model_whose_file_is_not_its_sha256_is_one_line(scored, tmp_pat
     (tmp_path / "LEDGER.jsonl").write_text(LEDGER.read_text() + json.dumps(
         {"source_id": "hq-wrong", "role": "model", "url": str(model_file), "sha256": wrong,
          "bytes": model_file.stat().st_size, "license_spdx": "CC0-1.0", "format": "binary"}) + "\n")
-    proc = run_corpus("--config", cfg, "run", "--through", "filter")
+    proc = run_corpus("--config", cfg, "run", "-j", "1", "--through", "filter")
     line = error_line(proc)
     assert str(model_file) in line and f"sha256 mismatch: expected {wrong}, got {trained['sha256']}" in line, line
     assert not (config.raw_dir / "hq-wrong").exists() or not any((config.raw_dir / "hq-wrong").glob("*/_STAGE.json"))
@@ -234,7 +234,7 @@ def test_a_ledger_model_whose_file_is_not_its_sha256_is_one_line(scored, tmp_pat
     good = _model_row_config(config, tmp_path, "v10", model_source="hq-flip")
     run_corpus("--config", good, "ledger", "add", model_file, "--source-id", "hq-flip", "--license", "CC0-1.0",
                "--role", "model", check=True)
-    run_corpus("--config", good, "run", "--through", "normalize", check=True)
+    run_corpus("--config", good, "run", "-j", "1", "--through", "normalize", check=True)
     (copy,) = (config.raw_dir / "hq-flip").glob("*/model.bin")
     data = bytearray(copy.read_bytes())
     data[5000] ^= 1

@@ -43,7 +43,7 @@ def small_web(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
     warc = write_warc(root / "crawl.warc.gz", records)
     write_ledger(root / "ledger.jsonl", [ledger_row("crawl", warc)])
     config = web_config(root, root / "artifacts")
-    return config, run_corpus("--config", config, "run", check=True)
+    return config, run_corpus("--config", config, "run", "-j", "1", check=True)
 
 
 def test_every_warc_record_is_accounted_for_where_fetch_is_shown(small_web):
@@ -141,7 +141,7 @@ def test_a_tokenizer_trained_on_little_text_and_an_empty_val_split_are_warned_ab
     assert f'<div class="flag unknown"><b>tokens:</b> {few}' in page and empty in page
 
     quiet = web_config(config.parent, art, name="quiet", tokenize={"vocab_size": 300, "min_train_bytes": 0})
-    rerun = run_corpus("--config", quiet, "run", check=True).stdout  # a warning's threshold reruns nothing
+    rerun = run_corpus("--config", quiet, "run", "-j", "1", check=True).stdout  # a warning's threshold reruns nothing
     assert re.search(r"^tokenize +current +[\d.]+ +train \d+ docs / \d+ tokens, val 0 docs / 0 tokens; "
                      r"WARNING: the val split is empty", rerun, re.M) and few not in rerun, rerun
 

@@ -97,7 +97,7 @@ def test_url_filter_in_the_filter_stage(tmp_path):
                           "filters.lang": {"enabled": False}, "filters.gopher": {"enabled": False},
                           "filters.repetition": {"enabled": False}, "filters.ppl": {"enabled": False},
                           "decontam": {"evals": []}})
-    run_corpus("--config", cfg, "run", "--through", "filter", check=True)
+    run_corpus("--config", cfg, "run", "-j", "1", "--through", "filter", check=True)
     d = tmp_path / "art" / "corpus" / "t" / "v1" / "stages" / "03-filter"
     rejects = [r for p in sorted((d / "rejects").glob("*.parquet")) for r in pq.read_table(p).to_pylist()]
     assert [(r["url"], r["filter"], r["rule"], r["detail"]) for r in rejects] == [

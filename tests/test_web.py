@@ -199,7 +199,7 @@ def test_fetch_of_a_warc_source_end_to_end(tmp_path):
     cfg = write_config(tmp_path / "one.toml", ledger=ledger, sources=["web-pages"], artifacts=tmp_path / "one",
                        fetch={"unit_bytes": 1 << 26}, extract={"engine": "resiliparse"})
     before = sorted(p.name for p in (tmp_path / "one" / "corpus" / "raw" / "web-pages").iterdir())
-    proc = run_corpus("--config", cfg, "run", "--through", "fetch", check=True)  # another engine: a raw output
+    proc = run_corpus("--config", cfg, "run", "-j", "1", "--through", "fetch", check=True)  # another engine: a raw output
     assert re.search(r"^fetch +computed", proc.stdout, re.M), proc.stdout      # of its own, beside the first
     after = sorted(p.name for p in (tmp_path / "one" / "corpus" / "raw" / "web-pages").iterdir())
     assert len(after) == 2 and set(before) < set(after)
