@@ -100,21 +100,21 @@ def runs(tmp_path_factory, server):
     s3_env = {**env, "CORPUS_MIRROR": "", "CORPUS_LOCAL_DIR": str(root / "node1"),
               "XDG_CACHE_HOME": str(root / "cache")}  # node1: where the later tests' runs work
     # Stage by stage, each from an empty local dir (another node), so every input comes from the store;
-    # normalize is SIGKILLed after two units and resumed on its node.
+    # normalize (2 workers) is SIGKILLed after two units and resumed on its node; the other stages run in-process.
     for stage in NAMES:
         node = {**s3_env, "CORPUS_LOCAL_DIR": str(root / f"node-{stage}")}
         if stage == "normalize":
             run_killed(s3_cfg, [stage, "-j", "2"], {**node, "CORPUS_FAULT_AFTER": "normalize:2"})
             _corpus(s3_cfg, stage, "-j", "2", "--resume", env=node)
         else:
-            _corpus(s3_cfg, stage, "-j", "2", env=node)
+            _corpus(s3_cfg, stage, "-j", "1", env=node)
     # The local run starts from the s3 run's raw output (a raw output records its fetch time, and every
     # later manifest the sha256 of the one it read): fetch is current there, every other stage runs.
     for rel in _objects(s3):
         if rel.startswith("corpus/raw/"):
             (root / "a" / rel).parent.mkdir(parents=True, exist_ok=True)
             (root / "a" / rel).write_bytes(_get(s3, rel))
-    proc = _corpus(local_cfg, "run", "-j", "2", env={})
+    proc = _corpus(local_cfg, "run", "-j", "1", env={})
     assert "fetch      current" in proc.stdout and "normalize  computed" in proc.stdout, proc.stdout
     return root, s3_env, s3_cfg
 
