@@ -521,7 +521,7 @@ def _counted(row: dict) -> str:
 @click.argument("url")
 @click.option("--source-id", required=True, help="Unique id, ^[a-z0-9][a-z0-9_.-]*$.")
 @click.option("--license", "license_spdx", required=True, help="SPDX id or LicenseRef-….")
-@click.option("--role", type=click.Choice(["corpus", "eval", "list", "model"]), default="corpus", show_default=True)
+@click.option("--role", type=click.Choice(["corpus", "eval", "list", "takedown", "model"]), default="corpus", show_default=True)
 @click.option("--format", "fmt", type=click.Choice(["text", "jsonl", "json", "parquet", "warc", "warc-records", "binary"]),
               default=None, help="How the file is read  [default: text; binary (the file as it is) for --role model]")
 @click.option("--split", type=click.Choice(["file", "line", "paragraph", "delimiter", "regex"]), default=None,
@@ -553,6 +553,7 @@ def ledger_add(c: Ctx, url, source_id, license_spdx, role, fmt, split, delimiter
                                           if docs is not None else ""))
     where = {"corpus": "[dataset] sources", "eval": "[decontam] evals",
              "list": "the [filters.<name>] key that reads it (e.g. [filters.url] block_domains)",
+             "takedown": "[takedown] lists (or `corpus takedown NAME/VERSION --to NEW --list ID`)",
              "model": "[filters.quality] model_source (with its label) or [filters.lang] model_source"}[row["role"]]
     # with no --config (nor CORPUS_CONFIG) name the default as one: the user may not know it is in use
     config = c.config.path if c.config_path else f"your config ({c.config.path} by default)"
