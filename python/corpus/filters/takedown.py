@@ -3,8 +3,11 @@ comment. An entry is `url:<exact url>`, `domain:<host>` (the host and its subdom
 `id:<document id>`, `sha256:<hex sha256 of the normalized text>` or `source:<source_id>`; a `#` after
 a blank starts a comment (a URL's own `#fragment` does not).
 
-Not a filter of the registry (no FILTER): the filter stage applies it before every filter, so a removed
-document is never measured, and dedup, seeing it gone, keeps the next copy of its group. The entries are
+Not a filter of the registry (no FILTER): the filter stage decides it before every filter (a removed
+document is a reject of filter `takedown` whatever the filters say; they still measure it, from the memo
+in a takedown of a published version, so its reject says whether they would have kept it, and dedup
+numbers rows as the version without the list did), and dedup, seeing it gone, keeps the next copy of its
+group. Its signals are not in the signals table. The entries are
 written once into the filter output (`takedown-lists.json`), which every worker loads by path and sha256."""
 
 from __future__ import annotations
@@ -147,3 +150,31 @@ def text_sha256(text: str) -> str:
 @functools.cache
 def load_matcher(path: str, sha256: str) -> Matcher:
     return Matcher(json.loads(read_verified(Path(path), sha256))["entries"])
+
+
+KEPT = " (filters: kept)"  # the end of a takedown reject's detail when every filter kept the document
+
+
+def removed_rows(directory: Path, manifest: dict, columns=("id", "rule", "detail")) -> list[dict]:
+    """The filter stage's takedown rejects (every part verified first), in part order."""
+    import pyarrow.compute as pc
+
+    from corpus.formats.parts import read_parquet
+
+    from corpus.store.checksums import verify_file
+
+    if not manifest["counts"].get("dropped", {}).get(FILTER_NAME):
+        return []
+    out = []
+    for p in manifest["parts"]:
+        if p["name"].startswith("rejects/"):
+            verify_file(directory / p["name"], p["sha256"], p.get("bytes"))
+            t = read_parquet(directory / p["name"], columns=["filter", *columns])
+            out += t.filter(pc.equal(t.column("filter"), FILTER_NAME)).select(list(columns)).to_pylist()
+    return out
+
+
+def kept_by_filters(directory: Path, manifest: dict) -> list[str]:
+    """The ids, in byte order, of the documents taken down that every filter would have kept."""
+    return sorted((r["id"] for r in removed_rows(directory, manifest) if r["detail"].endswith(KEPT)),
+                  key=lambda s: s.encode("utf-8"))

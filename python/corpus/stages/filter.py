@@ -96,17 +96,24 @@ def takedown_matcher(resources_json: str):
         else None
 
 
-def taken_down(matcher, cols: dict) -> tuple[list, dict]:
-    """Per document of a batch, the takedown reject's Outcome or None; and the columns of the others,
-    which alone the chain measures (a removed document is never measured, its signals never stored)."""
+def taken_down(matcher, cols: dict, outcomes: list) -> tuple[list, list[int]]:
+    """The batch's outcomes with each removed document's replaced by its takedown reject, and the
+    positions of the others. A removed document is measured all the same (from the memo, in a takedown
+    of a published version): its detail says what the filters would have done, " (filters: kept)" or
+    " (filters: <filter>.<rule>)", which dedup reads to number rows as the version without the list did."""
     if matcher is None:
-        return [None] * len(cols["id"]), cols
-    down = []
-    for doc_id, url, sid, text in zip(cols["id"], cols["url"], cols["source_id"], cols["text"]):
+        return outcomes, list(range(len(outcomes)))
+    out, live = [], []
+    for i, (doc_id, url, sid, text) in enumerate(zip(cols["id"], cols["url"], cols["source_id"], cols["text"])):
         m = matcher.match(doc_id, url, sid, text)
-        down.append(None if m is None else Outcome((), (TAKEDOWN, m.kind, float(m.line), m.detail), text, []))
-    alive = [i for i, o in enumerate(down) if o is None]
-    return down, {k: [cols[k][i] for i in alive] for k in ("text", "url", "id", "source_id")}
+        if m is None:
+            out.append(outcomes[i])
+            live.append(i)
+            continue
+        failed = outcomes[i].failed
+        then = "kept" if failed is None else f"{failed[0]}.{failed[1]}"
+        out.append(Outcome((), (TAKEDOWN, m.kind, float(m.line), f"{m.detail} (filters: {then})"), text, []))
+    return out, live
 
 
 def signals_of(u: FilterUnit, chain) -> tuple[ChainMemo, SignalsTable]:
@@ -149,15 +156,14 @@ def filter_part(u: FilterUnit) -> dict:
         removed = {k: [] for k in REMOVED_COLUMNS}
         cols = {k: batch.column(k).to_pylist() for k in IN_COLUMNS}
         docs_in += batch.num_rows
-        down, live = taken_down(matcher, cols)
         measured: list = []
-        checked = chain.check_many(live["text"], live["url"], live["id"], memo, measured)
-        if table is not None:
-            table.add(live["id"], live["source_id"], live["url"], measured)
-        count_unknown_languages(chain, checked, agnostic)
-        outcomes, alive = list(down), iter(checked)
+        outcomes, live = taken_down(matcher, cols, chain.check_many(cols["text"], cols["url"], cols["id"], memo,
+                                                                    measured))
+        if table is not None:  # the signals of the documents not taken down (tune, signals export)
+            table.add(*([cols[k][i] for i in live] for k in ("id", "source_id", "url")), [measured[i] for i in live])
+        count_unknown_languages(chain, [outcomes[i] for i in live], agnostic)
         for i, (text, out) in enumerate(zip(cols["text"], outcomes)):
-            sid, out = cols["source_id"][i], next(alive) if out is None else out
+            sid = cols["source_id"][i]
             src = by_source.setdefault(sid, {"docs_in": 0, "docs_out": 0})
             src["docs_in"] += 1
             values, failed = out.annotations, out.failed
