@@ -178,3 +178,20 @@ def kept_by_filters(directory: Path, manifest: dict) -> list[str]:
     """The ids, in byte order, of the documents taken down that every filter would have kept."""
     return sorted((r["id"] for r in removed_rows(directory, manifest) if r["detail"].endswith(KEPT)),
                   key=lambda s: s.encode("utf-8"))
+
+
+def manifest_record(config, directory: Path, manifest: dict) -> dict | None:
+    """The corpus manifest's `takedown`: the lists, the ids removed per entry kind and the sha256 of
+    each removed document's normalized text, from the filter stage's output at `directory`; None
+    without [takedown] lists."""
+    if not list_ids(config):
+        return None
+    removed: dict[str, list[str]] = {}
+    digests = set()
+    for r in removed_rows(directory, manifest, ("id", "rule", "text")):
+        removed.setdefault(r["rule"], []).append(r["id"])
+        digests.add(text_sha256(r["text"]))
+    return {"lists": [{"source_id": r["source_id"], "sha256": r["sha256"], "reason": r.get("reason", "")}
+                      for r in list_rows(config)],
+            "removed": {k: sorted(v, key=lambda s: s.encode("utf-8")) for k, v in sorted(removed.items())},
+            "removed_text_sha256": sorted(digests)}

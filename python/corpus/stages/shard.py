@@ -32,6 +32,7 @@ from corpus.config.ledger import load_ledger
 from corpus.engine.memory import release_freed_memory
 from corpus.formats import parts as parts_io
 from corpus.formats.parts import read_table, validate_columns
+from corpus.filters import takedown
 from corpus.engine.idsort import id_sort, ids_before, part_ranks, rank_range, sample_part
 from corpus.engine.partitioning import work_entry
 from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step, Whole, published_stage, read_stage_manifest
@@ -424,7 +425,10 @@ def build_manifest(config: Config, shards: list[dict], sources: dict, stage_coun
                            "sha256": row["sha256"], "docs": s["train"] + s["val"], "train": s["train"],
                            "val": s["val"], "licenses_in_shards": sorted(s["license_spdx"])})
     splits = {"train": sum(s["train"] for s in per_source), "val": sum(s["val"] for s in per_source)}
+    filtered = STAGE["filter"].path(config)
+    down = takedown.manifest_record(config, filtered, read_stage_manifest(filtered))
     return {
+        **({"takedown": down} if down is not None else {}),
         "dataset": config.dataset, "version": config.version,
         "n_docs": sum(s["rows"] for s in shards), "n_shards": len(shards), "shards": shards,
         "splits": splits, "val_permille": config["shard"]["val_permille"], "shard_rows": config["shard"]["shard_rows"],
