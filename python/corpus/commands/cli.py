@@ -310,6 +310,7 @@ def takedown(c: Ctx, base, new, lists, out, workers):
     from corpus.commands.takedown import run_takedown
 
     t0 = time.monotonic()
+    c.published_view()  # an s3 root: the base's manifests and shards, local (its cuts are read from them)
     new_config, rows, size = run_takedown(c.config, base, new, lists, out, c.workers(workers))
     for stage, status, seconds, summary in rows:
         click.echo(f"{stage:<10} {status:<16} {seconds:>8.2f}  {summary}")
