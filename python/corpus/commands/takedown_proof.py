@@ -1,7 +1,7 @@
 """`corpus audit`'s proof that a version's takedown held: no shard holds a removed document (by id, or
 by the sha256 of its text: its normalized text, recorded in the corpus manifest, and the text any other
-version of the dataset on this root published for it), and no token file holds a removed document's
-token sequence (a rolling hash of windows of min(length, 64) tokens over the stream, chunked, each hit
+version of the dataset on this root published for it), and no token file or export holds a removed
+document's token sequence (a rolling hash of windows of min(length, 64) tokens over the stream, chunked, each hit
 confirmed by comparing the whole sequence)."""
 
 from __future__ import annotations
@@ -72,10 +72,13 @@ def window_hashes(tokens: np.ndarray, w: int) -> np.ndarray:
     return h
 
 
-def find_sequences(path: Path, dtype: str, seqs: list[np.ndarray]) -> tuple[int, int] | None:
-    """(sequence index, token offset) of the first removed sequence found whole in the .bin, or None.
-    The stream is read a CHUNK at a time (memory-mapped), each chunk overlapping the next by a window."""
-    stream = np.memmap(path, dtype=np.dtype(dtype), mode="r") if path.stat().st_size else np.zeros(0, dtype)
+def find_sequences(path: Path, dtype: str, seqs: list[np.ndarray], offset: int = 0) -> tuple[int, int] | None:
+    """(sequence index, token offset) of the first removed sequence found whole in the file (its tokens
+    from byte `offset` on), or None. The stream is read a CHUNK at a time (memory-mapped), each chunk
+    overlapping the next by a window."""
+    dt = np.dtype(dtype)
+    n = (path.stat().st_size - offset) // dt.itemsize
+    stream = np.memmap(path, dtype=dt, mode="r", offset=offset, shape=(n,)) if n > 0 else np.zeros(0, dt)
     by_w: dict[int, dict[int, list[int]]] = {}
     for k, s in enumerate(seqs):
         if len(s):
@@ -110,4 +113,21 @@ def check_tokens(config: Config, texts: dict[str, list[str]]) -> str:
                 if hit is not None:
                     raise CorpusError(f"{d.parent / f['bin']}: holds the tokens of removed document "
                                       f"{flat[hit[0]][0]!r} at token {hit[1]:,}")
-    return f"{len(flat)} removed texts' token sequences: in none of {n} token files"
+        n += check_exports(d.parent, m["tokenizer"]["dtype"], seqs, [i for i, _ in flat])
+    return f"{len(flat)} removed texts' token sequences: in none of {n} token and export files"
+
+
+def check_exports(directory: Path, dtype: str, seqs: list[np.ndarray], ids: list[str]) -> int:
+    """The token directory's exports (export-<format>/: nanoGPT, llm.c, datatrove, MDS), every file read as
+    token ids of the stream's dtype and of uint16/uint32, at every byte alignment (a header may shift them)."""
+    n = 0
+    for p in sorted(x for e in directory.glob("export-*") for x in e.rglob("*") if x.is_file()):
+        if p.suffix in (".json", ".txt", ".metadata"):
+            continue
+        n += 1
+        for dt in dict.fromkeys([dtype, "uint16", "uint32"]):
+            for offset in range(np.dtype(dt).itemsize):
+                hit = find_sequences(p, dt, seqs, offset)
+                if hit is not None:
+                    raise CorpusError(f"{p}: holds the tokens of removed document {ids[hit[0]]!r} ({dt})")
+    return n
