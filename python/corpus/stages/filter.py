@@ -87,11 +87,14 @@ class FilterUnit:
     out_dir: Path
     cache_root: str | None = None  # where filters.memo keeps each filter's results per document ([run] cache)
     scored: bool = False  # the quality filter is on: kept documents go to _work/scored/, to be cut (quality_cut)
+    # the takedown lists' file (takedown_lists, takedown_lists_sha256), apart from the resources: they are in
+    # every filter's measuring identity, which the lists must not change (a takedown measures from the memo)
+    takedown_json: str = "{}"
 
 
-def takedown_matcher(resources_json: str):
+def takedown_matcher(takedown_json: str):
     """The takedown lists' matcher, or None without [takedown] lists."""
-    res = json.loads(resources_json)
+    res = json.loads(takedown_json)
     return takedown.load_matcher(res["takedown_lists"], res["takedown_lists_sha256"]) if "takedown_lists" in res \
         else None
 
@@ -122,7 +125,7 @@ def signals_of(u: FilterUnit, chain) -> tuple[ChainMemo, SignalsTable]:
     identities = chain.memo_identities(json.loads(u.filters_json), json.loads(u.resources_json))
     memo = ChainMemo(Path(u.cache_root), identities, chain.signal_columns(), u.key)
     # the takedown lists change which documents the table holds (a run without them keeps its key)
-    down = {"takedown": sha} if (sha := json.loads(u.resources_json).get("takedown_lists_sha256")) else {}
+    down = {"takedown": sha} if (sha := json.loads(u.takedown_json).get("takedown_lists_sha256")) else {}
     return memo, SignalsTable(chain.steps, Path(u.cache_root), cache_key({
         "signals": u.in_sha256, "identities": identities,
         "cleaning": [json.loads(u.filters_json)[s.name] for s in chain.steps if s.spec.cleans], **down}))
@@ -149,7 +152,7 @@ def filter_part(u: FilterUnit) -> dict:
     # lines cleaned per rule; documents dropped per filter, per rule, per language that got language-agnostic
     # word rules, and per source
     cleaned_by_rule, dropped, by_rule, agnostic, by_source = {}, {}, {}, {}, {}
-    docs_in, matcher = 0, takedown_matcher(u.resources_json)
+    docs_in, matcher = 0, takedown_matcher(u.takedown_json)
     for batch in reader.batches():
         keep = {k: [] for k in OUT_COLUMNS}
         rej = {k: [] for k in REJECT_COLUMNS}
@@ -307,10 +310,11 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
 
     def prepare(ctx: PhaseContext) -> None:
         resources: dict = {}
+        ctx.state["takedown_json"] = "{}"
         if lists:
             part, res = takedown.write_resource(config, ctx.staging)
             ctx.add_part(part)
-            resources.update(res)
+            ctx.state["takedown_json"] = json.dumps(res, sort_keys=True)
         for spec in enabled:
             if spec.prepare is not None:
                 parts, res = spec.prepare(config, ctx.staging)
@@ -327,12 +331,14 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
 
     def units(ctx: PhaseContext) -> list[FilterUnit]:
         return [FilterUnit(p["name"].removesuffix(".parquet"), src / p["name"], p["sha256"], filters_json,
-                           ctx.state["resources_json"], ctx.staging, cache, scored) for p in manifest["parts"]]
+                           ctx.state["resources_json"], ctx.staging, cache, scored, ctx.state["takedown_json"])
+                for p in manifest["parts"]]
 
     def fingerprint(u: FilterUnit) -> dict:  # the input part, the filters, the resources by content
         resources = {k: v for k, v in json.loads(u.resources_json).items() if k.endswith("sha256")}
+        down = {"takedown": json.loads(u.takedown_json)["takedown_lists_sha256"]} if lists else {}
         return {"in_sha256": u.in_sha256, "filters": json.loads(u.filters_json), "resources": resources,
-                "params": params, "signals": SIGNALS_FORMAT if u.cache_root is not None else None}
+                "params": params, "signals": SIGNALS_FORMAT if u.cache_root is not None else None, **down}
 
     from corpus.engine.raw import raw_refs
     from corpus.filters.registry import filter_sources
