@@ -109,6 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--corpus", type=Path, default=None, help="a JSONL(.zst) corpus as the only source")
     ap.add_argument("--fraction", type=float, default=0.001)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--shard-rows", type=int, default=None,
+                    help="[shard] shard_rows of v1 (default the config's): the demo's 100,000 make one shard")
     ap.add_argument("--md", type=Path, default=RESULTS / f"takedown-{dt.date.today().isoformat()}.md")
     ap.add_argument("--json", type=Path, default=None)
     a = ap.parse_args(argv)
@@ -117,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
         base = base_config(a, work)
         dataset = base["dataset"]["name"]
         base["dataset"]["version"] = "v1"
+        if a.shard_rows:
+            base.setdefault("shard", {})["shard_rows"] = a.shard_rows
         v1 = work / "v1.toml"
         v1.write_text(dump_toml(base))
         first_s, _ = corpus(v1, "run")
@@ -138,11 +142,10 @@ def main(argv: list[str] | None = None) -> int:
         held = set()
         for s in sorted((art / "corpus" / dataset / "v1").glob("shard-*.parquet")):
             t = read_parquet(s, columns=["id", "split"])
-            found = set(t.column("id").to_pylist()) & set(removed)
-            if found:
+            splits = {sp for i, sp in zip(t.column("id").to_pylist(), t.column("split").to_pylist()) if i in set(removed)}
+            if splits:  # the shard, and the token files of the splits its removed documents were in
                 held.add(s.name)
-                held |= {k for split in set(t.column("split").to_pylist()) for k in old
-                         if k.startswith("tokens/") and f"/{split}/" in k}
+                held |= {k for split in splits for k in old if k.startswith("tokens/") and f"/{split}/" in k}
         rewritten = {k: v for k, v in new.items() if old.get(k, ("", 0))[0] != v[0]}
         audit_s, audit_out = corpus(work / "v1-v2.toml", "audit")
         fresh = tomllib.loads((work / "v1-v2.toml").read_text())
@@ -154,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
                        **{f"tokens/{k}": v for k, v in files(work / "fresh" / "tokens" / dataset / "v2").items()}}
         total = sum(b for _, b in new.values())
         res = {"config": str(a.config), "corpus": str(a.corpus) if a.corpus else None, "fraction": a.fraction,
+               "shard_rows": base.get("shard", {}).get("shard_rows"),
                "seed": a.seed, **picked, "removed": len(removed),
                "removed_by_kind": {k: len(v) for k, v in m2["takedown"]["removed"].items()},
                "first_run_s": round(first_s, 1), "takedown_s": round(takedown_s, 1),
@@ -163,13 +167,14 @@ def main(argv: list[str] | None = None) -> int:
                "affected_files": sorted(held), "takedown_report": [x for x in out.splitlines() if x.startswith("shards and")],
                "audit_ok": audit_out.strip().splitlines()[-1], "audit_s": round(audit_s, 1),
                "scratch_s": round(scratch_s, 1), "byte_identical_to_scratch": fresh_files == new}
-    md = (f"# Takedown: {res['removed']} of {res['documents']} documents ({'--corpus ' + res['corpus'] if a.corpus else a.config.name})\n\n"
+    md = (f"# Takedown: {res['removed']} of {res['documents']} documents ({'--corpus ' + res['corpus'] if a.corpus else a.config.name}"
+          f", shard_rows {res['shard_rows']})\n\n"
           f"- entries by kind: {res['entries_by_kind']}; removed by kind: {res['removed_by_kind']}\n"
           f"- first run {res['first_run_s']} s; `corpus takedown` {res['takedown_s']} s "
           f"({100 * res['takedown_share_of_first']:.1f}% of it); from scratch with the list {res['scratch_s']} s\n"
           f"- shards and token files of v2: {total:,} bytes; rewritten {res['rewritten_bytes']:,} bytes "
           f"({len(rewritten)} files: {', '.join(res['rewritten_files'])}); v1's files that held a removed document "
-          f"(shards, and the token files of their splits): {res['affected_share_bytes']:,} bytes "
+          f"(shards, and the token files of the removed documents' splits): {res['affected_share_bytes']:,} bytes "
           f"({len(held)} files)\n"
           f"- {res['takedown_report'][0] if res['takedown_report'] else ''}\n"
           f"- audit of v2: {res['audit_ok']} ({res['audit_s']} s)\n"

@@ -199,3 +199,19 @@ def test_audit_fails_when_a_removed_text_is_planted_in_a_shard_or_a_token_file(t
     failed = [c for c in audit(v2) if not c.ok]
     assert [c.what for c in failed] == ["takedown: tokens"], failed
     assert f"{bin_path}: holds the tokens of removed document '{ART}31' at token {at:,}" == failed[0].detail
+
+
+@pytest.mark.slow
+def test_a_takedown_killed_mid_way_is_finished_by_running_it_again_and_never_touches_the_base(takedown_run):
+    r = takedown_run
+    v1 = r["v1"]
+    base = _published(v1.dataset_dir)
+    args = ("--config", v1.path, "takedown", "t/v1", "--to", "v3", "--list", "td-1", "-j", "2")
+    killed = run_corpus(*args, env={"CORPUS_FAULT_AFTER": "write:1"})  # the first written shard or token part
+    assert killed.returncode == -9, killed.stderr
+    assert _published(v1.dataset_dir) == base
+    run_corpus(*args, check=True)
+    assert _published(v1.dataset_dir) == base
+    v3 = load_config(v1.path.with_name("t-v3.toml"))
+    assert _published(v3.dataset_dir) == _published(r["v2"].dataset_dir)
+    assert _published(v3.artifacts / "tokens/t/v3") == _published(r["v2"].artifacts / "tokens/t/v2")
