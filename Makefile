@@ -18,7 +18,7 @@ LOCK_NODEPS := requirements-nodeps.lock
 UV_VERSION := 0.13.9
 RUFF_VERSION := 0.17.6
 
-.PHONY: setup lock golden docs demo demo-web all lint test test-fast bench bench-scale fetch normalize filter rejects dedup pii shards tokens export why quality gc diff signals tune audit report ledger-verify clean help
+.PHONY: setup lock golden docs demo demo-web all lint test test-fast bench bench-scale fetch normalize filter rejects dedup pii shards tokens export why quality gc diff takedown signals tune audit report ledger-verify clean help
 
 help:            ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 16
@@ -124,6 +124,9 @@ gc: $(STAMP)     ## list what no dataset version refers to (ARGS=--delete remove
 
 audit: $(STAMP)  ## re-check every manifest, checksum, count and licence
 	$(RUN) audit
+
+takedown: $(STAMP) ## a version without the documents takedown lists name: make takedown V=demo/v1 TO=v2 ARGS="--list my-optouts"
+	$(RUN) takedown $(V) --to $(TO) $(ARGS)
 
 diff: $(STAMP)   ## two versions of a dataset compared: make diff A=demo/v1 B=demo/v2 (ARGS=--json)
 	$(RUN) diff $(A) $(B) $(ARGS)

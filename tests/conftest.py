@@ -164,6 +164,7 @@ FIXTURE_MARKS = {
         "test_report.py": {"run"},                        # a whole `run_all`
         "test_s3.py": {"runs"},                           # every stage against the S3 server
         "test_why.py": {"workspace"},                     # a whole `run_all`
+        "test_takedown.py": {"takedown_run"},             # a run_all, a takedown and a from-scratch run
         "test_mix.py": {"base"},                          # run_all through shard, then tokenize per mix
         "test_small_web.py": {"small_web"},               # `corpus run` of a small WARC source
         "badinput/test_catalogue.py": {"fetched_good"},   # `corpus fetch` in a subprocess

@@ -228,7 +228,29 @@ def audit(config: Config) -> list[Check]:
 
     checks += audit_shards(config, ledger, prev_out)
     checks += audit_tokens(config)
+    checks += audit_takedown(config)
     return checks
+
+
+def audit_takedown(config: Config) -> list[Check]:
+    """With [takedown] lists: no shard and no token file holds a removed document (commands.takedown_proof)."""
+    from corpus.commands import takedown_proof as proof
+
+    path = config.dataset_dir / CORPUS_MANIFEST
+    if not path.is_file() or "takedown" not in (m := json.loads(path.read_text())):
+        return []
+    out = []
+    try:
+        texts = proof.removed_texts(config, m)
+    except CorpusError as e:
+        return [Check(False, "takedown", str(path), str(e))]
+    for what, fn in (("takedown: shards", lambda: proof.check_shards(config, m, texts)),
+                     ("takedown: tokens", lambda: proof.check_tokens(config, texts))):
+        try:
+            out.append(Check(True, what, str(config.dataset_dir), fn()))
+        except CorpusError as e:
+            out.append(Check(False, what, str(config.dataset_dir), str(e)))
+    return out
 
 
 def _staging_warnings(directory: Path) -> list[Check]:

@@ -293,6 +293,35 @@ def run(c: Ctx, workers, through, resume, replace, recompute):
 
 
 @cli.command()
+@click.argument("base", metavar="NAME/VERSION")
+@click.option("--to", "new", required=True, metavar="NEW_VERSION", help="The version to make (never the base).")
+@click.option("--list", "lists", multiple=True, metavar="SOURCE_ID",
+              help="A ledger row of role takedown to apply, beside the config's [takedown] lists (repeatable).")
+@click.option("--write-config", "out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Where to write the new version's config (default <config>-<NEW_VERSION>.toml beside it).")
+@workers_option
+@pass_ctx
+def takedown(c: Ctx, base, new, lists, out, workers):
+    """A new version of the published NAME/VERSION without the documents the takedown lists name: the
+    --config must be the base's ([takedown] and the version aside); the new version's config (the lists,
+    the base's shard cuts, its tokenizer pinned) is written beside it and every stage run for it. Shards
+    and token files no removed document was in keep their bytes; the base version is never changed
+    (retire it with `corpus gc --version NAME/VERSION`). docs/takedown.md."""
+    from corpus.commands.takedown import run_takedown
+
+    t0 = time.monotonic()
+    c.published_view()  # an s3 root: the base's manifests and shards, local (its cuts are read from them)
+    new_config, rows, size = run_takedown(c.config, base, new, lists, out, c.workers(workers))
+    for stage, status, seconds, summary in rows:
+        click.echo(f"{stage:<10} {status:<16} {seconds:>8.2f}  {summary}")
+    click.echo(f"config: {new_config.path}")
+    click.echo(f"shards and token files: {size['files_written']} written ({size['written']:,} bytes), "
+               f"{size['files_reused']} the same bytes as {base} ({size['reused']:,} bytes)")
+    click.echo(f"{new_config.dataset}/{new_config.version} made from {base} in {time.monotonic() - t0:.1f}s; "
+               f"`corpus --config {new_config.path} audit` proves the removed documents are gone")
+
+
+@cli.command()
 @click.option("--delete", is_flag=True, help="Remove what is listed (default: only list it).")
 @click.option("--cache", is_flag=True, help="Also list the artifacts root's cache (eval indexes, filter and PII "
                                             "results kept for later runs; [run] cache).")
@@ -521,7 +550,7 @@ def _counted(row: dict) -> str:
 @click.argument("url")
 @click.option("--source-id", required=True, help="Unique id, ^[a-z0-9][a-z0-9_.-]*$.")
 @click.option("--license", "license_spdx", required=True, help="SPDX id or LicenseRef-….")
-@click.option("--role", type=click.Choice(["corpus", "eval", "list", "model"]), default="corpus", show_default=True)
+@click.option("--role", type=click.Choice(["corpus", "eval", "list", "takedown", "model"]), default="corpus", show_default=True)
 @click.option("--format", "fmt", type=click.Choice(["text", "jsonl", "json", "parquet", "warc", "warc-records", "binary"]),
               default=None, help="How the file is read  [default: text; binary (the file as it is) for --role model]")
 @click.option("--split", type=click.Choice(["file", "line", "paragraph", "delimiter", "regex"]), default=None,
@@ -553,6 +582,7 @@ def ledger_add(c: Ctx, url, source_id, license_spdx, role, fmt, split, delimiter
                                           if docs is not None else ""))
     where = {"corpus": "[dataset] sources", "eval": "[decontam] evals",
              "list": "the [filters.<name>] key that reads it (e.g. [filters.url] block_domains)",
+             "takedown": "[takedown] lists (or `corpus takedown NAME/VERSION --to NEW --list ID`)",
              "model": "[filters.quality] model_source (with its label) or [filters.lang] model_source"}[row["role"]]
     # with no --config (nor CORPUS_CONFIG) name the default as one: the user may not know it is in use
     config = c.config.path if c.config_path else f"your config ({c.config.path} by default)"

@@ -189,6 +189,9 @@ def trace(config: Config, doc_id: str) -> list[dict]:
             step["threshold"] = found[1]["counts"]["quality"]["threshold"]
         if r.get("detail") is not None:  # what matched (the URL filter's list entry); quality: how its threshold was found
             step["detail"] = r["detail"]
+        if r["filter"] == "takedown":  # which list entry removed it, and from which version on
+            step["taken_down"] = (f"removed from {config.dataset}/{config.version} by entry {int(r['value'])} "
+                                  f"({r['rule']}) of the takedown lists")
         return steps + [{**step, "part": side[0], "row": side[1]}]
     step = {"stage": "filter", "status": "kept", "lang": kept[2]["lang"], "lang_score": kept[2]["lang_score"],
             "part": kept[0], "row": kept[1]}

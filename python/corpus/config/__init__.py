@@ -28,7 +28,7 @@ UNHASHED_TABLES = ("paths", "run")
 UNHASHED_KEYS = ("tokenize.min_train_bytes", "fetch.max_failed_files")  # change no output byte
 # Keys left out of every hash of their table while they hold this value (keys added after outputs were
 # made: a config that does not set one keeps its hashes, and its raw outputs their keys).
-UNHASHED_WHEN = {"extract.retry": []}
+UNHASHED_WHEN = {"extract.retry": [], "shard.first_ids": []}
 
 
 def _default_table(path: str) -> dict:

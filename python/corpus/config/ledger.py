@@ -12,7 +12,7 @@ from corpus.errors import CorpusError
 from corpus.config.schemas import open_user_file, validate
 
 SCHEMA = "ledger-row.schema.json"
-FIELD_ORDER = ("source_id", "role", "url", "sha256", "bytes", "license_spdx", "format", "members",
+FIELD_ORDER = ("source_id", "role", "url", "sha256", "bytes", "license_spdx", "reason", "format", "members",
                "text_fields", "split", "delimiter", "pattern", "encoding", "added", "notes")
 
 

@@ -204,3 +204,18 @@ def id_sort(config: Config, workers: int, parts: list[tuple[Path, dict]], folder
     inputs = tuple((p["name"].removesuffix(".parquet"), path, p["rows"]) for path, p in parts)
     n_parts = partitions(config, sum(rows for _, _, rows in inputs), workers=workers)
     return IdSort(inputs, n_parts, folder, by_rank)
+
+
+def ids_before(paths, bounds: list[str]) -> np.ndarray:
+    """For each id of `bounds`, how many ids of the parts at `paths` are smaller (byte order, as the
+    sort): where it would stand among them. Reads the id column only."""
+    from corpus.formats.parts import read_parquet
+
+    out = np.zeros(len(bounds), np.int64)
+    if not bounds:
+        return out
+    for path in paths:
+        col = read_parquet(path, columns=["id"]).column("id")
+        for k, b in enumerate(bounds):
+            out[k] += pc.sum(pc.less(col, pa.scalar(b, pa.string()))).as_py() or 0
+    return out

@@ -125,7 +125,7 @@ STAGES: tuple[Stage, ...] = (
           "normalize", adds=BASE_COLUMNS, config=("dataset", "normalize")),
     Stage("filter", "03-filter", "normalize", "parts",
           f"filters {', '.join(FILTERS)} (those enabled, in [filters] order)",
-          "filter", adds=_Later(_filter_annotations), config=("filters",),
+          "filter", adds=_Later(_filter_annotations), config=("filters", "takedown"),
           side=Side("rejects", {"id": pa.string(), "source_id": pa.string(), "url": pa.string(),
                                 "filter": pa.string(), "rule": pa.string(), "value": pa.float64(),
                                 "text": pa.string(), "detail": pa.string()})),

@@ -40,7 +40,8 @@ from corpus.dedup.minhash import MinHasher, WordBatch, band_keys, word_batches
 from corpus.dedup.verify import ShingleSets, signatures_and_sets
 from corpus.errors import CorpusError
 from corpus.config.ledger import load_ledger, select
-from corpus.engine.idsort import IdSort, id_sort, rank_range, sample_part, suffixed
+from corpus.filters import takedown
+from corpus.engine.idsort import ids_before, IdSort, id_sort, rank_range, sample_part, suffixed
 from corpus.formats.parts import read_table, validate_columns, write_table
 from corpus.engine.raw import raw_refs, raw_texts
 from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step, Whole, published_stage, read_stage_manifest
@@ -238,6 +239,7 @@ class ApplyUnit:
     inputs: PartInputs        # where this part's decisions come from (corpus.dedup.decide)
     out_dir: Path
     units: UnitsRun | None = None  # [dedup.lines] / [dedup.spans]: where the unit copies are
+    phantoms: tuple[int, ...] = ()  # DedupRun.phantoms
 
 
 def apply_part(u: ApplyUnit) -> dict:
@@ -254,7 +256,10 @@ def apply_part(u: ApplyUnit) -> dict:
         dec.reason[edits.dropped] = UNIT_DROP
         keep = dec.reason == KEEP
     reason_names = {**REASON_NAMES, UNIT_DROP: u.units.spec.kind} if u.units is not None else REASON_NAMES
-    kept = table.filter(pa.array(keep)).append_column("minhash_cluster", pa.array(dec.roots[keep], pa.int64()))
+    roots = dec.roots[keep]
+    if u.phantoms:  # a row index counts the documents taken down before it that the filters kept
+        roots = roots + np.searchsorted(np.asarray(u.phantoms, np.int64), roots, side="right")
+    kept = table.filter(pa.array(keep)).append_column("minhash_cluster", pa.array(roots, pa.int64()))
     dropped_rows = np.flatnonzero(~keep).tolist()
     take = pa.array(dropped_rows, pa.int64())
     no_match = (None, None)
@@ -346,6 +351,9 @@ class DedupRun:
     against: tuple[tuple[str, tuple[tuple[str, str], ...]], ...]  # per `against` version: its index files
     sort: IdSort                                  # the input in id order: a row's row index is its rank
     units_against: tuple = ()                     # [dedup.lines]/[dedup.spans]: each `against` version's units index
+    # where each document taken down that the filters would have kept stands among the input ids, sorted:
+    # row indices (minhash_cluster) count them, as in the version without the takedown lists
+    phantoms: tuple[int, ...] = ()
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -378,11 +386,12 @@ def dedup_run(config: Config, opts: RunOptions) -> tuple[DedupRun, dict, Whole]:
                       for name, directory, files in against),
         sort=id_sort(config, opts.workers, parts, "global/ranges", by_rank=True),
         units_against=unit_dedup.against_units(units, [n for n, _, _ in against], [x for _, x, _ in against],
-                                               [read_stage_manifest(x) for _, x, _ in against]) if units else ())
+                                               [read_stage_manifest(x) for _, x, _ in against]) if units else (),
+        phantoms=tuple(ids_before([path for path, _ in parts], kept := takedown.kept_by_filters(src, manifest))))
     evals = config["decontam"]["evals"] if config["decontam"]["enabled"] else []
     others = [*raw_refs(config, evals), *against_refs]
     whole = Whole({"params": params, "eval_index": eval_index_facts(config), "inputs": others,
-                   "parts": input_content(manifest)})
+                   "parts": input_content(manifest), **({"takedown_kept": kept} if kept else {})})
     return run, {"config_sha256": config_hash(config, ME.name), "params": params, "inputs": [ref, *others]}, whole
 
 
@@ -494,7 +503,7 @@ def apply_units(run: DedupRun, ctx: PhaseContext, with_units: bool = False) -> l
                                  global_dir(ctx), ctx.work, exact_units, labels,
                                  tuple(tuple(h) for h in signed[i]["decontam"]), run.dedup, run.against,
                                  url_units),
-                      ctx.staging, units)
+                      ctx.staging, units, run.phantoms)
             for i, (k, path, p) in enumerate(run.parts)]
 
 

@@ -229,8 +229,8 @@ def _record_file(ctx: PhaseContext) -> None:
 
 
 def source_rows(config: Config, only: tuple[str, ...] = ()) -> list[dict]:
-    """The rows to fetch: the dataset's corpus sources, its protected eval sets and the perplexity
-    reference (or just `only`)."""
+    """The rows to fetch: the dataset's corpus sources, its protected eval sets, its takedown lists and
+    the perplexity reference (or just `only`)."""
     ledger = load_ledger(config.ledger_path)
     if only:
         missing = [s for s in only if s not in ledger]
@@ -239,6 +239,8 @@ def source_rows(config: Config, only: tuple[str, ...] = ()) -> list[dict]:
         return [ledger[s] for s in only]
     rows = select(ledger, config["dataset"]["sources"], "corpus", what=f"{config.path}: dataset.sources")
     rows += select(ledger, config["decontam"]["evals"], "eval", what=f"{config.path}: decontam.evals")
+    rows += select(ledger, (config.data.get("takedown") or {}).get("lists", []), "takedown",
+                   what=f"{config.path}: takedown.lists")
     from corpus.filters.registry import filter_sources
 
     for sid, key in filter_sources(config):

@@ -22,7 +22,9 @@ from corpus.filters.signals import SignalsTable
 from corpus.store.atomic import sha256_bytes, write_bytes
 from corpus.engine.cache import cache_key, cache_root, cache_use_step
 from corpus.store.checksums import read_verified
-from corpus.filters.registry import annotation_columns, chain_for, filter_order, registry
+from corpus.filters.registry import Outcome, annotation_columns, chain_for, filter_order, registry
+from corpus.filters import takedown
+from corpus.filters.takedown import FILTER_NAME as TAKEDOWN
 from corpus.store.atomic import canonical_json
 from corpus.filters.quality import checked_score, find_threshold
 from corpus.formats.parts import PartReader, PartWriter, read_table, schema_of, validate_columns, write_table
@@ -85,6 +87,36 @@ class FilterUnit:
     out_dir: Path
     cache_root: str | None = None  # where filters.memo keeps each filter's results per document ([run] cache)
     scored: bool = False  # the quality filter is on: kept documents go to _work/scored/, to be cut (quality_cut)
+    # the takedown lists' file (takedown_lists, takedown_lists_sha256), apart from the resources: they are in
+    # every filter's measuring identity, which the lists must not change (a takedown measures from the memo)
+    takedown_json: str = "{}"
+
+
+def takedown_matcher(takedown_json: str):
+    """The takedown lists' matcher, or None without [takedown] lists."""
+    res = json.loads(takedown_json)
+    return takedown.load_matcher(res["takedown_lists"], res["takedown_lists_sha256"]) if "takedown_lists" in res \
+        else None
+
+
+def taken_down(matcher, cols: dict, outcomes: list) -> tuple[list, list[int]]:
+    """The batch's outcomes with each removed document's replaced by its takedown reject, and the
+    positions of the others. A removed document is measured all the same (from the memo, in a takedown
+    of a published version): its detail says what the filters would have done, " (filters: kept)" or
+    " (filters: <filter>.<rule>)", which dedup reads to number rows as the version without the list did."""
+    if matcher is None:
+        return outcomes, list(range(len(outcomes)))
+    out, live = [], []
+    for i, (doc_id, url, sid, text) in enumerate(zip(cols["id"], cols["url"], cols["source_id"], cols["text"])):
+        m = matcher.match(doc_id, url, sid, text)
+        if m is None:
+            out.append(outcomes[i])
+            live.append(i)
+            continue
+        failed = outcomes[i].failed
+        then = "kept" if failed is None else f"{failed[0]}.{failed[1]}"
+        out.append(Outcome((), (TAKEDOWN, m.kind, float(m.line), f"{m.detail} (filters: {then})"), text, []))
+    return out, live
 
 
 def signals_of(u: FilterUnit, chain) -> tuple[ChainMemo, SignalsTable]:
@@ -92,9 +124,11 @@ def signals_of(u: FilterUnit, chain) -> tuple[ChainMemo, SignalsTable]:
     tune), filed by the input part and everything measured."""
     identities = chain.memo_identities(json.loads(u.filters_json), json.loads(u.resources_json))
     memo = ChainMemo(Path(u.cache_root), identities, chain.signal_columns(), u.key)
+    # the takedown lists change which documents the table holds (a run without them keeps its key)
+    down = {"takedown": sha} if (sha := json.loads(u.takedown_json).get("takedown_lists_sha256")) else {}
     return memo, SignalsTable(chain.steps, Path(u.cache_root), cache_key({
         "signals": u.in_sha256, "identities": identities,
-        "cleaning": [json.loads(u.filters_json)[s.name] for s in chain.steps if s.spec.cleans]}))
+        "cleaning": [json.loads(u.filters_json)[s.name] for s in chain.steps if s.spec.cleans], **down}))
 
 
 def filter_part(u: FilterUnit) -> dict:
@@ -105,8 +139,8 @@ def filter_part(u: FilterUnit) -> dict:
     chain = chain_for(u.filters_json, u.resources_json)
     memo, table = signals_of(u, chain) if u.cache_root is not None else (None, None)
     annotations = list(annotation_columns())
-    (u.out_dir / ME.side.dirname).mkdir(exist_ok=True)
-    (u.out_dir / REMOVED).mkdir(exist_ok=True)
+    for folder in (ME.side.dirname, REMOVED):
+        (u.out_dir / folder).mkdir(exist_ok=True)
     side, lines_side = f"{ME.side.dirname}/{u.key}.parquet", f"{REMOVED}/{u.key}.parquet"
     out_schema, rej_schema = schema_of(OUT_COLUMNS), schema_of(REJECT_COLUMNS)
     kept_name = f"{WORK_DIR}/{SCORED}/{u.key}.parquet" if u.scored else f"{u.key}.parquet"
@@ -115,11 +149,10 @@ def filter_part(u: FilterUnit) -> dict:
     (u.out_dir / kept_name).parent.mkdir(parents=True, exist_ok=True)
     kept_w, rej_w = PartWriter(u.out_dir / kept_name, out_schema), PartWriter(u.out_dir / side, rej_schema)
     rem_w = PartWriter(u.out_dir / lines_side, rem_schema := schema_of(REMOVED_COLUMNS))
-    cleaned_by_rule: dict[str, dict[str, int]] = {}
-    # documents dropped per filter, per rule, and per language that got language-agnostic word rules
-    dropped, by_rule, agnostic = {}, {}, {}
-    by_source: dict[str, dict[str, int]] = {}
-    docs_in = 0
+    # lines cleaned per rule; documents dropped per filter, per rule, per language that got language-agnostic
+    # word rules, and per source
+    cleaned_by_rule, dropped, by_rule, agnostic, by_source = {}, {}, {}, {}, {}
+    docs_in, matcher = 0, takedown_matcher(u.takedown_json)
     for batch in reader.batches():
         keep = {k: [] for k in OUT_COLUMNS}
         rej = {k: [] for k in REJECT_COLUMNS}
@@ -127,10 +160,11 @@ def filter_part(u: FilterUnit) -> dict:
         cols = {k: batch.column(k).to_pylist() for k in IN_COLUMNS}
         docs_in += batch.num_rows
         measured: list = []
-        outcomes = chain.check_many(cols["text"], cols["url"], cols["id"], memo, measured)
-        if table is not None:
-            table.add(cols["id"], cols["source_id"], cols["url"], measured)
-        count_unknown_languages(chain, outcomes, agnostic)
+        outcomes, live = taken_down(matcher, cols, chain.check_many(cols["text"], cols["url"], cols["id"], memo,
+                                                                    measured))
+        if table is not None:  # the signals of the documents not taken down (tune, signals export)
+            table.add(*([cols[k][i] for i in live] for k in ("id", "source_id", "url")), [measured[i] for i in live])
+        count_unknown_languages(chain, [outcomes[i] for i in live], agnostic)
         for i, (text, out) in enumerate(zip(cols["text"], outcomes)):
             sid = cols["source_id"][i]
             src = by_source.setdefault(sid, {"docs_in": 0, "docs_out": 0})
@@ -154,15 +188,14 @@ def filter_part(u: FilterUnit) -> dict:
             for k, v in (("id", cols["id"][i]), ("source_id", sid), ("url", cols["url"][i]), ("filter", name),
                          ("rule", rule), ("value", float(value)), ("text", text), ("detail", detail)):
                 rej[k].append(v)
-        kept_w.write(pa.record_batch([pa.array(keep[k], type=t) for k, t in OUT_COLUMNS.items()], schema=out_schema))
-        rej_w.write(pa.record_batch([pa.array(rej[k], type=t) for k, t in REJECT_COLUMNS.items()], schema=rej_schema))
-        rem_w.write(pa.record_batch([pa.array(removed[k], type=t) for k, t in REMOVED_COLUMNS.items()],
-                                    schema=rem_schema))
+        for w, cols_of, values_of, schema in ((kept_w, OUT_COLUMNS, keep, out_schema), (rej_w, REJECT_COLUMNS, rej, rej_schema),
+                                              (rem_w, REMOVED_COLUMNS, removed, rem_schema)):
+            w.write(pa.record_batch([pa.array(values_of[k], type=t) for k, t in cols_of.items()], schema=schema))
     parts = [kept_w.close(), rej_w.close(), rem_w.close()]
     if memo is not None:
         memo.save()
     parts[0]["name"], parts[1]["name"], parts[2]["name"] = kept_name, side, lines_side
-    order = filter_order(json.loads(u.filters_json))
+    order = ([TAKEDOWN] if matcher is not None else []) + filter_order(json.loads(u.filters_json))
     counts = {"docs_in": docs_in, "docs_out": parts[0]["rows"],
               "dropped": {f: dropped.get(f, 0) for f in order}, "dropped_by_rule": by_rule, "by_source": by_source,
               "cleaned_by_rule": cleaned_by_rule, **({"language_agnostic": agnostic} if agnostic else {})}
@@ -271,8 +304,17 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
         if spec.identity is not None:
             params.update(spec.identity(config))
 
+    lists = takedown.list_rows(config) if takedown.list_ids(config) else []
+    if lists:
+        params["takedown"] = [{"source_id": r["source_id"], "sha256": r["sha256"]} for r in lists]
+
     def prepare(ctx: PhaseContext) -> None:
         resources: dict = {}
+        ctx.state["takedown_json"] = "{}"
+        if lists:
+            part, res = takedown.write_resource(config, ctx.staging)
+            ctx.add_part(part)
+            ctx.state["takedown_json"] = json.dumps(res, sort_keys=True)
         for spec in enabled:
             if spec.prepare is not None:
                 parts, res = spec.prepare(config, ctx.staging)
@@ -289,17 +331,19 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
 
     def units(ctx: PhaseContext) -> list[FilterUnit]:
         return [FilterUnit(p["name"].removesuffix(".parquet"), src / p["name"], p["sha256"], filters_json,
-                           ctx.state["resources_json"], ctx.staging, cache, scored) for p in manifest["parts"]]
+                           ctx.state["resources_json"], ctx.staging, cache, scored, ctx.state["takedown_json"])
+                for p in manifest["parts"]]
 
     def fingerprint(u: FilterUnit) -> dict:  # the input part, the filters, the resources by content
         resources = {k: v for k, v in json.loads(u.resources_json).items() if k.endswith("sha256")}
+        down = {"takedown": json.loads(u.takedown_json)["takedown_lists_sha256"]} if lists else {}
         return {"in_sha256": u.in_sha256, "filters": json.loads(u.filters_json), "resources": resources,
-                "params": params, "signals": SIGNALS_FORMAT if u.cache_root is not None else None}
+                "params": params, "signals": SIGNALS_FORMAT if u.cache_root is not None else None, **down}
 
     from corpus.engine.raw import raw_refs
     from corpus.filters.registry import filter_sources
 
-    inputs = [ref, *raw_refs(config, [sid for sid, _ in filter_sources(config)])]
+    inputs = [ref, *raw_refs(config, [sid for sid, _ in filter_sources(config)] + [r["source_id"] for r in lists])]
     return [Job("filter", ME.path(config), {"config_sha256": config_hash(config, ME.name), "params": params, "inputs": inputs},
                 [Step("prepare", prepare), Map("filter", units, filter_part, fingerprint=fingerprint),
                  Step("cache", cache_use_step("filter", "filter_cache", "filter results"))]

@@ -25,14 +25,15 @@ import pyarrow.parquet as pq
 from corpus import __version__
 from corpus.engine.versions import output_packages
 from corpus.store.atomic import canonical_json, dump_json, naming_enospc, sha256_bytes, sha256_file, write_bytes
-from corpus.config import Config, config_slice
+from corpus.config import Config, config_slice, hashed_table
 from corpus.errors import CorpusError
 from corpus.config.layout import CORPUS_MANIFEST, CORPUS_SCHEMA
 from corpus.config.ledger import load_ledger
 from corpus.engine.memory import release_freed_memory
 from corpus.formats import parts as parts_io
 from corpus.formats.parts import read_table, validate_columns
-from corpus.engine.idsort import id_sort, part_ranks, rank_range, sample_part
+from corpus.filters import takedown
+from corpus.engine.idsort import id_sort, ids_before, part_ranks, rank_range, sample_part
 from corpus.engine.partitioning import work_entry
 from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step, Whole, published_stage, read_stage_manifest
 from corpus.config.schemas import validate
@@ -80,7 +81,7 @@ class ScatterUnit:
     sha256: str
     index: int              # the part's position among the input parts
     ranges: tuple[tuple[Path, int], ...]   # (rank file prefix, global rank of the range's first id)
-    shard_rows: int
+    starts: tuple[int, ...]  # the global rank of each shard's first row (shard_cuts)
     spill_dir: Path
 
 
@@ -102,15 +103,30 @@ def spill_table(rows: pa.Table, pos: np.ndarray) -> pa.Table:
             .append_column(CHARS, lengths[0]).append_column(TEXT_BYTES, lengths[1]))
 
 
+def shard_cuts(n_docs: int, shard_rows: int, first_ids: list[str], parts: list[tuple[Path, dict]]) -> list[int]:
+    """The global rank of each shard's first row: every shard_rows rows, or, with [shard] first_ids, the
+    number of ids before each of them (the ids of every input part counted, byte order as the id sort)."""
+    if not first_ids:
+        return list(range(0, max(1, n_docs), shard_rows))
+    if sorted(first_ids, key=lambda x: x.encode("utf-8")) != first_ids:
+        raise CorpusError("shard.first_ids: the ids must be in increasing byte order")
+    # ids only (the scatter that follows reads each part whole, verified)
+    before = ids_before([path for path, _ in parts], first_ids)
+    return [0, *before.tolist()]
+
+
 def scatter_part(u: ScatterUnit) -> dict:
-    """Spill the part's rows per destination shard (global rank // shard_rows), each spill sorted by its
+    """Spill the part's rows per destination shard (shard_cuts: the shard whose first rank is the last at
+    or before the row's), each spill sorted by its
     rows' position in the shard and carrying it, so `write` can cut a shard into row groups without
     holding or sorting the whole shard."""
     table = read_table(u.path, u.sha256)
     validate_columns(table, INPUT_COLUMNS, u.path)
     table = table.select(list(INPUT_COLUMNS))
     rank = part_ranks(u.index, u.ranges, table.num_rows, u.path)
-    dest, pos = rank // u.shard_rows, rank % u.shard_rows
+    starts = np.asarray(u.starts, np.int64)
+    dest = np.searchsorted(starts, rank, side="right") - 1
+    pos = rank - starts[dest]
     work = []
     for shard in np.unique(dest):
         picked = np.flatnonzero(dest == shard)
@@ -132,6 +148,7 @@ class ShardUnit:
     spill_dir: Path
     out_dir: Path
     val_permille: int
+    spills: tuple[tuple[str, str], ...] = ()   # (name, sha256) of its spills, what its bytes are a function of
 
 
 def text_digests(texts: pa.ChunkedArray | pa.Array) -> np.ndarray:
@@ -408,7 +425,10 @@ def build_manifest(config: Config, shards: list[dict], sources: dict, stage_coun
                            "sha256": row["sha256"], "docs": s["train"] + s["val"], "train": s["train"],
                            "val": s["val"], "licenses_in_shards": sorted(s["license_spdx"])})
     splits = {"train": sum(s["train"] for s in per_source), "val": sum(s["val"] for s in per_source)}
+    filtered = STAGE["filter"].path(config)
+    down = takedown.manifest_record(config, filtered, read_stage_manifest(filtered))
     return {
+        **({"takedown": down} if down is not None else {}),
         "dataset": config.dataset, "version": config.version,
         "n_docs": sum(s["rows"] for s in shards), "n_shards": len(shards), "shards": shards,
         "splits": splits, "val_permille": config["shard"]["val_permille"], "shard_rows": config["shard"]["shard_rows"],
@@ -472,15 +492,26 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
     # a small corpus is scattered in the driver: 40 parts of the demo (5 MB) took 0.15 s of CPU in all,
     # and workers started for them cost more than they saved (LAZY_POOL: then none start at all)
     small = sum(p.get("bytes", 0) for _, p in parts) < SCATTER_IN_DRIVER_BYTES
-    n_shards = max(1, -(-sort.n_docs // shard_rows))
+    first_ids = config["shard"].get("first_ids", [])
+    n_shards = len(first_ids) + 1 if first_ids else max(1, -(-sort.n_docs // shard_rows))
+
+    def cuts_step(ctx: PhaseContext) -> None:
+        ctx.state["starts"] = tuple(shard_cuts(sort.n_docs, shard_rows, first_ids, parts))
 
     def scatter_units(ctx: PhaseContext) -> list[ScatterUnit]:
-        return [ScatterUnit(p["name"].removesuffix(".parquet"), path, p["sha256"], i, ctx.state["ranges"], shard_rows,
-                            ctx.work / "spill") for i, (path, p) in enumerate(parts)]
+        return [ScatterUnit(p["name"].removesuffix(".parquet"), path, p["sha256"], i, ctx.state["ranges"],
+                            ctx.state["starts"], ctx.work / "spill") for i, (path, p) in enumerate(parts)]
 
     def shard_units(ctx: PhaseContext) -> list[ShardUnit]:
-        return [ShardUnit(f"shard-{i:05d}", i, n_shards, ctx.work / "spill", ctx.staging, val_permille)
-                for i in range(n_shards)]
+        spills: dict[int, list] = {}
+        for r in ctx.results["scatter"]:
+            for w in r["work"]:
+                spills.setdefault(int(Path(w["name"]).parent.name), []).append((Path(w["name"]).name, w["sha256"]))
+        return [ShardUnit(f"shard-{i:05d}", i, n_shards, ctx.work / "spill", ctx.staging, val_permille,
+                          tuple(sorted(spills.get(i, [])))) for i in range(n_shards)]
+
+    def write_fingerprint(u: ShardUnit) -> dict:  # a shard is a function of its spills' bytes: reused by them
+        return {"index": u.index, "n_shards": u.n_shards, "val_permille": u.val_permille, "spills": u.spills}
 
     def manifest_step(ctx: PhaseContext) -> None:
         results = ctx.results["write"]
@@ -503,18 +534,19 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
 
     # the config the shards depend on, whole: `corpus run` names what a changed config would change in
     # this published version (commands.pipeline.version_changes)
-    params = {"shard": config["shard"], "ledger_sha256": ledger_ref(config, ledger)["sha256"],
+    params = {"shard": hashed_table("shard", config["shard"]), "ledger_sha256": ledger_ref(config, ledger)["sha256"],
               "config": config_slice(config.data, config_keys(ME.name))}
     return [Job("shard", ME.path(config), {"config_sha256": config_hash(config, ME.name), "params": params, "inputs": [ref]},
                 [Map("sample", sort.sample_units, sample_part), Step("splitters", sort.splitters_step),
                  Map("rank", sort.range_units, rank_range, unit="ranges"), Step("offsets", sort.offsets_step),
-                 Map("scatter", scatter_units, scatter_part, in_process=small),
-                 Map("write", shard_units, write_shard, unit="shards"), Step("manifest", manifest_step)],
+                 Step("cuts", cuts_step), Map("scatter", scatter_units, scatter_part, in_process=small),
+                 Map("write", shard_units, write_shard, unit="shards", fingerprint=write_fingerprint),
+                 Step("manifest", manifest_step)],
                 shared_dir=True, owned=("shard-*-of-*.parquet", CORPUS_MANIFEST),
                 dataset=config.dataset, version=config.version, reuse_from=reuse_sources(config, ME.name),
                 # the shards are a function of the input parts and [shard]; _MANIFEST.json also names this
                 # version, its config and every stage's counts: written again when the shards are reused
-                whole=Whole({"shard": config["shard"], "parts": input_content(manifest)}, steps=("manifest",),
+                whole=Whole({"shard": hashed_table("shard", config["shard"]), "parts": input_content(manifest)}, steps=("manifest",),
                             results=("write",), rebuilt=(CORPUS_MANIFEST,)))]
 
 

@@ -1,0 +1,217 @@
+"""Takedown (issue 52): lists of role takedown remove documents by url, domain, id, text sha256 or source,
+first in the filter stage; a new version made by `corpus takedown` rewrites only the shards that held a
+removed document, gives the bytes of a from-scratch run with the list in its config, and its audit
+proves the removed texts are gone."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import LEDGER, error_line, run_corpus, write_config
+from corpus.config import load_config
+from corpus.errors import CorpusError
+from corpus.filters import takedown
+from corpus.formats.parts import read_parquet
+from corpus.store.atomic import dump_json
+
+
+def test_entries_match_by_kind_first_entry_wins_and_malformed_ones_name_their_line():
+    rows = ["# opt-outs", "domain:Example.COM.  # the whole site", "url:https://a.org/p#frag", "id:s:3",
+            "sha256:" + hashlib.sha256("gone".encode()).hexdigest(), "source:s2"]
+    lines = [x for x in map(takedown.strip_comment, rows) if x]
+    entries = [[*takedown.parse_entry(x, "l"), "td", "0" * 64] for x in lines]
+    m = takedown.Matcher(entries)
+    kind = lambda *a: (x.kind, x.line) if (x := m.match(*a)) else None  # noqa: E731
+    assert kind("s:1", "http://www.sub.example.com/x", "s", "t") == ("domain", 1)  # subdomain, any case
+    assert kind("s:1", "http://notexample.com/", "s", "t") is None                # not a parent domain
+    assert kind("s:1", "https://a.org/p#frag", "s", "t") == ("url", 2)            # '#frag' is no comment
+    assert kind("s:1", "https://a.org/p", "s", "t") is None                       # exact URLs only
+    assert kind("s:3", "http://example.com/", "s", "t") == ("domain", 1)          # the first entry wins
+    assert kind("s:3", None, "s", "t") == ("id", 3)
+    assert kind("s:9", None, "s", "gone") == ("sha256", 4)
+    assert kind("s2:0", None, "s2", "t") == ("source", 5)
+    assert m.match("s:3", None, "s", "t").detail == "td sha256:" + "0" * 64 + " id:s:3"
+    for bad in ("http://x.org/", "host:x.org", "sha256:abc", "id:"):
+        with pytest.raises(CorpusError, match=r"^list 'td' f#L7: takedown entry"):
+            takedown.parse_entry(bad, "list 'td' f#L7")
+
+
+# ---------------------------------------------------------------- a takedown of a published version
+
+SOURCES = ["tinystories-train-head", "minhash-articles-100"]
+# minhash-articles-100's planted near-duplicates (dedup keeps the smallest id of a group): {4, 31} keeps
+# 31, {0, 7} keeps 0. Taking down 31 promotes 4; taking down 0 and 7 (by its text) leaves neither.
+ART = "minhash-articles-100:"
+
+
+def _published(directory: Path) -> dict[str, str]:
+    return {str(p.relative_to(directory)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(directory.rglob("*")) if p.is_file() and p.suffix in (".parquet", ".bin", ".idx")
+            and "stages" not in p.parts}
+
+
+def _ids(directory: Path) -> set[str]:
+    return {i for p in directory.glob("shard-*.parquet") for i in read_parquet(p, columns=["id"]).column("id").to_pylist()}
+
+
+@pytest.fixture(scope="module")
+def takedown_run(tmp_path_factory, mirror):
+    """v1 of a small corpus, then `corpus takedown t/v1 --to v2` with a list of mixed entry kinds, then a
+    from-scratch run (other root, no cache) of the config the takedown wrote."""
+    from corpus.commands.pipeline import run_all
+    from corpus.commands.takedown import run_takedown
+
+    tmp = tmp_path_factory.mktemp("takedown")
+    ledger = tmp / "ledger.jsonl"
+    ledger.write_text(LEDGER.read_text())
+    cfg = write_config(tmp / "t.toml", ledger=ledger, sources=SOURCES, artifacts=tmp / "art",
+                       shard={"shard_rows": 300}, decontam={"evals": ["gsm8k-test"]}, tokenize={"vocab_size": 1024})
+    v1 = load_config(cfg)
+    run_all(v1, workers=2)
+    before = _published(tmp / "art")
+    normalized = {}
+    for p in sorted((v1.dataset_dir / "stages" / "02-normalize").glob("part-*.parquet")):
+        t = read_parquet(p, columns=["id", "url", "text"])
+        normalized.update({r["id"]: r for r in t.to_pylist()})
+    story = normalized["tinystories-train-head:10"]
+    entries = ["# opt-outs, 2026-12", f"id:{ART}31", f"id:{ART}0  # a court order",
+               "sha256:" + hashlib.sha256(normalized[f"{ART}7"]["text"].encode()).hexdigest(),
+               f"url:{story['url']}", "domain:example.com"]
+    (tmp / "list.txt").write_text("\n".join(entries) + "\n")
+    data = (tmp / "list.txt").read_bytes()
+    with ledger.open("a") as f:
+        f.write(json.dumps({"source_id": "td-1", "role": "takedown", "url": str(tmp / "list.txt"),
+                            "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data),
+                            "license_spdx": "CC0-1.0", "reason": "opt-out requests", "format": "text",
+                            "split": "line"}) + "\n")
+    t0 = time.monotonic()
+    v2, rows, size = run_takedown(v1, "t/v1", "v2", ("td-1",), None, 2)
+    seconds = time.monotonic() - t0
+    fresh_cfg = tmp / "fresh.toml"
+    fresh_cfg.write_text(v2.path.read_text().replace(str(tmp / "art"), str(tmp / "fresh")) + "\n[run]\ncache = false\n")
+    fresh = load_config(fresh_cfg)
+    run_all(fresh, workers=2)
+    return {"tmp": tmp, "v1": v1, "v2": v2, "fresh": fresh, "before": before, "size": size, "rows": rows,
+            "seconds": seconds, "normalized": normalized}
+
+
+@pytest.mark.slow
+def test_takedown_rewrites_only_the_shards_that_held_a_removed_document_and_equals_a_fresh_run(takedown_run):
+    r = takedown_run
+    v1, v2, fresh = r["v1"], r["v2"], r["fresh"]
+    assert _published(r["tmp"] / "art" / "corpus" / "t" / "v1") == {
+        k.removeprefix("corpus/t/v1/"): v for k, v in r["before"].items() if k.startswith("corpus/t/v1/")}  # base intact
+    m = json.loads((v2.dataset_dir / "_MANIFEST.json").read_text())
+    listed = hashlib.sha256((r["tmp"] / "list.txt").read_bytes()).hexdigest()
+    assert m["takedown"]["lists"] == [{"source_id": "td-1", "sha256": listed, "reason": "opt-out requests"}]
+    assert m["takedown"]["removed"] == {"id": [f"{ART}0", f"{ART}31"], "sha256": [f"{ART}7"],
+                                        "url": ["tinystories-train-head:10"]}
+    ids = _ids(v2.dataset_dir)
+    assert f"{ART}4" in ids and f"{ART}4" not in _ids(v1.dataset_dir)   # the next copy of 31's group, promoted
+    assert not ids & {f"{ART}0", f"{ART}7", f"{ART}31"}                   # 0's group: both copies matched
+    # shards 1-3 held no removed document: the base's files, linked; shard 0 rewritten
+    same = [s for s in sorted(v2.dataset_dir.glob("shard-*")) if os.path.samefile(s, v1.dataset_dir / s.name)]
+    assert [s.name for s in same] == [f"shard-{i:05d}-of-00004.parquet" for i in (1, 2, 3)]
+    assert r["size"]["files_reused"] >= 3 + 2 and r["size"]["written"] < r["size"]["reused"] + r["size"]["written"]
+    # byte-identical shards, token files and manifests to a from-scratch run of the config it wrote
+    for a, b in ((v2.dataset_dir, fresh.dataset_dir), (v2.artifacts / "tokens/t/v2", fresh.artifacts / "tokens/t/v2")):
+        assert _published(a) == _published(b)
+    assert (v2.dataset_dir / "_MANIFEST.json").read_bytes() == (fresh.dataset_dir / "_MANIFEST.json").read_bytes()
+    proc = run_corpus("--config", v2.path, "why", f"{ART}31", check=True)
+    assert "filter 'takedown', rule 'id', value 1" in proc.stdout and "removed from t/v2 by entry 1" in proc.stdout
+    # a config that is not the base's is one line
+    other = v1.path.with_name("other.toml")
+    other.write_text(v1.path.read_text() + '\n[filters.gopher]\nmin_words = 20\n')
+    err = error_line(run_corpus("--config", other, "takedown", "t/v1", "--to", "v3", "--list", "td-1"))
+    assert "differs from the one t/v1 was made with in [filters]" in err
+
+
+def _fix_listing(directory: Path, names: list[str]) -> None:
+    """Make a stage manifest (and a corpus/tokens _MANIFEST.json) agree with files edited in place."""
+    stage = json.loads((directory / "_STAGE.json").read_text())
+    for p in stage["parts"]:
+        if p["name"] in names or p["name"] == "_MANIFEST.json":
+            data = (directory / p["name"]).read_bytes()
+            p["sha256"], p["bytes"] = hashlib.sha256(data).hexdigest(), len(data)
+    (directory / "_STAGE.json").write_bytes(dump_json(stage))
+
+
+@pytest.mark.slow
+def test_audit_fails_when_a_removed_text_is_planted_in_a_shard_or_a_token_file(takedown_run, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from tokenizers import Tokenizer
+
+    from corpus.commands.audit import audit
+    from corpus.formats import parts as parts_io
+    from corpus.formats.megatron import MegatronIndex
+
+    r = takedown_run
+    assert all(c.ok for c in audit(r["v2"])), [c for c in audit(r["v2"]) if not c.ok]
+    gone = r["normalized"][f"{ART}31"]["text"]
+
+    root = tmp_path / "art"  # a copy of the root: the text planted into shard 1, every checksum fixed
+    shutil.copytree(r["v2"].artifacts, root)
+    v2 = load_config(r["v2"].path, artifacts=str(root))
+    shard = v2.dataset_dir / "shard-00001-of-00004.parquet"
+    t = read_parquet(shard)
+    texts = t.column("text").to_pylist()
+    texts[0] = gone
+    t = t.set_column(t.column_names.index("text"), "text", pa.array(texts, pa.string()))
+    t = t.set_column(t.column_names.index("sha256"), "sha256", pa.array(
+        [hashlib.sha256(x.encode()).digest() for x in texts], pa.binary(32)))
+    t = t.set_column(t.column_names.index("n_chars"), "n_chars", pa.array([len(x) for x in texts], pa.int32()))
+    shard.unlink()
+    pq.write_table(t, shard, **parts_io.PARQUET_WRITE_OPTIONS)
+    m = json.loads((v2.dataset_dir / "_MANIFEST.json").read_text())
+    m["shards"][1]["sha256"] = hashlib.sha256(shard.read_bytes()).hexdigest()
+    (v2.dataset_dir / "_MANIFEST.json").write_bytes(dump_json(m))
+    _fix_listing(v2.dataset_dir, [shard.name])
+    failed = [c for c in audit(v2) if not c.ok]
+    assert [c.what for c in failed] == ["takedown: shards"], failed
+    assert f"{shard}: document" in failed[0].detail and "holds the text of a document the takedown removed" in failed[0].detail
+
+    root = tmp_path / "art2"  # its tokens planted over a longer train document's, in place
+    shutil.copytree(r["v2"].artifacts, root)
+    v2 = load_config(r["v2"].path, artifacts=str(root))
+    (d,) = (root / "tokens" / "t" / "v2").iterdir()
+    seq = np.array(Tokenizer.from_file(str(d / "tokenizer.json")).encode(gone, add_special_tokens=False).ids)
+    index = MegatronIndex(d / "train" / "part-00000")
+    k = int(np.argmax(index.lengths))
+    assert index.lengths[k] > len(seq)
+    bin_path = d / "train" / "part-00000.bin"
+    stream = np.fromfile(bin_path, dtype=np.uint16)
+    at = int(index.pointers[k]) // 2
+    stream[at:at + len(seq)] = seq
+    stream.tofile(bin_path)
+    m = json.loads((d / "_MANIFEST.json").read_text())
+    m["splits"]["train"]["files"][0]["bin_sha256"] = hashlib.sha256(bin_path.read_bytes()).hexdigest()
+    (d / "_MANIFEST.json").write_bytes(dump_json(m))
+    _fix_listing(d, ["train/part-00000.bin"])
+    failed = [c for c in audit(v2) if not c.ok]
+    assert [c.what for c in failed] == ["takedown: tokens"], failed
+    assert f"{bin_path}: holds the tokens of removed document '{ART}31' at token {at:,}" == failed[0].detail
+
+
+@pytest.mark.slow
+def test_a_takedown_killed_mid_way_is_finished_by_running_it_again_and_never_touches_the_base(takedown_run):
+    r = takedown_run
+    v1 = r["v1"]
+    base = _published(v1.dataset_dir)
+    args = ("--config", v1.path, "takedown", "t/v1", "--to", "v3", "--list", "td-1", "-j", "2")
+    killed = run_corpus(*args, env={"CORPUS_FAULT_AFTER": "write:1"})  # the first written shard or token part
+    assert killed.returncode == -9, killed.stderr
+    assert _published(v1.dataset_dir) == base
+    run_corpus(*args, check=True)
+    assert _published(v1.dataset_dir) == base
+    v3 = load_config(v1.path.with_name("t-v3.toml"))
+    assert _published(v3.dataset_dir) == _published(r["v2"].dataset_dir)
+    assert _published(v3.artifacts / "tokens/t/v3") == _published(r["v2"].artifacts / "tokens/t/v2")
