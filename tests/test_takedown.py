@@ -75,7 +75,7 @@ def takedown_run(tmp_path_factory, mirror):
     cfg = write_config(tmp / "t.toml", ledger=ledger, sources=SOURCES, artifacts=tmp / "art",
                        shard={"shard_rows": 300}, decontam={"evals": ["gsm8k-test"]}, tokenize={"vocab_size": 1024})
     v1 = load_config(cfg)
-    run_all(v1, workers=2)
+    run_all(v1, workers=1)  # in-process: the models load once; the takedown itself runs with 2 workers
     before = _published(tmp / "art")
     normalized = {}
     for p in sorted((v1.dataset_dir / "stages" / "02-normalize").glob("part-*.parquet")):
@@ -98,7 +98,7 @@ def takedown_run(tmp_path_factory, mirror):
     fresh_cfg = tmp / "fresh.toml"
     fresh_cfg.write_text(v2.path.read_text().replace(str(tmp / "art"), str(tmp / "fresh")) + "\n[run]\ncache = false\n")
     fresh = load_config(fresh_cfg)
-    run_all(fresh, workers=2)
+    run_all(fresh, workers=1)
     return {"tmp": tmp, "v1": v1, "v2": v2, "fresh": fresh, "before": before, "size": size, "rows": rows,
             "seconds": seconds, "normalized": normalized}
 
