@@ -13,6 +13,9 @@ ID      ?=
 RUN     := $(CORPUS) --config $(CONFIG)
 STAGE_ARGS := $(if $(WORKERS),--workers $(WORKERS)) $(ARGS)
 STAMP   := $(VENV)/.installed
+# the tests' processes keep their compiled code (pytest's rewritten test modules, corpus's .pyc) even where the
+# environment sets PYTHONDONTWRITEBYTECODE: else every worker and every `corpus` subprocess compiles it again
+PYTEST  := env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest
 LOCK    := requirements.lock
 LOCK_NODEPS := requirements-nodeps.lock
 UV_VERSION := 0.13.9
@@ -74,10 +77,10 @@ lint: $(STAMP)   ## ruff over the package, tests and bench (rules in pyproject.t
 	$(VENV)/bin/ruff check python tests bench examples
 
 test: $(STAMP)   ## run the test suite on every core (pytest-xdist), the 15 slowest tests listed
-	$(PY) -m pytest -n auto --dist loadscope --durations=15
+	$(PYTEST) -n auto --dist loadscope --durations=15
 
 test-fast: $(STAMP)  ## the fast tier (<60 s, run it after every edit): no pipeline build, Ray, S3 server or browser
-	$(PY) -m pytest -n auto --dist loadscope -m "not slow and not cluster and not s3 and not browser"
+	$(PYTEST) -n auto --dist loadscope -m "not slow and not cluster and not s3 and not browser"
 
 bench: $(STAMP)  ## stage throughput/memory, core-hours per TB, datatrove peers, quality -> bench/results/<date>.md (ARGS="--corpus F")
 	$(PY) -m pip install -q -e '.[bench]'
