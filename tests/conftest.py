@@ -214,6 +214,7 @@ SHARED_SCOPES = {
 _SCOPE_OF = {f"tests/{module}": name for name, modules in SHARED_SCOPES.items() for module in modules}
 
 
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: pytest without xdist (-p no:xdist) must still load this file
 def pytest_xdist_make_scheduler(config, log):
     if config.getoption("dist") != "loadscope":
         return None
