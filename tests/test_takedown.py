@@ -215,3 +215,23 @@ def test_a_takedown_killed_mid_way_is_finished_by_running_it_again_and_never_tou
     v3 = load_config(v1.path.with_name("t-v3.toml"))
     assert _published(v3.dataset_dir) == _published(r["v2"].dataset_dir)
     assert _published(v3.artifacts / "tokens/t/v3") == _published(r["v2"].artifacts / "tokens/t/v2")
+
+
+def test_window_hashes_equal_the_polynomial_computed_window_by_window():
+    """The audit's rolling hash (prefix sums, a constant number of passes) is the plain polynomial hash of
+    each window, mod 2^64, for window lengths from 1 to 64 and both token dtypes."""
+    from corpus.commands.takedown_proof import BASE, window_hashes
+
+    def plain(tokens, w):
+        out = []
+        for i in range(len(tokens) - w + 1):
+            h = 0
+            for x in tokens[i:i + w]:
+                h = (h * int(BASE) + int(x)) % (1 << 64)
+            out.append(h)
+        return np.array(out, np.uint64)
+
+    rng = np.random.default_rng(7)
+    for n, w, dtype in ((1, 1, np.uint16), (10, 3, np.uint16), (300, 64, np.uint32), (64, 64, np.uint16), (5, 9, np.uint16)):
+        tokens = rng.integers(0, np.iinfo(dtype).max, n, endpoint=True).astype(dtype)
+        assert np.array_equal(window_hashes(tokens, w), plain(tokens, w)), (n, w, dtype)

@@ -59,17 +59,24 @@ def check_shards(config: Config, manifest: dict, texts: dict[str, list[str]]) ->
     return f"{len(texts)} removed documents, {len(gone)} texts: in none of {len(manifest['shards'])} shards"
 
 
+BASE_INV = np.uint64(pow(int(BASE), -1, 1 << 64))  # BASE is odd: invertible mod 2^64
+
+
 def window_hashes(tokens: np.ndarray, w: int) -> np.ndarray:
-    """The polynomial hash (mod 2^64) of every window of w tokens: hashes[i] covers tokens[i:i+w]."""
+    """The polynomial hash (mod 2^64) of every window of w tokens, sum of tokens[i+j] * BASE^(w-1-j):
+    hashes[i] covers tokens[i:i+w]. A constant number of passes whatever w: with P the prefix sums of
+    tokens[m] * BASE^-m, a window's hash is (P[i+w] - P[i]) * BASE^(i+w-1) (uint64 arithmetic wraps)."""
     n = len(tokens) - w + 1
     if n <= 0:
         return np.zeros(0, np.uint64)
     t = tokens.astype(np.uint64)
-    h = np.zeros(n, np.uint64)
+    inv = np.full(len(t), BASE_INV, np.uint64)
+    inv[0] = 1
+    pw = np.full(len(t), BASE, np.uint64)
+    pw[0] = 1
     with np.errstate(over="ignore"):
-        for j in range(w):
-            h = h * BASE + t[j:j + n]
-    return h
+        prefix = np.concatenate([np.zeros(1, np.uint64), np.cumsum(t * np.cumprod(inv), dtype=np.uint64)])
+        return (prefix[w:w + n] - prefix[:n]) * np.cumprod(pw)[w - 1:w - 1 + n]
 
 
 def find_sequences(path: Path, dtype: str, seqs: list[np.ndarray], offset: int = 0) -> tuple[int, int] | None:
