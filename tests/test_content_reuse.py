@@ -70,7 +70,7 @@ def test_unchanged_filter_output_reuses_later_stages_and_a_small_change_recomput
     pinned.write_bytes((tokens / "tokenizer.json").read_bytes())
     fewer = {"filters.gopher": {"min_words": 230},  # about one article in ten
              "tokenize": {"tokenizer": str(pinned), "tokenizer_sha256": hashlib.sha256(pinned.read_bytes()).hexdigest()}}
-    rows = statuses(run_all(config(tmp_path, "v3", "v3", art, **fewer), workers=2))
+    rows = statuses(run_all(config(tmp_path, "v3", "v3", art, **fewer), workers=1))  # one worker: the counts below are exact (two encode units racing for a neighbour's doc-memo entry may miss it: same bytes, fewer hits)
     assert rows["dedup"] == rows["shard"] == "computed", rows
     minhash = run_info(art, "v3", "stages/04-dedup")["minhash_cache"]
     assert minhash["hits"] > 0 and minhash["computed"] == 0, minhash  # every kept document was signed in v1
