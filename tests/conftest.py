@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-import corpus.pii  # noqa: F401  # before a test module imports torch (test_loader): presidio then imports without transformers, ~9 s less collection per worker
+import corpus.pii._presidio  # noqa: F401  # before a test module imports torch (test_loader): presidio then imports without transformers, ~9 s less collection per worker
 from corpus.config import toml_value
 
 REPO = Path(__file__).resolve().parents[1]

@@ -1,4 +1,5 @@
-"""PII detection and scrubbing with presidio-analyzer."""
+"""PII detection and scrubbing with presidio-analyzer. Importing the package imports nothing heavy:
+corpus.pii.params holds the settings; the modules that use presidio import it through corpus.pii._presidio."""
 
 import sys
 
@@ -24,6 +25,3 @@ def _import_presidio_without_torch() -> None:
     finally:
         for name in hidden:
             del sys.modules[name]
-
-
-_import_presidio_without_torch()

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import re
 
+import corpus.pii._presidio  # noqa: F401  # presidio imported without torch/transformers
 from presidio_analyzer import Pattern, PatternRecognizer, RecognizerResult
 
 __all__ = ["BRANDS", "Brand", "PaymentCardRecognizer", "brand_of", "card_prefix_end", "is_card_number", "luhn_ok"]

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 
 import tldextract
+import corpus.pii._presidio  # noqa: F401  # presidio imported without torch/transformers
 from presidio_analyzer import LocalRecognizer, RecognizerResult
 
 from corpus.pii.phones import decided_result

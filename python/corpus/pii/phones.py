@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 
 import phonenumbers
 from phonenumbers import NumberParseException
+import corpus.pii._presidio  # noqa: F401  # presidio imported without torch/transformers
 from presidio_analyzer import LocalRecognizer, RecognizerResult
+
+from corpus.pii.params import DEFAULT_CONTEXT_WINDOW, DEFAULT_CONTEXT_WORDS, DEFAULT_PHONE_CONTEXT, PhoneContext
 
 __all__ = ["DEFAULT_CONTEXT_WINDOW", "DEFAULT_CONTEXT_WORDS", "DEFAULT_PHONE_CONTEXT", "PHONE_SHAPE", "PHONE_WORDS", "RULE_KEY", "TRIGGER_KEY",
            "ContextPhoneRecognizer", "InternationalPhoneRecognizer", "LocalPhoneRecognizer", "PhoneContext",
@@ -350,78 +352,6 @@ class ContextPhoneRecognizer(_ShapeRecognizer):
 # recognition_metadata, for corpus.pii.scrub.explain and `corpus why`.
 
 
-# Context words per language, as the [pii] phone_context_words config writes them: a trailing "*" matches
-# any ending ("telefon*": Telefon, Telefonnummer, telefonisch), otherwise the whole word (any case).
-DEFAULT_CONTEXT_WORDS: dict[str, tuple[str, ...]] = {
-    "en": ("phone*", "telephone*", "tel", "tel.", "ph", "mobile*", "cell", "cellphone*", "cell-phone", "fax*",
-           "contact*", "call", "calls", "calling", "ring", "dial", "whatsapp", "hotline*", "landline*", "office",
-           "helpline*", "sms", "text", "mob", "mob.", "reception", "switchboard", "direct", "extension", "home", "work",
-           "landline", "daytime", "evening*", "t:", "p:", "m:", "customer service", "helpdesk", "help desk",
-           "texts", "texting", "freephone", "toll-free", "voicemail", "private", "reachable", "message", "ask for",
-           "my number", "personal number", "our number", "answerphone", "answering machine", "main line", "get through",
-           "out of hours", "emergency line", "ext", "ext.", "threema", "telegram", "viber", "wechat"),
-    "de": ("telefon*", "tel", "tel.", "handy*", "mobil*", "fax*", "anruf*", "rufnummer*", "erreichbar*", "kontakt*",
-           "durchwahl*", "zentrale", "büro", "sekretariat", "festnetz*", "privat", "dienstlich", "geschäftlich", "kundenservice", "kundendienst",
-           "sms", "whatsapp", "rückruf*", "anrufbeantworter", "telefonisch*", "notruf*", "wählen sie", "meine nummer",
-           "private nummer", "nachricht", "natel", "durchklingeln", "notdienst", "fragen sie nach", "dw", "rund um die uhr",
-           "geschäftsstelle"),
-    "fr": ("téléphone*", "telephone*", "tél", "tél.", "portable*", "mobile*", "fax*", "appel*", "appelez*",
-           "joindre", "contact*", "numéro", "standard", "bureau", "domicile", "fixe", "travail", "service client",
-           "sms", "texto*", "whatsapp", "joignable*", "rappel*", "composez", "gsm", "ligne directe", "privé", "message",
-           "mon numéro", "numéro perso*", "répondeur", "sans frais", "texter", "cellulaire", "accueil",
-           "secrétariat", "demandez", "poste", "permanence"),
-    "es": ("teléfono*", "telefono*", "tel", "tel.", "tlf", "tfno", "móvil*", "movil*", "celular*", "fax*", "llam*",
-           "contacto*", "whatsapp", "oficina", "centralita", "fijo", "casa", "trabajo", "atención al cliente",
-           "sms", "mensaje*", "particular", "localizar*", "localizable", "marque", "marcar", "extensión", "cel", "cel.",
-           "mi número", "número personal", "contestador*", "wasap", "whats", "celu", "servicio al cliente",
-           "urgencias", "secretaría", "preguntar por", "comunicarse", "ext.", "marca el",
-           "línea de atención"),
-    "it": ("telefono*", "tel", "tel.", "cellulare*", "cell", "fax*", "chiam*", "contatt*", "ufficio", "centralino",
-           "recapito*", "fisso", "casa", "lavoro", "servizio clienti",
-           "sms", "messaggio", "whatsapp", "abitazione", "reperibil*", "raggiungibil*", "rintracciabil*", "numero verde",
-           "privato", "cell.", "componete", "componi", "comporre", "digitare", "digita", "mio numero", "numero personale", "segreteria telefonica", "ore pasti", "prenota*", "urgenze", "segreteria", "chiedere di", "interno", "int."),
-    "pt": ("telefone*", "tel", "tel.", "telemóvel*", "telemovel*", "celular*", "fax*", "ligue", "ligar", "contato*",
-           "contacto*", "escritório", "whatsapp", "fixo", "casa", "trabalho", "atendimento",
-           "sms", "mensagem", "fone*", "residencial", "residência", "ramal", "disque", "zap", "contacte", "contate",
-           "meu número", "número pessoal", "a central", "secretária eletrônica",
-           "secretária electrónica", "tlm", "telef.", "chamada*", "peça para falar", "secretaria"),
-    "nl": ("telefoon*", "tel", "tel.", "mobiel*", "fax*", "bel", "bellen", "gsm", "kantoor", "contact*",
-           "bereikbaar*", "thuis", "werk", "privé", "klantenservice",
-           "sms", "whatsapp", "vaste lijn", "vast nummer", "doorkies*", "telefonisch*", "sms'en", "appen", "belt u",
-           "bel ons", "centrale", "mijn nummer", "privénummer", "bericht", "antwoordapparaat", "voicemail", "gsm-nr", "gsm-nr.", "onthaal", "vraag naar",
-           "secretariaat", "toestel"),
-}
-DEFAULT_CONTEXT_WINDOW = 40
-
-
-@dataclass(frozen=True)
-class PhoneContext:
-    """What LocalPhoneRecognizer looks for (the [pii] table's phone_context_words, phone_context_window
-    phone_address_blocks and phone_layout). ``words`` is a sorted tuple of (language, words) pairs: hashable, so it
-    can key the per-process engine caches."""
-
-    words: tuple[tuple[str, tuple[str, ...]], ...] = tuple(sorted(DEFAULT_CONTEXT_WORDS.items()))
-    window: int = DEFAULT_CONTEXT_WINDOW
-    address_blocks: bool = True
-    layout: bool = True
-
-    @classmethod
-    def from_config(cls, words: dict[str, list[str]] | None = None, window: int = DEFAULT_CONTEXT_WINDOW,
-                    address_blocks: bool = True, layout: bool = True) -> "PhoneContext":
-        words = DEFAULT_CONTEXT_WORDS if words is None else words
-        return cls(tuple(sorted((lang, tuple(ws)) for lang, ws in words.items())), int(window), bool(address_blocks),
-                   bool(layout))
-
-    def __post_init__(self) -> None:
-        if not 1 <= self.window <= 200:
-            raise ValueError(f"phone_context_window must be 1..200 characters, got {self.window}")
-        for lang, ws in self.words:
-            for w in ws:
-                if not w.strip("*").strip() or "*" in w.rstrip("*"):
-                    raise ValueError(f"phone_context_words.{lang}: {w!r} is not a word (a '*' only at its end)")
-
-
-DEFAULT_PHONE_CONTEXT = PhoneContext()
 
 
 # Telephone, mobile and fax signs: "📞 30 02 91", "☎️ 0344030905", "✆ 449 4898".

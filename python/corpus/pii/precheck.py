@@ -54,6 +54,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 import regex
+import corpus.pii._presidio  # noqa: F401  # presidio imported without torch/transformers
 from presidio_analyzer import EntityRecognizer
 from presidio_analyzer.predefined_recognizers import CreditCardRecognizer, IpRecognizer, PhoneRecognizer
 

@@ -67,6 +67,7 @@ import spacy
 import tldextract
 from phonenumbers import COUNTRY_CODE_TO_REGION_CODE, phonenumbermatcher, phonenumberutil
 from phonenumbers.phonemetadata import PhoneMetadata
+import corpus.pii._presidio  # noqa: F401  # presidio imported without torch/transformers
 from presidio_analyzer import AnalyzerEngine, EntityRecognizer, Pattern, PatternRecognizer, RecognizerRegistry
 from presidio_analyzer.context_aware_enhancers import LemmaContextAwareEnhancer
 from presidio_analyzer.nlp_engine import NlpArtifacts, SlimSpacyNlpEngine
@@ -81,6 +82,7 @@ from spacy.tokens import Doc
 from corpus.web.urls import offline_tld_extractor
 
 from corpus.pii.cards import PaymentCardRecognizer
+from corpus.pii.params import PII_TYPES, validate_regions
 from corpus.pii.emails import ObfuscatedEmailRecognizer
 from corpus.pii.phones import (
     DEFAULT_PHONE_CONTEXT,
@@ -123,7 +125,6 @@ __all__ = [
     "validate_regions",
 ]
 
-PII_TYPES = ("EMAIL", "PHONE", "CARD", "IP", "KEY")
 ENTITY_OF_TYPE = {
     "EMAIL": "EMAIL_ADDRESS",
     "PHONE": "PHONE_NUMBER",
@@ -411,12 +412,6 @@ class LineWindowPhoneRecognizer(PhoneRecognizer):
                 if other_number_label(text, result.start) is None:  # "Invoice 2014-822979" is no phone
                     results.append(result)
         return results
-
-
-def validate_regions(regions: tuple[str, ...]) -> None:
-    unknown = [r for r in regions if r not in phonenumbers.SUPPORTED_REGIONS]
-    if not regions or unknown:
-        raise ValueError(f"phone_regions must be non-empty phonenumbers regions; unknown: {unknown}")
 
 
 # --------------------------------------------------------------------------- secret keys

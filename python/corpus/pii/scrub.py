@@ -42,16 +42,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+import corpus.pii._presidio  # noqa: F401  # presidio imported without torch/transformers
 from presidio_analyzer import BatchAnalyzerEngine, EntityRecognizer, RecognizerResult
 
+from corpus.pii.params import DEFAULT_PHONE_REGIONS, PiiParams, params_from_config
 from corpus.pii.phones import DEFAULT_PHONE_CONTEXT, RULE_KEY, TRIGGER_KEY, PhoneContext
 from corpus.pii.precheck import ANALYSED_PATTERN_FINGERPRINT, Gate, gate_for
 from corpus.pii.recognizers import (
     ENTITY_OF_TYPE,
-    PII_TYPES,
     TYPE_OF_ENTITY,
     build_analyzer,
-    validate_regions,
 )
 
 __all__ = [
@@ -75,19 +75,6 @@ __all__ = [
 PLACEHOLDERS = {"EMAIL": "<EMAIL>", "PHONE": "<PHONE>", "CARD": "<CARD>", "IP": "<IP>", "KEY": "<KEY>"}
 # Which type wins when two overlapping spans have the same length (lower wins).
 TYPE_PRIORITY = {"KEY": 0, "CARD": 1, "EMAIL": 2, "IP": 3, "PHONE": 4}
-# Default regions for numbers written without a country code; a number written with +cc / 00cc
-# is found whatever the regions, FormattedPhoneRecognizer finds grouped national numbers
-# ("01 23 45 67 89", "030 1234 5678") by shape, and ContextPhoneRecognizer any national number
-# right after a phone word. So the regions only matter for bare digit runs without context, and
-# each one adds false positives on numeric text and one phonenumbers pass per candidate document.
-# Chosen for English-language text: US (all of NANP, CA included: validity is checked across every
-# region sharing +1) and GB. Left out: IN and AU, whose national formats turn GSM8K arithmetic
-# ("60000-10800") into valid numbers (15 false phones in 1,500 GSM8K documents, none with US+GB, at
-# the same recall on the labelled sentences); DE, whose valid national numbers can be 4 digits long
-# (years, house numbers -- "16 48 rue Descartes" -- become phones, and the pre-check must fire on
-# any 4-digit run); and FR/ES/IE, which matched arithmetic ("960-480-120 = ...") and version
-# strings in GSM8K and bug reports.
-DEFAULT_PHONE_REGIONS = ("US", "GB")
 # The lowest base score any recognizer reports (presidio's phone score): up to this threshold,
 # context enhancement cannot change which spans pass, and the engine is not needed.
 DIRECT_MAX_THRESHOLD = 0.4
@@ -96,53 +83,7 @@ DIRECT_MAX_THRESHOLD = 0.4
 MAX_ROUNDS = 8
 
 
-@dataclass(frozen=True)
-class PiiParams:
-    """What to scrub.
-
-    ``entities``: subset of EMAIL, PHONE, CARD, IP, KEY. ``phone_regions``: phonenumbers regions
-    tried for numbers without a country code. ``score_threshold``: presidio scores below it are
-    dropped -- 0.4 keeps presidio's phone score (0.4) and everything validated (e-mail, card, keys:
-    0.8-1.0; IP 0.6). ``precheck``: skip presidio on texts the pre-check rules out (same output).
-    ``phone_context``: the context words, window and address-block switch of
-    :class:`corpus.pii.phones.LocalPhoneRecognizer` (None: no such recognizer). ``obfuscated_email``:
-    also find ``name(at)domain.com`` and ``name at domain dot com`` (corpus.pii.emails).
-    """
-
-    entities: tuple[str, ...] = PII_TYPES
-    phone_regions: tuple[str, ...] = DEFAULT_PHONE_REGIONS
-    score_threshold: float = 0.4
-    precheck: bool = True
-    phone_context: PhoneContext | None = DEFAULT_PHONE_CONTEXT
-    obfuscated_email: bool = True
-
-    def __post_init__(self) -> None:
-        unknown = set(self.entities) - set(PII_TYPES)
-        if not self.entities or unknown:
-            raise ValueError(f"entities must be a non-empty subset of {PII_TYPES}; unknown: {sorted(unknown)}")
-        validate_regions(self.phone_regions)
-        if not 0.0 <= self.score_threshold <= 1.0:
-            raise ValueError(f"score_threshold must be in [0, 1], got {self.score_threshold}")
-
-    @property
-    def engine_key(self) -> tuple:
-        """Parameters that change the engine (order-insensitive), for the per-process caches:
-        (entities, regions, phone_context, obfuscated_email)."""
-        return (tuple(sorted(set(self.entities))), tuple(sorted(set(self.phone_regions))), self.phone_context,
-                self.obfuscated_email)
-
-
 Span = tuple[int, int, str]
-
-
-def params_from_config(cfg: dict) -> PiiParams:
-    """The scrub's parameters from a [pii] table (defaults filled in); keys an older manifest's table lacks
-    take their defaults."""
-    context = PhoneContext.from_config(cfg.get("phone_context_words"), cfg.get("phone_context_window", 40),
-                                       cfg.get("phone_address_blocks", True), cfg.get("phone_layout", True))
-    return PiiParams(entities=tuple(cfg["entities"]), phone_regions=tuple(cfg["phone_regions"]),
-                     score_threshold=float(cfg["score_threshold"]), precheck=bool(cfg["precheck"]),
-                     phone_context=context, obfuscated_email=bool(cfg.get("obfuscated_email", True)))
 
 
 # --------------------------------------------------------------------------- recognizers and gates

@@ -23,7 +23,7 @@ from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step, Whole
 from corpus.stages import STAGE, config_hash, columns, input_columns, input_content, reuse_sources
 
 if TYPE_CHECKING:
-    from corpus.pii.scrub import PiiParams
+    from corpus.pii.params import PiiParams
 
 ME = STAGE["pii"]
 IN_COLUMNS = input_columns("pii")
@@ -31,12 +31,13 @@ OUT_COLUMNS = columns("pii")
 TYPES = ("EMAIL", "PHONE", "CARD", "IP", "KEY")
 
 
-# corpus.pii (presidio, ~2.5 s to import) is imported where a document is scrubbed, not with this module:
-# a run whose pii stage is current never loads it
+# presidio (corpus.pii.scrub, ~2.5 s to import) is imported where a document the scrub cache does not know is
+# scrubbed, not with this module nor with a unit (its settings are corpus.pii.params'): a run whose pii stage
+# is current, or whose documents were all scrubbed before, never loads it
 
 
 def pii_params(cfg: dict) -> PiiParams:
-    from corpus.pii.scrub import params_from_config
+    from corpus.pii.params import params_from_config
 
     return params_from_config(cfg)
 
@@ -74,9 +75,11 @@ class PiiMemo:
         digests = [self.digest(t) for t in texts]
         known = [self.memo.get(d) for d in digests]
         todo = [i for i, row in enumerate(known) if row is None]
-        from corpus.pii.scrub import scrub_batch
+        fresh = {}
+        if todo:
+            from corpus.pii.scrub import scrub_batch
 
-        fresh = dict(zip(todo, scrub_batch([texts[i] for i in todo], params))) if todo else {}
+            fresh = dict(zip(todo, scrub_batch([texts[i] for i in todo], params)))
         self.computed += len(todo)
         self.hits += len(texts) - len(todo)
         out = []
@@ -141,11 +144,11 @@ def scrub_part(u: PiiUnit) -> dict:
 
 
 def warm(config: Config) -> tuple:
-    """What each pool worker runs as it starts. With the cache on, nothing: the engines (presidio, ~1 s) are
-    built when a document the cache does not know comes (a run whose documents were all scrubbed before
-    never loads them); else build them while the driver plans."""
+    """What each pool worker runs as it starts. With the cache on, nothing: presidio (~2.5 s) is imported
+    and the engines built when a document the cache does not know comes (a run whose documents were all
+    scrubbed before never loads them); else build them while the driver plans."""
     if cache_root(config) is not None:
-        return warm_import("corpus.pii.scrub")
+        return warm_import(__name__)  # what unpickling a unit imports
     from corpus.pii.scrub import detectors
 
     return detectors, pii_params(config["pii"]).engine_key
