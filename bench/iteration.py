@@ -10,7 +10,10 @@ threshold edit that changes no decision (min_words 50 -> the largest value that 
 found with `corpus tune` from v1's signals: what a user would do), which should leave every later stage
 reused; (5) a further version that adds sources of about 5% of the documents; (6) the version of (3)
 built from scratch in another root ([run] cache off), whose published files must be byte for byte those
-of (3) (_RUN.json and the manifests, which name the version and record timings, aside). Each is `corpus
+of (3) (_RUN.json and the manifests, which name the version and record timings, aside). With
+--pin-tokenizer every version pins the tokenizer a run of v1 in another root trained (what a user iterating on
+filters for one model does: a trained tokenizer is a function of the corpus, so any edit that changes a
+document retrains it and re-encodes every document; pinned, only the changed documents are encoded). Each is `corpus
 run` in a child process; its seconds are the run's own (the summary line: interpreter start aside), per
 stage from its table, and the wall time. For (3)-(5): the per-part units reused from published versions
 and computed, from each stage's _RUN.json. The sequence is repeated (--repeat, in fresh roots) and each
@@ -96,8 +99,14 @@ def main(argv: list[str] | None = None) -> int:
                     help="the [filters.gopher] min_words of the threshold edit (default 60; v1 has the config's)")
     ap.add_argument("--repeat", type=int, default=3,
                     help="repeat the whole sequence in fresh roots; each figure is the fastest (default 3)")
+    ap.add_argument("--pin-tokenizer", action="store_true",
+                    help="every version pins the tokenizer a first run of v1 trained (in another root, not timed)")
     ap.add_argument("--json", type=Path, default=None)
     a = ap.parse_args(argv)
+    a.tokenizer = None
+    if a.pin_tokenizer:
+        keep = tempfile.TemporaryDirectory(prefix="iteration-tokenizer-")
+        a.tokenizer = trained_tokenizer(a, Path(keep.name))
     runs = [sequence(a) for _ in range(a.repeat)]
     res = min(runs, key=lambda r: r["first"]["seconds"])  # the least disturbed first run
     for step in ("first", "noop", "filter_edit", "no_change_edit", "add_source"):
@@ -111,14 +120,40 @@ def main(argv: list[str] | None = None) -> int:
     res["no_change_edit"]["share_of_first"] = res["no_change_edit"]["seconds"] / first["seconds"]
     res["byte_identical_to_scratch"] = all(r["scratch"]["identical"] for r in runs)
     res["repeat"] = a.repeat
+    res["tokenizer"] = "pinned (trained by a run of v1 in another root)" if a.pin_tokenizer else "trained by each version"
     write_results(a.json, res)
     print(json.dumps(res, indent=1))
     return 0
 
 
+def trained_tokenizer(a, work: Path) -> Path:
+    """The tokenizer.json a run of v1 (tokenizer trained) in a root of its own gives, copied to `work`."""
+    import shutil
+
+    base = base_config(argparse.Namespace(**{**vars(a), "tokenizer": None}), work)
+    config = work / "v1.toml"
+    config.write_text(dump_toml(base))
+    run(config, work / "tokenizer.log")
+    trained = sorted((Path(base["paths"]["artifacts"]) / "tokens" / base["dataset"]["name"] / base["dataset"]["version"])
+                     .glob("*/tokenizer.json"))
+    shutil.copyfile(trained[0], work / "tokenizer.json")
+    shutil.rmtree(base["paths"]["artifacts"])
+    return work / "tokenizer.json"
+
+
 def base_config(a, work: Path) -> dict:
     """The config of v1: the given one, or (--corpus) the bench config of run_bench.py, whose ledger also
-    holds the sources v3 adds."""
+    holds the sources v3 adds; with a.tokenizer, pinned to it."""
+    base = _base_config(a, work)
+    if a.tokenizer is not None:
+        import hashlib
+
+        base.setdefault("tokenize", {}).update(tokenizer=str(a.tokenizer),
+                                               tokenizer_sha256=hashlib.sha256(a.tokenizer.read_bytes()).hexdigest())
+    return base
+
+
+def _base_config(a, work: Path) -> dict:
     if a.corpus is None:
         base = tomllib.loads(a.config.read_text())
         base["paths"]["artifacts"] = str(work / "artifacts")
