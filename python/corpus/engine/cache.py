@@ -165,8 +165,8 @@ class PartMemo:
         data = self.cache.get(self.key)
         if data is not None:
             t = read_parquet(pa.BufferReader(data))
-            for digest, *row in zip(*(t.column(c).to_pylist() for c in columns)):
-                self.known[digest] = tuple(row)
+            digests, *rows = (t.column(c).to_pylist() for c in columns)
+            self.known = dict(zip(digests, zip(*rows)))
 
     def get(self, digest: bytes) -> tuple | None:
         """The document's result row, or None when not known."""

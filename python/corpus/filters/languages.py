@@ -199,6 +199,26 @@ class LanguageRules:
         return LanguageSetting(params, segmentation or AUTO, bool(self.overrides.get(lang)))
 
 
+def by_identity(fn):
+    """fn(params) memoised on the params object itself (kept alive with its result, so its id is not
+    reused): what a rule computes from its parameters once, looked up per document without hashing the
+    dataclass's every field (lru_cache's ~2 µs a call, 50,000 calls a 55 MB run's filter stage). At most
+    256 objects a process."""
+    memo: dict[int, tuple] = {}
+
+    @functools.wraps(fn)
+    def cached(params):
+        hit = memo.get(id(params))
+        if hit is not None and hit[0] is params:
+            return hit[1]
+        if len(memo) >= 256:
+            memo.clear()
+        value = fn(params)
+        memo[id(params)] = (params, value)
+        return value
+    return cached
+
+
 @functools.lru_cache(maxsize=64)
 def rules_for(rule: str, params) -> LanguageRules:
     """The LanguageRules of a rule's (hashable) parameters, whose `languages` field holds its
@@ -219,8 +239,10 @@ def per_language(rule: str, signals, decision) -> tuple[type, object]:
             setting = self.rules.setting(doc.lang)
             return (doc.lang, *signals(doc.text, setting.params, setting.segmentation))
 
+    rules_of = by_identity(lambda params: rules_for(rule, params))
+
     def decide(params, values: tuple, decided) -> tuple:
-        return None, decision(values[1:], rules_for(rule, params).setting(values[0]).params)
+        return None, decision(values[1:], rules_of(params).setting(values[0]).params)
 
     Checker.__name__ = Checker.__qualname__ = f"{rule.capitalize()}PerLanguage"
     return Checker, decide

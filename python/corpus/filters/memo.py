@@ -33,12 +33,9 @@ CLEAN_COLUMNS = {"text": pa.string(), "lines": pa.string(), "rule": pa.string(),
 
 def document_digest(text: str, url: str, doc_id: str) -> bytes:
     """A digest of (text, url, id): each field's UTF-8 after its length, so no two triples run together."""
-    h = hashlib.blake2b(digest_size=16)
-    for field in (text, url, doc_id):
-        data = field.encode("utf-8", "surrogatepass")
-        h.update(len(data).to_bytes(8, "little"))
-        h.update(data)
-    return h.digest()
+    a, b, c = (field.encode("utf-8", "surrogatepass") for field in (text, url, doc_id))
+    return hashlib.blake2b(b"".join((len(a).to_bytes(8, "little"), a, len(b).to_bytes(8, "little"), b,
+                                     len(c).to_bytes(8, "little"), c)), digest_size=16).digest()
 
 
 def clean_row(text: str, cleaned: str, lines: list, fail: tuple | None) -> tuple:

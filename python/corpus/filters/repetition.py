@@ -67,7 +67,7 @@ from itertools import accumulate, compress
 import pyarrow as pa
 
 from corpus.filters.gopher import nonblank_lines, words_of
-from corpus.filters.languages import WHITESPACE, per_language
+from corpus.filters.languages import WHITESPACE, by_identity, per_language
 from corpus.filters.registry import FilterSpec
 
 __all__ = [
@@ -210,12 +210,17 @@ def repetition_signals(text: str, p: RepetitionParams = DEFAULT_PARAMS, segmenta
 
 def repetition_decision(s: tuple, p: RepetitionParams = DEFAULT_PARAMS) -> tuple[str, float] | None:
     """None if the signals pass; else (rule, measured value) of the FIRST failing rule."""
-    limits = (p.dup_para_frac, p.dup_para_char_frac, p.dup_line_frac, p.dup_line_char_frac,
-              *(m for _, m in p.top_ngram_char_frac), *(m for _, m in p.dup_ngram_char_frac))
-    for rule, value, limit in zip(rule_names(p), s, limits):
+    for (rule, limit), value in zip(_rules_and_limits(p), s):
         if value > limit:
             return rule, value
     return None
+
+
+@by_identity
+def _rules_and_limits(p: RepetitionParams) -> tuple[tuple[str, float], ...]:
+    limits = (p.dup_para_frac, p.dup_para_char_frac, p.dup_line_frac, p.dup_line_char_frac,
+              *(m for _, m in p.top_ngram_char_frac), *(m for _, m in p.dup_ngram_char_frac))
+    return tuple(zip(rule_names(p), limits))
 
 
 def gopher_repetition(text: str, p: RepetitionParams = DEFAULT_PARAMS,
