@@ -40,6 +40,13 @@ def corpus(config: Path, *args: str) -> tuple[float, str]:
     return time.perf_counter() - t0, p.stdout
 
 
+def stage_table(out: str) -> list[str]:
+    """The run table a `corpus run`/`takedown` printed: per stage its status and seconds."""
+    lines = out.splitlines()
+    start = next((i for i, x in enumerate(lines) if x.startswith("stage ")), len(lines))
+    return [x.rstrip() for x in lines[start:] if x.strip()][:12]
+
+
 def base_config(a, work: Path) -> dict:
     if a.corpus is None:
         base = tomllib.loads(a.config.read_text())
@@ -165,6 +172,7 @@ def main(argv: list[str] | None = None) -> int:
                "shard_and_token_bytes": total, "rewritten_bytes": sum(b for _, b in rewritten.values()),
                "rewritten_files": sorted(rewritten), "affected_share_bytes": sum(old[k][1] for k in held if k in old),
                "affected_files": sorted(held), "takedown_report": [x for x in out.splitlines() if x.startswith("shards and")],
+               "takedown_stages": stage_table(out),
                "audit_ok": audit_out.strip().splitlines()[-1], "audit_s": round(audit_s, 1),
                "scratch_s": round(scratch_s, 1), "byte_identical_to_scratch": fresh_files == new}
     md = (f"# Takedown: {res['removed']} of {res['documents']} documents ({'--corpus ' + res['corpus'] if a.corpus else a.config.name}"

@@ -99,6 +99,37 @@ def takedown_matcher(takedown_json: str):
         else None
 
 
+@dataclass(frozen=True)
+class MatchUnit:
+    key: str
+    in_path: Path
+    in_sha256: str
+    takedown_json: str
+
+
+def match_part(u: MatchUnit) -> dict:
+    """How many of the part's documents the takedown lists match (their ids, urls and sources; their texts
+    only when a list names a text's sha256). A part with none is filtered as a run without the lists
+    filters it, so a takedown reuses its unit from the version it takes documents out of."""
+    matcher = takedown_matcher(u.takedown_json)
+    columns = ["id", "url", "source_id"] + (["text"] if matcher.need_text else [])
+    n = 0
+    for batch in PartReader(u.in_path, u.in_sha256, columns=columns).batches():
+        cols = {k: batch.column(k).to_pylist() for k in columns}
+        texts = cols.get("text") or [""] * batch.num_rows
+        n += sum(matcher.match(i, url, sid, text) is not None
+                 for i, url, sid, text in zip(cols["id"], cols["url"], cols["source_id"], texts))
+    return {"key": u.key, "matches": n}
+
+
+def takedown_counts_step(ctx: PhaseContext) -> None:
+    """With takedown lists, the stage counts a `takedown` drop (0 when no part held a listed document:
+    the parts without one are filtered, or reused, as without the lists)."""
+    counts = ctx.counts if ctx.counts is not None else ctx.summed_counts()
+    counts.setdefault("dropped", {}).setdefault(TAKEDOWN, 0)
+    ctx.counts = counts
+
+
 def taken_down(matcher, cols: dict, outcomes: list) -> tuple[list, list[int]]:
     """The batch's outcomes with each removed document's replaced by its takedown reject, and the
     positions of the others. A removed document is measured all the same (from the memo, in a takedown
@@ -329,25 +360,38 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
 
     scored = bool(filters.get("quality", {}).get("enabled"))
 
-    def units(ctx: PhaseContext) -> list[FilterUnit]:
-        return [FilterUnit(p["name"].removesuffix(".parquet"), src / p["name"], p["sha256"], filters_json,
-                           ctx.state["resources_json"], ctx.staging, cache, scored, ctx.state["takedown_json"])
+    def match_units(ctx: PhaseContext) -> list[MatchUnit]:
+        return [MatchUnit(p["name"].removesuffix(".parquet"), src / p["name"], p["sha256"], ctx.state["takedown_json"])
                 for p in manifest["parts"]]
+
+    def units(ctx: PhaseContext) -> list[FilterUnit]:
+        # with lists, only the parts holding a listed document see them: the others are filtered (and
+        # fingerprinted) as without the lists, the same bytes, so a takedown reuses them
+        matches = {r["key"]: r["matches"] for r in ctx.results.get("match", [])}
+        return [FilterUnit(key, src / p["name"], p["sha256"], filters_json, ctx.state["resources_json"], ctx.staging,
+                           cache, scored, ctx.state["takedown_json"] if matches.get(key) else "{}")
+                for p in manifest["parts"] for key in [p["name"].removesuffix(".parquet")]]
 
     def fingerprint(u: FilterUnit) -> dict:  # the input part, the filters, the resources by content
         resources = {k: v for k, v in json.loads(u.resources_json).items() if k.endswith("sha256")}
-        down = {"takedown": json.loads(u.takedown_json)["takedown_lists_sha256"]} if lists else {}
+        sha = json.loads(u.takedown_json).get("takedown_lists_sha256")
+        down = {"takedown": sha} if sha else {}
+        unit_params = params if sha else {k: v for k, v in params.items() if k != "takedown"}
         return {"in_sha256": u.in_sha256, "filters": json.loads(u.filters_json), "resources": resources,
-                "params": params, "signals": SIGNALS_FORMAT if u.cache_root is not None else None, **down}
+                "params": unit_params, "signals": SIGNALS_FORMAT if u.cache_root is not None else None, **down}
 
     from corpus.engine.raw import raw_refs
     from corpus.filters.registry import filter_sources
 
     inputs = [ref, *raw_refs(config, [sid for sid, _ in filter_sources(config)] + [r["source_id"] for r in lists])]
     return [Job("filter", ME.path(config), {"config_sha256": config_hash(config, ME.name), "params": params, "inputs": inputs},
-                [Step("prepare", prepare), Map("filter", units, filter_part, fingerprint=fingerprint),
+                [Step("prepare", prepare),
+                 *([Map("match", match_units, match_part, unit="parts")]
+                   if lists else []),
+                 Map("filter", units, filter_part, fingerprint=fingerprint),
                  Step("cache", cache_use_step("filter", "filter_cache", "filter results"))]
-                + (quality_phases(filters["quality"]) if scored else []),
+                + (quality_phases(filters["quality"]) if scored else [])
+                + ([Step("takedown-counts", takedown_counts_step)] if lists else []),
                 dataset=config.dataset, version=config.version, reuse_from=reuse_sources(config, ME.name))]
 
 
