@@ -81,3 +81,12 @@ def test_unchanged_filter_output_reuses_later_stages_and_a_small_change_recomput
     run_all(config(tmp_path, "f3", "v3", fresh, run={"cache": False}, **fewer), workers=1)
     assert published(art, "v3") == published(fresh, "v3")
     assert published(art, "v3")["_MANIFEST.json"] != published(art, "v1")["_MANIFEST.json"]
+
+    # the threshold back down: documents v3 dropped are still in the parts' memos (v1 kept them there, and
+    # v3's run kept them beside its own), so signing and scrubbing compute nothing
+    looser = {**fewer, "filters.gopher": {"min_words": 220}}  # keeps some articles v3 dropped
+    rows = statuses(run_all(config(tmp_path, "v4", "v4", art, **looser), workers=1))
+    assert rows["dedup"] == "computed" and rows["pii"] != "reused", rows  # neither v1's documents nor v3's
+    for stage, record in (("stages/04-dedup", "minhash_cache"), ("stages/05-pii", "pii_cache")):
+        found = run_info(art, "v4", stage)[record]
+        assert found["hits"] > 0 and found["computed"] == 0, (record, found)

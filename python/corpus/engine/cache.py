@@ -151,10 +151,17 @@ def cache_use_step(phase: str, record: str, what: str) -> Callable[[Any], None]:
     return step
 
 
+# A part's memo keeps this run's documents and, up to this many times as many rows, those earlier runs
+# kept: versions of a dataset that keep different documents of a part (a threshold edited up, then down;
+# datasets on one root whose parts have the same names) find each other's, and an entry stays bounded.
+MEMO_KEEP = 4
+
+
 class PartMemo:
     """Results per document of one part, kept in the cache as one Parquet table of `columns` (the first
-    the document's digest, the others its result): `known` is what an earlier run kept for the part,
-    `used` what this run read or computed, which `save` keeps — never more than the part's documents."""
+    the document's digest, the others its result): `known` is what earlier runs kept for the part,
+    `used` what this run read or computed, which `save` keeps with as many of the others as MEMO_KEEP
+    allows (at least 4,096 rows)."""
 
     def __init__(self, root: Path | None, kind: str, facts: Any, columns: dict[str, pa.DataType]):
         from corpus.formats.parts import read_parquet
@@ -179,10 +186,17 @@ class PartMemo:
         self.used[digest] = row
 
     def save(self) -> None:
-        """Keep this run's rows (an entry holding the same documents is not rewritten)."""
-        if self.used.keys() == self.known.keys():
+        """Keep this run's rows and, up to the cap, the earlier ones (in digest order); an entry that already
+        holds every row this run used, within the cap, is not rewritten."""
+        cap = max(MEMO_KEEP * len(self.used), 4096)
+        if self.used.keys() <= self.known.keys() and len(self.known) <= cap:
             return
-        rows = sorted(self.used.items())
+        rows = dict(self.used)
+        for digest in sorted(self.known.keys() - self.used.keys()):
+            if len(rows) >= cap:
+                break
+            rows[digest] = self.known[digest]
+        rows = sorted(rows.items())
         names = list(self.columns)
         arrays = [pa.array([d for d, _ in rows], self.columns[names[0]])]
         arrays += [pa.array([r[i] for _, r in rows], self.columns[c]) for i, c in enumerate(names[1:])]
