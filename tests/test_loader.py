@@ -8,16 +8,24 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
-from torch.utils.data import DataLoader
-
 from corpus.store.atomic import sha256_file
 from corpus.errors import CorpusError
-from corpus.tokens.loader import (RandomWindowDataset, SequentialEvalDataset, TokenStream, TrainBatches,
-                           document_attention_mask, get_batch, make_train_loader, position_ids)
 from corpus.formats.megatron import HEADER, MegatronIndex, MegatronWriter, manifest_file_entry
 
 EOS = 0
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _torch_and_the_loader():
+    """torch and corpus.tokens.loader (which imports torch, ~4 s) are imported when this module's tests run, not
+    when it is collected: every xdist worker collects it, one runs it."""
+    global torch, DataLoader, RandomWindowDataset, SequentialEvalDataset, TokenStream, TrainBatches
+    global document_attention_mask, get_batch, make_train_loader, position_ids
+    import torch
+    from torch.utils.data import DataLoader
+
+    from corpus.tokens.loader import (RandomWindowDataset, SequentialEvalDataset, TokenStream, TrainBatches,
+                                      document_attention_mask, get_batch, make_train_loader, position_ids)
 
 
 def make_docs(rng: np.random.Generator, n_docs: int, high: int, max_len: int = 30) -> list[np.ndarray]:

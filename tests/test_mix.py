@@ -19,7 +19,6 @@ from corpus.engine.runner import RunOptions
 from corpus.errors import CorpusError
 from corpus.stages import run_stage
 from corpus.tokens import mix
-from corpus.tokens.loader import SequentialEvalDataset, TokenStream, make_train_loader
 from conftest import LEDGER, error_line, run_corpus, write_config
 
 SOURCES = ["tinystories-train-head", "wikitext2-test"]
@@ -270,6 +269,7 @@ def test_the_loader_over_a_mixed_stream(base):
     assert current_tokens_dir(art, "t", "v1", mix=m["mix"]["id"]) == res.path
     with pytest.raises(CorpusError, match="none is current with mixture mix-000000000000"):
         current_tokens_dir(art, "t", "v1", mix="mix-000000000000")
+    from corpus.tokens.loader import SequentialEvalDataset, TokenStream, make_train_loader  # torch: ~4 s, not at collection
     train = TokenStream.open(res.path, "train", verify=True)
     assert len(train) == m["splits"]["train"]["tokens"] and train.n_docs == m["splits"]["train"]["docs"]
     sweep = make_train_loader(train, 64, 4, seed=5)
