@@ -213,6 +213,7 @@ def pid_of(x: int) -> tuple[int, int]:
     return x, os.getpid()
 
 
+@pytest.mark.slow  # 2.5-5 s on 2 cores: the full tier (docs/testing.md)
 def test_pool_session_starts_warms_and_reuses_its_workers(tmp_path):
     marks = tmp_path / "warm.txt"
     with pool_session(2, (mark_warm, (str(marks),))):
@@ -271,6 +272,7 @@ def test_arrow_allocates_through_the_system_allocator_unless_the_user_chose(pres
     assert out == want
 
 
+@pytest.mark.slow  # 2.5-5 s on 2 cores: the full tier (docs/testing.md)
 def test_importing_the_loader_leaves_arrows_allocator_alone():
     """A trainer that imports corpus.tokens.loader keeps the process's own choice (the command sets it)."""
     import subprocess

@@ -3,6 +3,8 @@ change with every fact and library version, and `[run] cache = false` / `corpus 
 
 from __future__ import annotations
 
+import pytest
+
 from corpus.config import Config, load_config
 from corpus.engine.cache import Cache, cache_key, cache_root
 from conftest import LEDGER, run_corpus, write_config
@@ -43,6 +45,7 @@ def test_keys_differ_with_facts_and_a_switched_off_cache_keeps_nothing(tmp_path,
     assert cache_root(on) == cfg.artifacts
 
 
+@pytest.mark.slow  # 2.5-5 s on 2 cores: the full tier (docs/testing.md)
 def test_gc_lists_the_cache_only_when_asked(tmp_path):
     art = tmp_path / "a"
     cfg = write_config(tmp_path / "c.toml", ledger=LEDGER, sources=["tinystories-train-head"], artifacts=art)

@@ -55,6 +55,7 @@ def test_unmarking_changes_no_id(trained, mirror):
         hf.unmark_special(trained, ["<NOPE>"])
 
 
+@pytest.mark.slow  # 2.5-5 s on 2 cores: the full tier (docs/testing.md)
 def test_facts_and_transformers_files(trained, tmp_path):
     from transformers import AutoTokenizer, PreTrainedTokenizerFast
 

@@ -35,6 +35,7 @@ def kept_share(docs: list[str], lang: str, overrides: dict | None = None) -> flo
                and gopher_repetition(d, r.params, r.segmentation) is None for d in docs) / len(docs)
 
 
+@pytest.mark.slow  # 2.5-5 s on 2 cores: the full tier (docs/testing.md)
 def test_chars_segmentation_splits_scripts_written_without_spaces():
     assert split_words_chars("我们 都是 学生 in 2024.") == ["我", "们", "都", "是", "学", "生", "in", "2024."]
     assert split_words_chars("カタカナとひらがな") == list("カタカナとひらがな")
@@ -133,6 +134,7 @@ def test_the_lang_filter_off_means_no_language_not_und():
     assert measured.values[gopher][0] == ""
 
 
+@pytest.mark.slow  # 2.5-5 s on 2 cores: the full tier (docs/testing.md)
 def test_the_committed_table_is_what_the_derivation_gives():
     mirror_file("lingua-en")  # skips without the mirror
     run = subprocess.run([sys.executable, str(REPO / "bench" / "lang_derive.py"), "--check"],

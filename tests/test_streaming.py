@@ -314,6 +314,7 @@ RANGE_SOURCES = {
 
 
 @pytest.mark.parametrize("source_id", sorted(RANGE_SOURCES))
+@pytest.mark.slow  # 2.5-5 s on 2 cores: the full tier (docs/testing.md)
 def test_range_reads_add_up_to_the_whole_read(mirror, source_id):
     row = dict(ledger_rows()[source_id], **RANGE_SOURCES[source_id])
     row = {k: v for k, v in row.items() if v is not None}

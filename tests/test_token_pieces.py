@@ -35,7 +35,8 @@ def trained(texts: list[str], *, prefix_space: bool = False, normalizer=None, pr
 MIXED = " Ο δρόμος ΟΔΟΣ σοφός ΣΟΦΟΣ 東京は晴れ 12,345.67 don't it's  two  spaces\n\n\nnew ½ Ⅻ x² end "
 
 
-@pytest.mark.parametrize("variant", ["plain", pytest.param("prefix-space", marks=pytest.mark.slow),  # ~2 s each:
+@pytest.mark.parametrize("variant", [pytest.param("plain", marks=pytest.mark.slow),  # 2-5 s each:
+                                     pytest.param("prefix-space", marks=pytest.mark.slow),
                                      pytest.param("nfkc-lowercase", marks=pytest.mark.slow)])   # the full tier
 def test_pieces_give_the_ids_of_the_whole_text(wiki, variant):
     kwargs = {"plain": {}, "prefix-space": {"prefix_space": True},

@@ -292,6 +292,7 @@ def _arc_line(url: str, length: int) -> bytes:
 
 
 @pytest.mark.parametrize("gz", [True, False])
+@pytest.mark.slow  # 2.5-5 s on 2 cores: the full tier (docs/testing.md)
 def test_an_arc_record_over_the_limit_is_read_bounded(tmp_path, gz):
     """A record over max_html_bytes is a too_large reject (the page after it a document); one declaring
     10**15 bytes is a truncated reject, read without holding it (a subprocess's peak RSS stays small;

@@ -105,6 +105,7 @@ def test_a_source_id_too_long_for_a_file_name_is_refused_by_the_ledger(tmp_path)
     assert _published(tmp_path / "art") == []
 
 
+@pytest.mark.slow  # 2.5-5 s on 2 cores: the full tier (docs/testing.md)
 def test_a_config_or_ledger_that_is_a_directory_or_not_utf8(tmp_path):
     ledger, cfg = _small_setup(tmp_path)
     line = error_line(run_corpus("--config", tmp_path, "fetch"))
