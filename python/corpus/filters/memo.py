@@ -10,9 +10,9 @@ read a Doc), the *measuring* part of its table (FilterSpec.measuring_table: not 
 resources (models) it loads. So they are filed under the filter's *measuring identity*, the sha256 of
 those settings and of what the cleaning and annotating filters before it measure by (they change what it
 sees), and found by a digest of the document (text, url, id). A cleaning filter's result (the text left,
-the lines removed, the failure) is kept the same way, under its whole table. Entries are kept per part name: those of
-the documents the filter measured in the last run that used the identity, so the cache of a part never
-holds more than the part's documents."""
+the lines removed, the failure) is kept the same way, under its whole table. Entries are kept per part name: the
+documents the last run that used the identity measured, and beside them, up to engine.cache.MEMO_KEEP
+times as many, those earlier runs kept (a threshold moved back finds them), so an entry stays bounded."""
 
 from __future__ import annotations
 
