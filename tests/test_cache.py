@@ -55,3 +55,18 @@ def test_gc_lists_the_cache_only_when_asked(tmp_path):
     assert f"would remove  {art / 'cache' / 'ppl-model'}" in out and "cached results of earlier runs" in out
     run_corpus("--config", cfg, "gc", "--cache", "--delete", check=True)
     assert not (art / "cache" / "ppl-model").exists()
+
+
+def test_a_part_memo_of_digests_alone_finds_them_again(tmp_path):
+    """A filter with no signals keeps only digests: each is found again, with an empty row."""
+    import pyarrow as pa
+
+    from corpus.engine.cache import PartMemo
+
+    cols = {"digest": pa.binary(16)}
+    memo = PartMemo(tmp_path, "filter-memo/x", {"part": "p"}, cols)
+    for i in range(3):
+        memo.put(bytes([i]) * 16, ())
+    memo.save()
+    again = PartMemo(tmp_path, "filter-memo/x", {"part": "p"}, cols)
+    assert [again.get(bytes([i]) * 16) for i in range(4)] == [(), (), (), None]

@@ -173,7 +173,8 @@ class PartMemo:
         if data is not None:
             t = read_parquet(pa.BufferReader(data))
             digests, *rows = (t.column(c).to_pylist() for c in columns)
-            self.known = dict(zip(digests, zip(*rows)))
+            # a memo of a filter with no signals holds digests alone: each one's row is ()
+            self.known = dict(zip(digests, zip(*rows))) if rows else dict.fromkeys(digests, ())
 
     def get(self, digest: bytes) -> tuple | None:
         """The document's result row, or None when not known."""
