@@ -97,14 +97,19 @@ def _edited(config, **tables):
 def test_an_edited_threshold_takes_the_other_filters_results_from_the_cache(filtered, caplog):
     """A new version with [filters.gopher] min_words edited: the perplexity model and every filter's
     signals of every document come from the cache (filters.memo): min_words is a threshold, so nothing is
-    measured again, and every part is byte for byte what a run without the cache computes. A cache entry
-    whose bytes were damaged is noticed, removed and recomputed."""
+    measured again (they are read from each part's signals table: the per-filter memo is not needed), and
+    every part is byte for byte what a run without the cache computes. A cache entry whose bytes were
+    damaged is noticed, removed and recomputed."""
     config, _ = filtered
     gopher = {"filters.gopher": {"min_words": 60}}
     cached = _edited(config, dataset={"version": "v2"}, **gopher)
     run_stage("normalize", cached, workers=1)
+    memo_dir = config.artifacts / "cache" / "filter-memo"
+    memo_dir.rename(aside := memo_dir.with_name("memo-aside"))
     with caplog.at_level("INFO"):
         c = run_stage("filter", cached, workers=1).manifest["counts"]
+    assert not memo_dir.exists()  # decided from the signals tables: no memo entry read or written
+    aside.rename(memo_dir)
     assert "perplexity model: order 3, from the cache" in caplog.text
     info = json.loads((cached.stage_dir("03-filter") / "_RUN.json").read_text())["filter_cache"]
     assert info["computed"] == 0  # a threshold: decided again from the stored signals
@@ -120,8 +125,9 @@ def test_an_edited_threshold_takes_the_other_filters_results_from_the_cache(filt
     assert parts(cached) == parts(fresh) and len(parts(fresh)) > 3
 
     memo = sorted((config.artifacts / "cache" / "filter-memo").rglob("*.parquet"))
-    assert memo
-    for entry in memo:  # every entry damaged: each is noticed (its checksum), removed and computed again
+    tables = sorted((config.artifacts / "cache" / "filter-signals").rglob("*.parquet"))
+    assert memo and tables
+    for entry in memo + tables:  # every entry damaged: each is noticed (its checksum), removed and computed again
         entry.write_bytes(entry.read_bytes()[:-9] + b"corrupted")
     expected = parts(fresh)
     for done in (cached, fresh):  # no unit to reuse from v2's or v3's output: v4 reads the cache

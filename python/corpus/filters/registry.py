@@ -316,6 +316,20 @@ class FilterChain:
             out.append(Outcome(values, failed, m.text, removed))
         return out
 
+    @property
+    def cleans(self) -> bool:
+        return any(s.spec.cleans for s in self.steps)
+
+    def decide_many(self, texts: list[str], measured: list, doc_ids: list[str]) -> list[Outcome]:
+        """check_many's Outcomes from what each step measured of each document (filters.signals' stored
+        values), for a chain without cleaning filters: the texts are as given and no line is removed."""
+        assert not self.cleans, "a cleaning filter's text is not in its stored values"
+        out = []
+        for text, values, doc_id in zip(texts, measured, doc_ids):
+            annotations, failed, _ = decide_document(self.steps, values, doc_id)
+            out.append(Outcome(annotations, failed, text, []))
+        return out
+
     def measure_many(self, texts: list[str], urls: list[str], doc_ids: list[str], memo=None) -> list[Measured]:
         """Every step's signals of each document, one step at a time over the documents (a text-reading
         checker with `measure_many` gets them all in one call: the perplexity model looks up a whole

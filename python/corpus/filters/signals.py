@@ -40,11 +40,13 @@ def step_widths(steps) -> list[int]:
 class SignalsTable:
     """One part's signals, added a batch at a time, written as one zstd Parquet entry of the cache under
     `key` (what they depend on: the input part, every step's measuring identity, the cleaning tables);
-    nothing is built when the cache already holds that entry, verified (a threshold edit's run)."""
+    nothing is built when the cache already holds that entry, verified (a threshold edit's run), whose
+    values `stored()` then gives."""
 
     def __init__(self, steps, root, key: str):
         self.root, self.key = root, key
-        self.known = Cache(root, KIND, ".parquet").get(key) is not None
+        self.data = Cache(root, KIND, ".parquet").get(key)
+        self.known = self.data is not None
         self.steps, self.columns = steps, table_columns(steps)
         self.widths = step_widths(steps)
         self.schema = pa.schema(list(self.columns.items()))
@@ -65,6 +67,11 @@ class SignalsTable:
             cols += list(zip(*[blank if v is None else v for v in vals])) if vals else [()] * width
         self.writer.write_batch(pa.record_batch([pa.array(list(c), type=t) for c, t in zip(cols, self.columns.values())],
                                                 schema=self.schema))
+
+    def stored(self) -> list[tuple] | None:
+        """Per document, in the part's order, what each step measured (step_values), when the cache holds the
+        table; else None."""
+        return None if self.data is None else step_values(read_parquet(pa.BufferReader(self.data)), self.steps)
 
     def save(self) -> dict:
         """Put the table in the cache; its entry for the unit's result ({key, rows})."""

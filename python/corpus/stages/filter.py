@@ -150,16 +150,31 @@ def taken_down(matcher, cols: dict, outcomes: list) -> tuple[list, list[int]]:
     return out, live
 
 
-def signals_of(u: FilterUnit, chain) -> tuple[ChainMemo, SignalsTable]:
-    """The part's stored signals per filter (filters.memo), and its signals table (corpus signals export,
-    tune), filed by the input part and everything measured."""
+def signals_table(u: FilterUnit, chain) -> SignalsTable:
+    """The part's signals table (corpus signals export, tune), filed by the input part and everything
+    measured."""
     identities = chain.memo_identities(json.loads(u.filters_json), json.loads(u.resources_json))
-    memo = ChainMemo(Path(u.cache_root), identities, chain.signal_columns(), u.key)
     # the takedown lists change which documents the table holds (a run without them keeps its key)
     down = {"takedown": sha} if (sha := json.loads(u.takedown_json).get("takedown_lists_sha256")) else {}
-    return memo, SignalsTable(chain.steps, Path(u.cache_root), cache_key({
+    return SignalsTable(chain.steps, Path(u.cache_root), cache_key({
         "signals": u.in_sha256, "identities": identities,
         "cleaning": [json.loads(u.filters_json)[s.name] for s in chain.steps if s.spec.cleans], **down}))
+
+
+def part_memo(u: FilterUnit, chain) -> ChainMemo:
+    """The part's stored signals per filter (filters.memo)."""
+    identities = chain.memo_identities(json.loads(u.filters_json), json.loads(u.resources_json))
+    return ChainMemo(Path(u.cache_root), identities, chain.signal_columns(), u.key)
+
+
+def stored_signals(chain, table: SignalsTable, matcher, rows: int) -> list | None:
+    """Every document's signals in the part's order from its signals table, when the cache holds it and
+    they alone decide: no cleaning filter (the table holds its failures, not the text it leaves) and no
+    takedown list. A threshold edit's run then neither hashes a document nor loads the memo."""
+    if matcher is not None or chain.cleans:
+        return None
+    stored = table.stored()
+    return stored if stored is not None and len(stored) == rows else None
 
 
 def filter_part(u: FilterUnit) -> dict:
@@ -168,7 +183,10 @@ def filter_part(u: FilterUnit) -> dict:
     reader = PartReader(u.in_path, u.in_sha256, columns=list(IN_COLUMNS))
     validate_columns(reader.schema, IN_COLUMNS, u.in_path)
     chain = chain_for(u.filters_json, u.resources_json)
-    memo, table = signals_of(u, chain) if u.cache_root is not None else (None, None)
+    matcher = takedown_matcher(u.takedown_json)
+    table = signals_table(u, chain) if u.cache_root is not None else None
+    stored = stored_signals(chain, table, matcher, reader.num_rows) if table is not None else None
+    memo = part_memo(u, chain) if table is not None and stored is None else None
     annotations = list(annotation_columns())
     for folder in (ME.side.dirname, REMOVED):
         (u.out_dir / folder).mkdir(exist_ok=True)
@@ -183,16 +201,20 @@ def filter_part(u: FilterUnit) -> dict:
     # lines cleaned per rule; documents dropped per filter, per rule, per language that got language-agnostic
     # word rules, and per source
     cleaned_by_rule, dropped, by_rule, agnostic, by_source = {}, {}, {}, {}, {}
-    docs_in, matcher = 0, takedown_matcher(u.takedown_json)
+    docs_in = 0
     for batch in reader.batches():
         keep = {k: [] for k in OUT_COLUMNS}
         rej = {k: [] for k in REJECT_COLUMNS}
         removed = {k: [] for k in REMOVED_COLUMNS}
         cols = {k: batch.column(k).to_pylist() for k in IN_COLUMNS}
-        docs_in += batch.num_rows
         measured: list = []
-        outcomes, live = taken_down(matcher, cols, chain.check_many(cols["text"], cols["url"], cols["id"], memo,
-                                                                    measured))
+        if stored is not None:  # the table is known: add() below only counts the documents
+            decided = chain.decide_many(cols["text"], stored[docs_in:docs_in + batch.num_rows], cols["id"])
+            measured = [None] * batch.num_rows
+        else:
+            decided = chain.check_many(cols["text"], cols["url"], cols["id"], memo, measured)
+        docs_in += batch.num_rows
+        outcomes, live = taken_down(matcher, cols, decided)
         if table is not None:  # the signals of the documents not taken down (tune, signals export)
             table.add(*([cols[k][i] for i in live] for k in ("id", "source_id", "url")), [measured[i] for i in live])
         count_unknown_languages(chain, [outcomes[i] for i in live], agnostic)
@@ -237,8 +259,9 @@ def filter_part(u: FilterUnit) -> dict:
         name = f"{WORK_DIR}/{SCORED}/{u.key}.scores.npy"
         write_bytes(u.out_dir / name, buf.getvalue())
         res["work"] = parts[:1] + [{"name": name, "sha256": sha256_bytes(buf.getvalue()), "bytes": buf.tell()}]
-    if memo is not None:
-        res["cache"] = {"hits": memo.hits, "computed": memo.misses}
+    if table is not None:
+        res["cache"] = ({"hits": memo.hits, "computed": memo.misses} if memo is not None
+                        else {"hits": docs_in * len(chain.steps), "computed": 0})
         res["signals"] = table.save()
     return res
 
