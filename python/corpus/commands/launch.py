@@ -83,7 +83,10 @@ def prestart(argv: list[str]) -> None:
     from corpus.engine.forkserver import start_forkserver
 
     stage, workers = planned
-    start_forkserver(workers, preload=["corpus.commands.cli"] + ([f"corpus.stages.{stage}"] if stage != "run" else []))
+    # `run`: every stage's module, so that no stage's workers import their own (~0.1-0.25 s each, per stage)
+    stages = sorted(p.stem for p in (Path(__file__).parents[1] / "stages").glob("*.py")
+                    if not p.stem.startswith("_")) if stage == "run" else [stage]
+    start_forkserver(workers, preload=["corpus.commands.cli"] + [f"corpus.stages.{s}" for s in stages])
 
 
 def main() -> None:

@@ -253,13 +253,19 @@ class FilterChain:
         self.defaults, slots = annotation_slots()
         self.lang_slot = slots.get("lang")
         self.steps = chain_steps(filters_cfg)
-        self.checkers = [s.spec.make(s.params, resources) for s in self.steps]
+        self.resources = resources
         # the filters before the first rule set per language that sees the lang filter's language, and the
         # languages with word rules: what unknown_language() needs
         names = [s.name for s in self.steps]
         first = next((k for k, s in enumerate(self.steps) if s.spec.languages and "lang" in names[:k]), None)
         self.before_word_rules = None if first is None else set(names[:first])
         self.known_languages = known_languages(filters_cfg)
+
+    @functools.cached_property
+    def checkers(self) -> list:
+        """Each step's checker, its models loaded when a document is first measured (a run deciding from
+        stored signals loads none)."""
+        return [s.spec.make(s.params, self.resources) for s in self.steps]
 
     def unknown_language(self, outcome: "Outcome") -> str | None:
         """The document's language when it reached a rule set per language that has no entry for it (it
