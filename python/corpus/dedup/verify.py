@@ -186,22 +186,20 @@ class PartedShingleSets:
 
 
 class _LazyParts:
-    """The parts' ShingleSets, each memory-mapped on first use (a task touching a few parts maps only
-    those); every part's set count is checked against the offsets at once, from its .npy header."""
+    """The parts' ShingleSets, each memory-mapped on first use (a task touching a few parts maps, and
+    opens, only those: checking every part up front made each of P tasks open P files), its set count
+    checked against the offsets as it is mapped."""
 
     def __init__(self, prefixes: Sequence[Path | str], offsets: np.ndarray):
-        self.prefixes, self.open = list(prefixes), {}
-        for i, prefix in enumerate(self.prefixes):
-            with open(f"{prefix}{OFFSETS_SUFFIX}", "rb") as f:
-                major, _ = np.lib.format.read_magic(f)
-                header = np.lib.format.read_array_header_1_0 if major == 1 else np.lib.format.read_array_header_2_0
-                shape = header(f)[0]
-            if shape[0] - 1 != offsets[i + 1] - offsets[i]:
-                raise ValueError(f"{prefix}: {shape[0] - 1} sets, expected {offsets[i + 1] - offsets[i]}")
+        self.prefixes, self.offsets, self.open = list(prefixes), offsets, {}
 
     def __getitem__(self, i: int) -> ShingleSets:
         if i not in self.open:
-            self.open[i] = ShingleSets.load(self.prefixes[i])
+            sets = ShingleSets.load(self.prefixes[i])
+            expected = self.offsets[i + 1] - self.offsets[i]
+            if len(sets) != expected:
+                raise ValueError(f"{self.prefixes[i]}: {len(sets)} sets, expected {expected}")
+            self.open[i] = sets
         return self.open[i]
 
 
