@@ -40,11 +40,13 @@ def corpus(config: Path, *args: str) -> tuple[float, str]:
     return time.perf_counter() - t0, p.stdout
 
 
+STAGE_NAMES = ("fetch", "normalize", "filter", "dedup", "pii", "shard", "tokenize")
+
+
 def stage_table(out: str) -> list[str]:
-    """The run table a `corpus run`/`takedown` printed: per stage its status and seconds."""
-    lines = out.splitlines()
-    start = next((i for i, x in enumerate(lines) if x.startswith("stage ")), len(lines))
-    return [x.rstrip() for x in lines[start:] if x.strip()][:12]
+    """The run table a `corpus run`/`takedown` printed (takedown's has no header): per stage its status and
+    seconds."""
+    return [x.rstrip() for x in out.splitlines() if x.split(" ", 1)[0] in STAGE_NAMES]
 
 
 def base_config(a, work: Path) -> dict:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import difflib
 import functools
+import hashlib
 import json
 import os
 import stat
@@ -122,11 +123,18 @@ def _fill(obj: Any, schema: dict) -> None:
             _fill(obj[key], sub)
 
 
+# (schema, blake2b of a file's bytes) that load_json found valid: a run reads each stage's manifest, and
+# every published version's, several times (planning, unit reuse, recounts); the same bytes are the same
+# document, checked once a process
+_VALID: set[tuple[str, bytes]] = set()
+
+
 def load_json(path, schema_name: str | None = None, *, missing: str = "not found") -> Any:
     """A JSON file, optionally schema-checked; every failure is one line naming the file (and line)."""
     try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
+        with open(path, "rb") as f:
+            raw = f.read()
+        data = json.loads(raw.decode("utf-8"))
     except FileNotFoundError:
         raise CorpusError(f"{path}: {missing}") from None
     except json.JSONDecodeError as e:
@@ -134,5 +142,8 @@ def load_json(path, schema_name: str | None = None, *, missing: str = "not found
     except UnicodeDecodeError as e:
         raise CorpusError(f"{path}: invalid UTF-8: {e.reason}") from None
     if schema_name is not None:
-        validate(data, schema_name, what=str(path))
+        seen = (schema_name, hashlib.blake2b(raw, digest_size=16).digest())
+        if seen not in _VALID:
+            validate(data, schema_name, what=str(path))
+            _VALID.add(seen)
     return data
