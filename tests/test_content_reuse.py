@@ -52,14 +52,15 @@ def test_unchanged_filter_output_reuses_later_stages_and_a_small_change_recomput
     statuses = lambda rows: {stage: status for stage, status, _, _ in rows}  # noqa: E731
     run_all(config(tmp_path, "v1", "v1", art), workers=2)
 
-    # an edit that keeps every document: dedup, pii and the shards are taken whole from v1
+    # an edit that keeps every document: dedup, pii, the shards and the token files are taken whole from v1
     same = {"filters.gopher": {"max_words": 99_999}}
     rows = statuses(run_all(config(tmp_path, "v2", "v2", art, **same), workers=2))
-    assert rows["filter"] != "current" and rows["dedup"] == rows["pii"] == rows["shard"] == "reused", rows
+    assert rows["filter"] != "current" and rows["dedup"] == rows["pii"] == rows["shard"] == rows["tokenize"] == "reused", rows
     assert run_info(art, "v2", "stages/04-dedup")["reused_whole"] == "corpus/t/v1/stages/04-dedup"
     (tokens,) = (art / "tokens" / "t" / "v2").iterdir()
     tokenize = json.loads((tokens / "_RUN.json").read_text())
-    assert "tokenizer_training" not in tokenize and tokenize["encode_cache"]["computed"] == 0, tokenize  # all cached
+    assert "tokenizer_training" not in tokenize, tokenize  # the tokenizer v1 trained on the same shards, cached
+    assert tokenize["reused_whole"] == f"tokens/t/v1/{tokens.name}", tokenize
     fresh = tmp_path / "fresh-v2"
     run_all(config(tmp_path, "f2", "v2", fresh, run={"cache": False}, **same), workers=1)
     assert published(art, "v2") == published(fresh, "v2")

@@ -505,6 +505,9 @@ def _reuse_whole(ctx: PhaseContext, found: tuple[Path, dict, dict], stage: str) 
     for phase in ctx.job.phases:
         if isinstance(phase, Step) and phase.name in whole.steps:
             phase.fn(ctx)
+    # the parts in the order a computed run lists them (the source's): the rebuilt files among the others
+    order = {p["name"]: i for i, p in enumerate(manifest["parts"])}
+    ctx.parts.sort(key=lambda p: order.get(p["name"], len(order)))
     if UNITS_KEY in run:  # the same files: a later version may still reuse them unit by unit
         ctx.run_info[UNITS_KEY] = run[UNITS_KEY]
     where = src.relative_to(ctx.config.artifacts) if src.is_relative_to(ctx.config.artifacts) else src

@@ -52,7 +52,7 @@ from corpus.errors import CorpusError
 from corpus.engine.cache import Cache, cache_key, cache_root
 from corpus.engine.memory import release_freed_memory
 from corpus.engine.partitioning import partitions
-from corpus.engine.runner import WORK_DIR as WORK, Job, Map, PhaseContext, RunOptions, Step, published_stage
+from corpus.engine.runner import WORK_DIR as WORK, Job, Map, PhaseContext, RunOptions, Step, Whole, published_stage
 from corpus.engine.versions import output_packages
 from corpus.tokens import hf
 from corpus.tokens import mix as mixing
@@ -400,10 +400,9 @@ def part_units(ctx: PhaseContext) -> list:
 
 def manifest_step(run: TokenizeRun, ctx: PhaseContext) -> None:
     """The tokens _MANIFEST.json: the tokenizer, the budgets and each split's parts (and the mix)."""
-    written = {r["key"]: r for r in ctx.results["write"]}
     splits = {}
-    for split in SPLITS:
-        files = [written[u.key]["entry"] for u in ctx.state["part_units"] if u.split == split]
+    for split in SPLITS:  # the write results are in unit order: each split's parts in order (plan_step)
+        files = [r["entry"] for r in ctx.results["write"] if r["key"].split("/", 1)[0] == split]
         splits[split] = {"docs": sum(f["docs"] for f in files), "tokens": sum(f["tokens"] for f in files),
                          "files": files}
     config = run.config
@@ -417,7 +416,7 @@ def manifest_step(run: TokenizeRun, ctx: PhaseContext) -> None:
     if run.mix is not None:
         manifest["mix"] = mix_manifest(run.mix_id, run.mix_record, run.sources, ctx.state["before"],
                                        ctx.state["weights"], ctx.results["mix-copies"],
-                                       [written[u.key] for u in ctx.state["part_units"]])
+                                       list(ctx.results["write"]))
     validate(manifest, TOKENS_SCHEMA, what=str(ctx.job.final / TOKENS_MANIFEST))
     data = dump_json(manifest)
     write_bytes(ctx.staging / TOKENS_MANIFEST, data)
@@ -440,8 +439,27 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
               Map("write", part_units, write_part, in_process=True),
               Step("manifest", partial(manifest_step, run))]
     directory = f"{run.tokenizer_id}-{run.mix_id}" if run.mix is not None else run.tokenizer_id
-    return [Job("tokenize", tokens_root(config) / directory, identity, phases,
-                dataset=config.dataset, version=config.version)]
+    final = tokens_root(config) / directory
+    return [Job("tokenize", final, identity, phases, dataset=config.dataset, version=config.version,
+                reuse_from=tuple(sorted(d for d in (final.parent.parent).glob(f"*/{directory}")
+                                        if d.is_dir() and d != final)),
+                whole=whole_content(run))]
+
+
+def whole_content(run: TokenizeRun) -> Whole | None:
+    """The token files are a function of the shards' content, the tokenizer's bytes and [tokenize] (its
+    path to a pinned tokenizer aside): a version whose shards are byte for byte a published version's
+    (an edit that changed no document) takes that version's token files whole; the tokenizer files and
+    _MANIFEST.json (which names this version and its corpus manifest) are written again. Not with a
+    [mix], whose manifest is made from its phases' state."""
+    if run.mix is not None:
+        return None
+    eos = run.config["tokenize"]["eos_token"]
+    return Whole({"tokenizer_sha256": sha256_bytes(run.tokenizer), "budgets": run.budgets,
+                  "tokenize": {k: v for k, v in run.config["tokenize"].items() if k != "tokenizer"},
+                  "shards": [{k: s[k] for k in ("name", "sha256", "rows")} for s in run.corpus["shards"]]},
+                 steps=("tokenizer", "manifest"), results=("write",),
+                 rebuilt=(TOKENIZER_FILE, *hf.hf_files(run.tokenizer, eos), TOKENS_MANIFEST))
 
 
 def summary(result) -> str:
