@@ -119,8 +119,7 @@ def tune(config: Config, name: str, key: str, raw_values: list[str]) -> dict:
         for sid in sids:
             docs_in[sid] = docs_in.get(sid, 0) + 1
         measured = signals.step_values(t, steps[0])  # the same columns whatever the threshold
-        for j, (table, st) in enumerate(zip(variants, steps)):
-            kept, scores = _decided(measured, st, ids)
+        for j, (table, (kept, scores)) in enumerate(zip(variants, _decided(measured, steps, ids, fname))):
             if table["quality"]["enabled"]:  # cut below, once every part's scores are known
                 scored[j].append((np.array([sids[i] for i in kept], dtype=object),
                                   np.array([chars[i] for i in kept], dtype=np.int64), scores))
@@ -149,17 +148,23 @@ def tune(config: Config, name: str, key: str, raw_values: list[str]) -> dict:
             "values": results, "seconds": round(time.perf_counter() - t0, 3)}
 
 
-def _decided(rows: list, steps, ids: list) -> tuple[list[int], np.ndarray]:
-    """The rows of a part's signals table the chain keeps, and their quality scores (float32; NaN when the
-    quality filter is off)."""
+def _decided(rows: list, variants: list, ids: list, tuned: str) -> list[tuple[list[int], np.ndarray]]:
+    """Per chain of `variants` (the same chain, one filter's thresholds apart): the rows of a part's signals
+    table it keeps, and their quality scores (float32; NaN when the quality filter is off). A document a
+    filter before the tuned one drops is dropped by every variant alike: decided once."""
     slot = list(annotation_columns()).index("quality_score")
-    kept, scores = [], []
+    at_tuned = [s.name for s in variants[0]].index(tuned)
+    kept: list[list[int]] = [[] for _ in variants]
+    scores: list[list[float]] = [[] for _ in variants]
     for i, measured in enumerate(rows):
-        values, failed, _ = decide_document(steps, measured, ids[i])
-        if failed is None:
-            kept.append(i)
-            scores.append(values[slot] if values[slot] is not None else np.nan)
-    return kept, np.array(scores, dtype=np.float32)
+        for j, steps in enumerate(variants):
+            values, failed, at = decide_document(steps, measured, ids[i])
+            if failed is None:
+                kept[j].append(i)
+                scores[j].append(values[slot] if values[slot] is not None else np.nan)
+            elif at < at_tuned:  # before the filter whose thresholds differ: the same for every variant
+                break
+    return [(k, np.array(sc, dtype=np.float32)) for k, sc in zip(kept, scores)]
 
 
 def describe(r: dict) -> list[str]:
