@@ -93,11 +93,12 @@ def _check_pace(url: str, n: int, started: float, grace: float, min_rate: float)
 
 
 def download(url: str, dest_dir: Path, *, timeout: float, max_bytes: int | None = None,
-             min_rate: float = DEFAULT_MIN_RATE) -> tuple[Path, str, int]:
+             min_rate: float = DEFAULT_MIN_RATE, durable: bool = True) -> tuple[Path, str, int]:
     """Stream `url` into dest_dir/<sha256> (atomically); returns (path, sha256, bytes). `max_bytes` (the
     ledger's size, for fetch): a response that says it is larger is refused before a byte is written, and
     one that streams past it is cut there, so a server can never fill the disk; nothing is kept of either.
-    A download slower than `min_rate` (_check_pace) is stopped, nothing kept."""
+    A download slower than `min_rate` (_check_pace) is stopped, nothing kept. `durable=False`: not
+    fsynced (a crawl's member file, deleted once read, and checked against its sha256 before any reuse)."""
     kind = url_kind(url)
     if kind == "s3":
         return _download_s3(url, dest_dir, max_bytes)
@@ -123,7 +124,8 @@ def download(url: str, dest_dir: Path, *, timeout: float, max_bytes: int | None 
                     raise _too_large(url, max_bytes, "the server sent more")
                 _check_pace(url, n, started, timeout, min_rate)
             out.flush()
-            os.fsync(out.fileno())
+            if durable:
+                os.fsync(out.fileno())
         digest = h.hexdigest()
         final = dest_dir / digest
         os.replace(tmp, final)
