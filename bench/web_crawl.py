@@ -6,7 +6,8 @@ same records as one WARC file, and records fetched by HTTP Range (format warc-re
     python bench/web_crawl.py --files 40 --copies 2 --small 10 --json out.json
 
 1. examples/local_crawl.py writes --files WARC files of the shared pages, --copies times over (seeded),
-   served by a local HTTP server that answers Range requests.
+   served on 127.0.0.1 by bench/range_server.py (HTTP/1.1 keep-alive, Range requests), in a process of
+   its own.
 2. `corpus fetch` (a fresh child process and artifacts root per run: wall, peak RSS of the process tree) of
    a listing of the first --small files and of all of them, at 1 and 2 workers (and `[run] executor =
    "ray"` with --ray): files/s and WARC records/s per worker. Memory should not grow with the file count.
@@ -18,13 +19,12 @@ same records as one WARC file, and records fetched by HTTP Range (format warc-re
 from __future__ import annotations
 
 import argparse
-import http.server
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -34,33 +34,16 @@ sys.path.insert(0, str(REPO / "python"))
 sys.path.insert(0, str(REPO / "examples"))
 
 
-class RangeHandler(http.server.SimpleHTTPRequestHandler):
-    """Static files, with `Range: bytes=a-b` answered 206 (http.server ignores Range)."""
-
-    def do_GET(self):
-        spec = self.headers.get("Range")
-        if not spec:
-            return super().do_GET()
-        path = Path(self.directory) / self.path.lstrip("/")
-        if not path.is_file():
-            return self.send_error(404)
-        a, b = (int(x) for x in spec.removeprefix("bytes=").split("-"))
-        with open(path, "rb") as f:
-            f.seek(a)
-            data = f.read(b - a + 1)
-        self.send_response(206)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        pass
-
-
-def serve(root: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), lambda *a: RangeHandler(*a, directory=str(root)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    return httpd, f"http://127.0.0.1:{httpd.server_address[1]}"
+def serve(root: Path) -> tuple[subprocess.Popen, str]:
+    """bench/range_server.py over `root` in a process of its own (HTTP/1.1, Range), and its base URL: a
+    server thread in this process would share its GIL with the sampling of the measured process tree."""
+    proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve().parent / "range_server.py"), str(root)],
+                            stdout=subprocess.PIPE, text=True)
+    base = proc.stdout.readline().strip()
+    if not base.startswith("http://127.0.0.1:"):
+        proc.kill()
+        raise SystemExit(f"error: bench/range_server.py did not start (it said {base!r})")
+    return proc, base
 
 
 def row_of(path: Path, fmt: str = "warc", **extra) -> dict:
@@ -110,7 +93,7 @@ def main() -> int:
     www = work / "www"
     paths = build(www, mirror_dir(), args.files, args.copies, seed=0)
     crawl_mb = sum(p.stat().st_size for p in paths) / 1e6
-    httpd, base = serve(www)
+    server, base = serve(www)
     try:
         runs = []
         for n in (args.small, args.files):
@@ -149,7 +132,8 @@ def main() -> int:
                                   workers, args.engine))
             print(json.dumps(runs[-1]), flush=True)
     finally:
-        httpd.shutdown()
+        server.terminate()
+        server.wait()
         if args.work is None:
             shutil.rmtree(work, ignore_errors=True)
     by = {r["name"]: r for r in runs}

@@ -83,8 +83,10 @@ def obtain(u: FileUnit) -> tuple[Path, str, int, str]:
             raise DownloadFailed(f"{u.url}: file not found", "missing")
         return path, sha256_file(path), path.stat().st_size, "local"
     # a pinned file may not grow: past its pinned size the download stops (a changed file, refused below)
+    # not fsynced: it is deleted once read (drop_downloads), a later run checks it against its pin, and a
+    # --resume against the unit's record (check_file's "work" entry) before its ranges are read
     path, sha, n = download(u.url, u.downloads, timeout=u.fetch["timeout_s"], min_rate=min_rate_of(u.fetch),
-                            max_bytes=u.pin["bytes"] if u.pin is not None else None)
+                            max_bytes=u.pin["bytes"] if u.pin is not None else None, durable=False)
     return path, sha, n, "downloaded"
 
 
@@ -124,7 +126,9 @@ def check_file(u: FileUnit) -> dict:
     except CorpusError as e:
         reason, _, detail = str(e).partition(": ")
         return _reject(u, reason, detail) if reason in FILE_REASONS else _reject(u, "undecodable", str(e))
-    return {"key": u.key, "parts": [], "counts": {"files": {"read": 1}},
+    # a downloaded copy is the unit's scratch file: a --resume reuses the unit only if it still has its sha256
+    work = [{"name": os.path.abspath(path), "sha256": sha, "bytes": size}] if how == "downloaded" else []
+    return {"key": u.key, "parts": [], "counts": {"files": {"read": 1}}, **({"work": work} if work else {}),
             "file": {"index": u.index, "url": u.url, "sha256": sha, "bytes": size, "found_by": how,
                      "path": str(path), "pinned": u.pin is not None, "ranges": ranges}}
 

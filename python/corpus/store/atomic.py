@@ -113,8 +113,10 @@ def fsync_dir(path: str | os.PathLike) -> None:
 
 
 @contextlib.contextmanager
-def atomic_open(path: str | os.PathLike, mode: str = "wb") -> Iterator[Any]:
-    """Write to a temp file beside `path`, fsync, then rename over it; on error the temp goes away."""
+def atomic_open(path: str | os.PathLike, mode: str = "wb", *, durable: bool = True) -> Iterator[Any]:
+    """Write to a temp file beside `path`, fsync, then rename over it; on error the temp goes away.
+    `durable=False`: no fsync (a kill still leaves the old file or the new one, never a torn one; after a
+    power loss the file may be empty): for a file whose reader checks it and can do without it."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     written = 0
@@ -125,7 +127,8 @@ def atomic_open(path: str | os.PathLike, mode: str = "wb") -> Iterator[Any]:
                 yield f
                 written = f.tell()
                 f.flush()
-                os.fsync(f.fileno())
+                if durable:
+                    os.fsync(f.fileno())
             except OSError as e:
                 if is_enospc(e) and not isinstance(e, DiskFullError):
                     with contextlib.suppress(OSError, ValueError):
@@ -139,9 +142,9 @@ def atomic_open(path: str | os.PathLike, mode: str = "wb") -> Iterator[Any]:
         raise
 
 
-def write_bytes(path: str | os.PathLike, data: bytes) -> None:
+def write_bytes(path: str | os.PathLike, data: bytes, *, durable: bool = True) -> None:
     try:
-        with atomic_open(path, "wb") as f:
+        with atomic_open(path, "wb", durable=durable) as f:
             f.write(data)
     except DiskFullError as e:
         raise disk_full(path, len(data), e.reason) from None
@@ -157,8 +160,8 @@ def dump_json(obj: Any) -> bytes:
     return (json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def write_json(path: str | os.PathLike, obj: Any) -> None:
-    write_bytes(path, dump_json(obj))
+def write_json(path: str | os.PathLike, obj: Any, *, durable: bool = True) -> None:
+    write_bytes(path, dump_json(obj), durable=durable)
 
 
 def remove_tree(path: str | os.PathLike) -> None:

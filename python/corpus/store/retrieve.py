@@ -11,6 +11,7 @@ import http.client
 import logging
 import os
 import shutil
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -75,6 +76,18 @@ class _HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):
         return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
+_OPENERS: dict[tuple, urllib.request.OpenerDirector] = {}
+
+
+def _opener() -> urllib.request.OpenerDirector:
+    """urllib's opener with _HttpOnlyRedirects, built once per proxy setting (building one costs ~1 ms,
+    as much as a small crawl file's download over loopback)."""
+    key = tuple(sorted(urllib.request.getproxies().items()))
+    if key not in _OPENERS:
+        _OPENERS[key] = urllib.request.build_opener(_HttpOnlyRedirects)
+    return _OPENERS[key]
+
+
 def _too_large(url: str, limit: int, got: str) -> CorpusError:
     return CorpusError(f"{url}: download refused: {got}, more than the {limit} bytes the ledger declares "
                        f"(nothing kept; check the URL or the ledger row's bytes)")
@@ -92,18 +105,19 @@ def _check_pace(url: str, n: int, started: float, grace: float, min_rate: float)
 
 
 def download(url: str, dest_dir: Path, *, timeout: float, max_bytes: int | None = None,
-             min_rate: float = DEFAULT_MIN_RATE) -> tuple[Path, str, int]:
+             min_rate: float = DEFAULT_MIN_RATE, durable: bool = True) -> tuple[Path, str, int]:
     """Stream `url` into dest_dir/<sha256> (atomically); returns (path, sha256, bytes). `max_bytes` (the
     ledger's size, for fetch): a response that says it is larger is refused before a byte is written, and
     one that streams past it is cut there, so a server can never fill the disk; nothing is kept of either.
-    A download slower than `min_rate` (_check_pace) is stopped, nothing kept."""
+    A download slower than `min_rate` (_check_pace) is stopped, nothing kept. `durable=False`: not
+    fsynced (a crawl's member file, deleted once read, and checked against its sha256 before any reuse)."""
     kind = url_kind(url)
     if kind == "s3":
         return _download_s3(url, dest_dir, max_bytes)
     if kind not in ("http", "https"):
         raise ValueError(url)
     dest_dir.mkdir(parents=True, exist_ok=True)
-    opener = urllib.request.build_opener(_HttpOnlyRedirects)
+    opener = _opener()
     req = urllib.request.Request(url, headers={"User-Agent": f"corpus/{__version__}"})
     fd, tmp = temp_beside(dest_dir / "download")
     h, n, started = hashlib.sha256(), 0, time.monotonic()
@@ -122,7 +136,8 @@ def download(url: str, dest_dir: Path, *, timeout: float, max_bytes: int | None 
                     raise _too_large(url, max_bytes, "the server sent more")
                 _check_pace(url, n, started, timeout, min_rate)
             out.flush()
-            os.fsync(out.fileno())
+            if durable:
+                os.fsync(out.fileno())
         digest = h.hexdigest()
         final = dest_dir / digest
         os.replace(tmp, final)
@@ -237,7 +252,93 @@ def read_range(url: str, offset: int, length: int, *, timeout: float) -> bytes:
 
 
 def _http_range(url: str, offset: int, length: int, timeout: float) -> bytes:
-    opener = urllib.request.build_opener(_HttpOnlyRedirects)
+    """One Range request: over this thread's kept-alive connection to the host (_kept_range), or through
+    urllib when a proxy is set for the URL, or when the server answers with a redirect."""
+    parts = urllib.parse.urlsplit(url)
+    if not urllib.request.getproxies() or not _proxied(parts):
+        data = _kept_range(parts, url, offset, length, timeout)
+        if data is not None:
+            return data
+    return _urllib_range(url, offset, length, timeout)
+
+
+def _proxied(parts: urllib.parse.SplitResult) -> bool:
+    return parts.scheme.lower() in urllib.request.getproxies() and not urllib.request.proxy_bypass(parts.hostname or "")
+
+
+_KEPT = threading.local()  # .conns: {(scheme, host, port): http.client.HTTPConnection}, one thread's
+
+
+def _connection(parts: urllib.parse.SplitResult, timeout: float) -> tuple[http.client.HTTPConnection, bool]:
+    """This thread's connection to the URL's host (made on first use), and whether it served a request before."""
+    conns = _KEPT.__dict__.setdefault("conns", {})
+    https = parts.scheme.lower() == "https"
+    key = (parts.scheme.lower(), parts.hostname, parts.port or (443 if https else 80))
+    conn = conns.get(key)
+    if conn is not None and conn.sock is not None:
+        conn.timeout = timeout
+        conn.sock.settimeout(timeout)
+        return conn, True
+    if conn is None:
+        cls = http.client.HTTPSConnection if https else http.client.HTTPConnection
+        conn = conns[key] = cls(parts.hostname, key[2], timeout=timeout)
+    conn.timeout = timeout
+    return conn, False
+
+
+def close_connections() -> None:
+    """Close this thread's kept-alive connections (tests; a worker's close at exit)."""
+    for conn in _KEPT.__dict__.pop("conns", {}).values():
+        conn.close()
+
+
+def _kept_range(parts: urllib.parse.SplitResult, url: str, offset: int, length: int, timeout: float) -> bytes | None:
+    """Bytes [offset, offset + length) over a kept-alive HTTP/1.1 connection (one per host and thread,
+    so a unit of a warc-records table does not open a connection per record); None on a redirect (urllib
+    follows it). A connection the server closed while idle is opened again once."""
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    headers = {"User-Agent": f"corpus/{__version__}", "Range": f"bytes={offset}-{offset + length - 1}"}
+    for attempt in (0, 1):
+        conn, reused = _connection(parts, timeout)
+        try:
+            conn.request("GET", path, headers=headers)
+            resp = conn.getresponse()
+        except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError) as e:
+            conn.close()
+            if reused and attempt == 0:  # the server dropped the idle connection: a new one
+                continue
+            raise DownloadFailed(f"{url}: download failed: {e}", "failed") from None
+        except (OSError, TimeoutError, http.client.HTTPException) as e:
+            conn.close()
+            raise DownloadFailed(f"{url}: download failed: {e}", "failed") from None
+        try:
+            if resp.status in (301, 302, 303, 307, 308):
+                resp.read()
+                return None
+            if resp.status >= 400:
+                resp.read()
+                raise DownloadFailed(f"{url}: download failed: {resp.reason}",  # urllib's HTTPError.reason
+                                     "missing" if resp.status in (404, 410) else "failed")
+            if resp.status != 206:  # the whole file: skip to the range, streaming
+                left = offset
+                while left and (skipped := len(resp.read(min(CHUNK, left)))):
+                    left -= skipped
+            data = resp.read(length)
+            if not resp.isclosed():  # more than the range came (a 200, a longer 206): not reusable
+                conn.close()
+            return data
+        except http.client.IncompleteRead as e:
+            conn.close()
+            raise DownloadFailed(f"{url}: download failed: cut short ({e.expected:,} more bytes announced)",
+                                 "truncated") from None
+        except (OSError, TimeoutError, http.client.HTTPException) as e:
+            conn.close()
+            raise DownloadFailed(f"{url}: download failed: {e}", "failed") from None
+    raise AssertionError("unreachable")
+
+
+def _urllib_range(url: str, offset: int, length: int, timeout: float) -> bytes:
+    opener = _opener()
     req = urllib.request.Request(url, headers={"User-Agent": f"corpus/{__version__}",
                                                "Range": f"bytes={offset}-{offset + length - 1}"})
     try:
