@@ -177,6 +177,27 @@ def stored_signals(chain, table: SignalsTable, matcher, rows: int) -> list | Non
     return stored if stored is not None and len(stored) == rows else None
 
 
+def cached_signals(u: FilterUnit, chain, matcher, rows: int) -> tuple[SignalsTable | None, list | None, ChainMemo | None]:
+    """With the cache on: the part's signals table, its stored values when they alone decide
+    (stored_signals), and otherwise the per-filter memo."""
+    if u.cache_root is None:
+        return None, None, None
+    table = signals_table(u, chain)
+    stored = stored_signals(chain, table, matcher, rows)
+    return table, stored, part_memo(u, chain) if stored is None else None
+
+
+def decide_batch(chain, cols: dict, stored: list | None, first: int, memo) -> tuple[list, list]:
+    """A batch's Outcomes (its first row the part's `first`) and what was measured of each document:
+    decided from the part's stored signals when given (the table is known: SignalsTable.add then only
+    counts the documents), else measured (from the memo where it knows them)."""
+    if stored is not None:
+        n = len(cols["id"])
+        return chain.decide_many(cols["text"], stored[first:first + n], cols["id"]), [None] * n
+    measured: list = []
+    return chain.check_many(cols["text"], cols["url"], cols["id"], memo, measured), measured
+
+
 def filter_part(u: FilterUnit) -> dict:
     """Stream the part in batches of BATCH_ROWS documents (hashing it as it is read); kept documents and
     rejects are written a row group at a time: memory is a batch and a row group, not the part."""
@@ -184,9 +205,7 @@ def filter_part(u: FilterUnit) -> dict:
     validate_columns(reader.schema, IN_COLUMNS, u.in_path)
     chain = chain_for(u.filters_json, u.resources_json)
     matcher = takedown_matcher(u.takedown_json)
-    table = signals_table(u, chain) if u.cache_root is not None else None
-    stored = stored_signals(chain, table, matcher, reader.num_rows) if table is not None else None
-    memo = part_memo(u, chain) if table is not None and stored is None else None
+    table, stored, memo = cached_signals(u, chain, matcher, reader.num_rows)
     annotations = list(annotation_columns())
     for folder in (ME.side.dirname, REMOVED):
         (u.out_dir / folder).mkdir(exist_ok=True)
@@ -207,12 +226,7 @@ def filter_part(u: FilterUnit) -> dict:
         rej = {k: [] for k in REJECT_COLUMNS}
         removed = {k: [] for k in REMOVED_COLUMNS}
         cols = {k: batch.column(k).to_pylist() for k in IN_COLUMNS}
-        measured: list = []
-        if stored is not None:  # the table is known: add() below only counts the documents
-            decided = chain.decide_many(cols["text"], stored[docs_in:docs_in + batch.num_rows], cols["id"])
-            measured = [None] * batch.num_rows
-        else:
-            decided = chain.check_many(cols["text"], cols["url"], cols["id"], memo, measured)
+        decided, measured = decide_batch(chain, cols, stored, docs_in, memo)
         docs_in += batch.num_rows
         outcomes, live = taken_down(matcher, cols, decided)
         if table is not None:  # the signals of the documents not taken down (tune, signals export)
