@@ -150,21 +150,14 @@ def taken_down(matcher, cols: dict, outcomes: list) -> tuple[list, list[int]]:
     return out, live
 
 
-def signals_table(u: FilterUnit, chain) -> SignalsTable:
+def signals_table(u: FilterUnit, chain, identities: list) -> SignalsTable:
     """The part's signals table (corpus signals export, tune), filed by the input part and everything
-    measured."""
-    identities = chain.memo_identities(json.loads(u.filters_json), json.loads(u.resources_json))
+    measured (`identities`: chain.memo_identities)."""
     # the takedown lists change which documents the table holds (a run without them keeps its key)
     down = {"takedown": sha} if (sha := json.loads(u.takedown_json).get("takedown_lists_sha256")) else {}
     return SignalsTable(chain.steps, Path(u.cache_root), cache_key({
         "signals": u.in_sha256, "identities": identities,
         "cleaning": [json.loads(u.filters_json)[s.name] for s in chain.steps if s.spec.cleans], **down}))
-
-
-def part_memo(u: FilterUnit, chain) -> ChainMemo:
-    """The part's stored signals per filter (filters.memo)."""
-    identities = chain.memo_identities(json.loads(u.filters_json), json.loads(u.resources_json))
-    return ChainMemo(Path(u.cache_root), identities, chain.signal_columns(), u.key)
 
 
 def stored_signals(chain, table: SignalsTable, matcher, rows: int) -> list | None:
@@ -179,12 +172,15 @@ def stored_signals(chain, table: SignalsTable, matcher, rows: int) -> list | Non
 
 def cached_signals(u: FilterUnit, chain, matcher, rows: int) -> tuple[SignalsTable | None, list | None, ChainMemo | None]:
     """With the cache on: the part's signals table, its stored values when they alone decide
-    (stored_signals), and otherwise the per-filter memo."""
+    (stored_signals), and otherwise the part's stored signals per filter (filters.memo), both filed under
+    the chain's measuring identities."""
     if u.cache_root is None:
         return None, None, None
-    table = signals_table(u, chain)
+    identities = chain.memo_identities(json.loads(u.filters_json), json.loads(u.resources_json))
+    table = signals_table(u, chain, identities)
     stored = stored_signals(chain, table, matcher, rows)
-    return table, stored, part_memo(u, chain) if stored is None else None
+    memo = ChainMemo(Path(u.cache_root), identities, chain.signal_columns(), u.key) if stored is None else None
+    return table, stored, memo
 
 
 def decide_batch(chain, cols: dict, stored: list | None, first: int, memo) -> tuple[list, list]:
