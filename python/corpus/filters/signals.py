@@ -45,8 +45,7 @@ class SignalsTable:
 
     def __init__(self, steps, root, key: str):
         self.root, self.key = root, key
-        self.data = Cache(root, KIND, ".parquet").get(key)
-        self.known = self.data is not None
+        self.data = Cache(root, KIND, ".parquet").get(key)  # None: not in the cache, built by add()
         self.steps, self.columns = steps, table_columns(steps)
         self.widths = step_widths(steps)
         self.schema = pa.schema(list(self.columns.items()))
@@ -67,6 +66,10 @@ class SignalsTable:
             cols += list(zip(*[blank if v is None else v for v in vals])) if vals else [()] * width
         self.writer.write_batch(pa.record_batch([pa.array(list(c), type=t) for c, t in zip(cols, self.columns.values())],
                                                 schema=self.schema))
+
+    @property
+    def known(self) -> bool:
+        return self.data is not None
 
     def stored(self) -> list[tuple] | None:
         """Per document, in the part's order, what each step measured (step_values), when the cache holds the
