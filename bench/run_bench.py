@@ -312,10 +312,14 @@ class Bench:
         data = tomllib.loads(config.read_text())
         tokens_dir = artifacts / "tokens" / data["dataset"]["name"] / data["dataset"]["version"]
 
+        own = artifacts / "corpus" / data["dataset"]["name"] / data["dataset"]["version"] / "stages" / _STAGE[stage].dirname
+
         def once(one_time: bool = False) -> dict:
             drop_caches(artifacts, MEMO_KINDS + (ONE_TIME[stage] if one_time else ()))
             if name == "tokenize":  # as run: a published tokenizer of the same corpus would be reused, not trained
                 shutil.rmtree(tokens_dir, ignore_errors=True)
+            elif stage != "fetch":  # --force alone would take every unit from the output it replaces (same input)
+                shutil.rmtree(own, ignore_errors=True)
             m = measured(cmd, log=log, env=self.env, timeout=self.args.timeout)
             if m["rc"] != 0:
                 raise SystemExit(f"stage {name} failed with workers {w}; log: {log}")

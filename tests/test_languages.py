@@ -237,3 +237,28 @@ def test_c4_and_fineweb_decide_english_as_before():
         assert c4_clean(text, c4.params, "en", c4.segmentation) == c4_clean(text, C4Params())
         fw = rules_for("fineweb", FineWebParams()).setting("en")
         assert fineweb_quality(text, fw.params, fw.segmentation) == fineweb_quality(text, FineWebParams())
+
+
+def test_the_word_rules_split_a_document_once_and_measure_what_they_measure_alone(monkeypatch):
+    """Gopher quality and repetition read the same words and lines of a document (registry.Doc.shared):
+    split once per document, their signals equal to each measured on its own (real text, several
+    languages)."""
+    from corpus.config.schemas import load_schema, with_defaults
+    from corpus.filters import gopher, repetition
+
+    filters = with_defaults({"lang": {"keep": ["en", "de", "ru", "ar"]}, "ppl": {"enabled": False}},
+                            load_schema("corpus-config.schema.json")["properties"]["filters"])
+    chain = FilterChain(filters, {})
+    texts = [t for lang in ("en", "de", "ru", "ar") for t in documents(f"lingua-{lang}")[:3]]
+    calls: list[str] = []
+    split = gopher.words_of
+    monkeypatch.setattr(gopher, "words_of", lambda text, seg="whitespace": calls.append(text) or split(text, seg))
+    found = chain.measure_many(texts, [""] * len(texts), [str(i) for i in range(len(texts))])
+    assert sorted(calls) == sorted(texts)  # one split per document, not one per rule
+    names = [s.name for s in chain.steps]
+    g, r = names.index("gopher"), names.index("repetition")
+    for m in found:
+        lang = m.values[g][0]
+        gs, rs = chain.checkers[g].rules.setting(lang), chain.checkers[r].rules.setting(lang)
+        assert m.values[g] == (lang, *gopher.gopher_signals(m.text, gs.params, gs.segmentation))
+        assert m.values[r] == (lang, *repetition.repetition_signals(m.text, rs.params, rs.segmentation))

@@ -64,7 +64,7 @@ SIGNALS = {"lang": pa.string(), "lines": pa.int64(), "line_punct_ratio": pa.floa
 THRESHOLDS = ("line_punct_thr", "line_punct_exclude_zero", "short_line_thr", "char_duplicates_ratio", "new_line_ratio")
 
 
-def fineweb_signals(text: str, p: FineWebParams, segmentation: str = WHITESPACE) -> tuple:
+def fineweb_signals(text: str, p: FineWebParams, segmentation: str = WHITESPACE, shared: dict | None = None) -> tuple:
     """(lines, and the four ratios the rules compare: 0.0 each when there is no line)."""
     lines = [line for line in text.split("\n") if line.strip()]
     if not lines:
@@ -74,8 +74,8 @@ def fineweb_signals(text: str, p: FineWebParams, segmentation: str = WHITESPACE)
     chars = len(text) - text.count("\n")
     dup = duplicate_chars(lines) / chars if chars else 0.0
     if segmentation in (JIEBA, SUDACHI):  # its words, and the punctuation marks as the regex counts them
-        from corpus.filters.gopher import words_of
-        words = len(words_of(text, segmentation)) + len(PUNCT.findall(text))
+        from corpus.filters.gopher import text_words
+        words = len(text_words(text, segmentation, shared)) + len(PUNCT.findall(text))
     else:
         words = len(WORDS.findall(text))
     listed = text.count("\n") / words if words else float(text.count("\n"))

@@ -186,19 +186,43 @@ def words_of(text: str, segmentation: str = WHITESPACE) -> list[str]:
     return split_words(text)
 
 
+def text_words(text: str, segmentation: str = WHITESPACE, shared: dict | None = None) -> list[str]:
+    """words_of(text, segmentation), split once per document and segmentation when `shared` (a Doc's memo,
+    registry.Doc.shared) is given: the Gopher quality and repetition rules read the same words. Never
+    mutated by a reader."""
+    if shared is None:
+        return words_of(text, segmentation)
+    key = ("words", segmentation)
+    found = shared.get(key)
+    if found is None:
+        found = shared[key] = words_of(text, segmentation)
+    return found
+
+
+def text_lines(text: str, shared: dict | None = None) -> list[str]:
+    """nonblank_lines(text), once per document when `shared` is given (as text_words)."""
+    if shared is None:
+        return nonblank_lines(text)
+    found = shared.get("lines")
+    if found is None:
+        found = shared["lines"] = nonblank_lines(text)
+    return found
+
+
 def count_stop_words_in(words: list[str], stop_words: tuple[str, ...]) -> int:
     """Stop word occurrences in a word list (the segmentations other than whitespace)."""
     wanted = {w.casefold() for w in stop_words}
     return sum(1 for word in words if bare_word(word) in wanted) if wanted else 0
 
 
-def gopher_signals(text: str, p: GopherParams = DEFAULT_PARAMS, segmentation: str = WHITESPACE) -> tuple:
+def gopher_signals(text: str, p: GopherParams = DEFAULT_PARAMS, segmentation: str = WHITESPACE,
+                   shared: dict | None = None) -> tuple:
     """The values every rule compares (SIGNALS' order but the language), each measured whatever the
     thresholds say: the stop words counted in full, so any `min_stop_words` can be decided from them.
-    `segmentation`: how words are split (filters.languages)."""
-    words = split_words(text) if segmentation == WHITESPACE else words_of(text, segmentation)
+    `segmentation`: how words are split (filters.languages); `shared`: see text_words."""
+    words = text_words(text, segmentation, shared)
     n_words = len(words)
-    lines = nonblank_lines(text)
+    lines = text_lines(text, shared)
     if segmentation == WHITESPACE:
         alpha, stops = count_alpha_words(text, n_words), count_stop_words(text, p.stop_words, sys.maxsize)
     else:

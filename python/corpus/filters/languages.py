@@ -106,7 +106,7 @@ def split_words_segmenter(text: str, segmenter: str) -> list[str]:
 
 def written_without_spaces(text: str) -> bool:
     """Most of the text's letters are of scripts written without spaces (the language-agnostic choice)."""
-    letters = sum(1 for c in text if c.isalpha())
+    letters = sum(map(str.isalpha, text))  # per character, in C (a generator costs 5x more on a long text)
     return letters > 0 and 2 * len(_NO_SPACE_LETTER.findall(text)) > letters
 
 
@@ -237,7 +237,7 @@ def per_language(rule: str, signals, decision) -> tuple[type, object]:
 
         def measure(self, doc) -> tuple:
             setting = self.rules.setting(doc.lang)
-            return (doc.lang, *signals(doc.text, setting.params, setting.segmentation))
+            return (doc.lang, *signals(doc.text, setting.params, setting.segmentation, doc.shared))
 
     rules_of = by_identity(lambda params: rules_for(rule, params))
 

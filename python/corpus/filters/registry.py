@@ -158,6 +158,9 @@ class Doc:
     url: str = ""
     id: str = ""
     lang: str = ""
+    # what the consecutive doc readers of one document compute from its text once and share (the words
+    # under a segmentation, the lines: gopher and repetition both split them), dropped with the Doc
+    shared: dict = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass
@@ -344,6 +347,7 @@ class FilterChain:
         docs = [Measured(t, [[] for _ in self.steps], [None] * len(self.steps)) for t in texts]
         digests: list[bytes | None] = [None] * n
         langs = [""] * n  # what a Doc reader sees: no language until the lang filter has measured one
+        done: set[int] = set()  # steps measured with the doc readers before them (_measure_docs)
         for k, (step, checker) in enumerate(zip(self.steps, self.checkers)):
             alive = [i for i in range(n) if not docs[i].dropped_by_cleaning]
             if step.spec.cleans:  # clean(text) -> (text kept, removed lines, None or the rule dropping it)
@@ -357,6 +361,13 @@ class FilterChain:
                         docs[i].values[k], docs[i].dropped_by_cleaning = fail, True
                     elif cleaned != docs[i].text:
                         docs[i].text, digests[i] = cleaned, None
+                continue
+            if k in done:
+                continue
+            group = self._doc_readers(k)
+            if len(group) > 1:  # document by document, so the steps share what they split its text into
+                self._measure_docs(group, alive, docs, urls, doc_ids, langs, digests, memo)
+                done.update(group)
                 continue
             todo = alive
             if memo is not None:
@@ -377,6 +388,32 @@ class FilterChain:
                 for i in alive:
                     langs[i] = docs[i].values[k][0]
         return docs
+
+    def _doc_readers(self, k: int) -> list[int]:
+        """Step k and the steps right after it that also read a "doc" (none cleaning): measured together."""
+        group = []
+        while k < len(self.steps) and self.steps[k].spec.reads == "doc" and not self.steps[k].spec.cleans:
+            group.append(k)
+            k += 1
+        return group
+
+    def _measure_docs(self, group: list[int], alive: list[int], docs: list[Measured], urls, doc_ids, langs,
+                      digests: list, memo) -> None:
+        """The group's steps one document at a time, on one Doc: what one splits the text into, the next
+        takes from Doc.shared (held for one document, not a batch). Memo as in measure_many."""
+        for i in alive:
+            doc = Doc(docs[i].text, urls[i], doc_ids[i], langs[i])
+            for k in group:
+                if memo is not None:
+                    if digests[i] is None:
+                        digests[i] = document_digest(docs[i].text, urls[i], doc_ids[i])
+                    known = memo.get(k, digests[i])
+                    if known is not None:
+                        docs[i].values[k] = known
+                        continue
+                docs[i].values[k] = signals = self.checkers[k].measure(doc)
+                if memo is not None:
+                    memo.put(k, digests[i], signals)
 
     def _clean(self, k: int, checker, text: str, url: str, doc_id: str, digests: list, i: int, memo,
                lang: str | None) -> tuple:

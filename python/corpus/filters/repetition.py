@@ -66,7 +66,7 @@ from itertools import accumulate, compress
 
 import pyarrow as pa
 
-from corpus.filters.gopher import nonblank_lines, words_of
+from corpus.filters.gopher import text_lines, text_words
 from corpus.filters.languages import WHITESPACE, by_identity, per_language
 from corpus.filters.registry import FilterSpec
 
@@ -198,11 +198,13 @@ def _covered_chars(starts: list[int], n: int, prefix_chars: list[int]) -> int:
     return covered + prefix_chars[run_end] - prefix_chars[run_start]
 
 
-def repetition_signals(text: str, p: RepetitionParams = DEFAULT_PARAMS, segmentation: str = WHITESPACE) -> tuple:
+def repetition_signals(text: str, p: RepetitionParams = DEFAULT_PARAMS, segmentation: str = WHITESPACE,
+                       shared: dict | None = None) -> tuple:
     """Every fraction a rule compares, in rule_names(p)'s order, measured whatever the thresholds say.
-    `segmentation`: how words are split (filters.languages)."""
-    values = [*duplicate_fractions(split_paragraphs(text)), *duplicate_fractions(nonblank_lines(text))]
-    ngrams = _RepeatedNgrams(words_of(text, segmentation))
+    `segmentation`: how words are split (filters.languages); `shared`: the words and lines the Gopher
+    quality rules split the same document into (gopher.text_words)."""
+    values = [*duplicate_fractions(split_paragraphs(text)), *duplicate_fractions(text_lines(text, shared))]
+    ngrams = _RepeatedNgrams(text_words(text, segmentation, shared))
     values += [ngrams.top_char_frac(n) for n, _ in p.top_ngram_char_frac]
     values += [ngrams.dup_char_frac(n) for n, _ in p.dup_ngram_char_frac]
     return tuple(values)
