@@ -262,3 +262,27 @@ def test_the_word_rules_split_a_document_once_and_measure_what_they_measure_alon
         gs, rs = chain.checkers[g].rules.setting(lang), chain.checkers[r].rules.setting(lang)
         assert m.values[g] == (lang, *gopher.gopher_signals(m.text, gs.params, gs.segmentation))
         assert m.values[r] == (lang, *repetition.repetition_signals(m.text, rs.params, rs.segmentation))
+
+
+def test_lid_on_a_bounded_prefix_is_opt_in_reads_whole_words_and_files_its_signals_apart():
+    """[filters.lang] max_chars (unset by default: the whole text): the model reads the document's first
+    max_chars characters, a word the cut splits left out; its signals are filed under another measuring
+    identity, and a document whose opening is in another language is labelled by that opening."""
+    from corpus.config.schemas import load_schema, with_defaults
+    from corpus.filters.lang import model_line
+
+    assert model_line("one  two\nthree") == "one two three"
+    assert model_line("hello world again", 8) == "hello" and model_line("hello world again", 11) == "hello world"
+    assert model_line("incomprehensibilities", 5) == "incom"  # a single word is cut, not dropped
+    schema = load_schema("corpus-config.schema.json")["properties"]["filters"]
+    default = with_defaults({}, schema)
+    assert "max_chars" not in default["lang"]  # unset: no hash or memo identity of an existing version moves
+    bounded = with_defaults({"lang": {"max_chars": 400}}, schema)
+    de, en = " ".join(documents("lingua-de")), " ".join(documents("lingua-en") * 3)
+    whole, prefix = FilterChain(default, {}), FilterChain(bounded, {})
+    lang = [s.name for s in whole.steps].index("lang")
+    assert whole.memo_identities(default, {})[lang] != prefix.memo_identities(bounded, {})[lang]
+    (w,), (p,) = whole.measure_many([de + " " + en], [""], ["0"]), prefix.measure_many([de + " " + en], [""], ["0"])
+    assert w.values[lang][0] == "en" and p.values[lang][0] == "de"
+    (short,) = prefix.measure_many([en[:300]], [""], ["1"])
+    assert short.values[lang] == whole.measure_many([en[:300]], [""], ["1"])[0].values[lang]

@@ -41,17 +41,30 @@ def load_model(path: str = ""):
     return fasttext.load_model(str(path or bundled_model_path()))
 
 
-def detect(text: str, model) -> tuple[str, float]:
-    """(language code, probability) of the text's most likely language."""
-    labels, scores = model.predict(" ".join(text.split()), k=1)
+def model_line(text: str, max_chars: int = 0) -> str:
+    """What the model reads: the text's words joined by single spaces (fastText predicts one line); with
+    max_chars, only the words of its first max_chars characters, a word the cut splits left out (unless it
+    is the only one)."""
+    if not max_chars or len(text) <= max_chars:
+        return " ".join(text.split())
+    words = text[:max_chars].split()
+    if len(words) > 1 and not text[max_chars].isspace() and not text[max_chars - 1].isspace():
+        words.pop()
+    return " ".join(words)
+
+
+def detect(text: str, model, max_chars: int = 0) -> tuple[str, float]:
+    """(language code, probability) of the text's most likely language (of its first max_chars characters
+    when given: model_line)."""
+    labels, scores = model.predict(model_line(text, max_chars), k=1)
     if not labels:
         return UNDETERMINED, 0.0
     return labels[0].removeprefix("__label__"), float(min(1.0, scores[0]))
 
 
-def language_of(text: str, model, min_score: float) -> tuple[str, float]:
+def language_of(text: str, model, min_score: float, max_chars: int = 0) -> tuple[str, float]:
     """The language, or `und` when the model's confidence is below `min_score`; and the score."""
-    lang, score = detect(text, model)
+    lang, score = detect(text, model, max_chars)
     return (lang if score >= min_score else UNDETERMINED), score
 
 
@@ -62,6 +75,7 @@ class LangParams:
     model: str = ""            # '' = the bundled lid.176.ftz
     model_source: str = ""     # a ledger row of role model: another fastText LID model (GlotLID...)
     labels: str = ""           # {model label: the code keep and the word rules use}, as canonical JSON
+    max_chars: int = 0         # 0 (unset): the model reads the whole text; else its first max_chars characters
 
 
 @functools.cache
@@ -98,7 +112,7 @@ class LanguageFilter:
         self.model = load_model(resources.get("lang_path") or params.model)
 
     def measure(self, text: str) -> tuple[str, float, str]:
-        label, score = detect(text, self.model)
+        label, score = detect(text, self.model, self.params.max_chars)
         return language_code(label, self.params.labels), score, label
 
     def annotate(self, text: str) -> tuple[tuple[str, float], tuple[str, float] | None]:

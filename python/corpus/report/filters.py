@@ -176,7 +176,7 @@ def language_mix(config: Config, m: dict, budget: Budget) -> dict | None:
     langs: dict[str, dict] = {}
     for i in picks:
         rule, sid, text = rows[i]
-        lang, _ = lang_id.detect(text, model)
+        lang, _ = lang_id.detect(text, model, config["filters"]["lang"].get("max_chars", 0))
         e = langs.setdefault(lang, {"other": 0, "und": 0, "sources": {}})
         e["other" if rule == "keep" else "und"] += 1
         e["sources"][sid] = e["sources"].get(sid, 0) + 1
@@ -202,7 +202,7 @@ def keep_rates(config: Config, m: dict, budget: Budget, later: list, model) -> d
     scale = len(later) / len(picks) if picks else 1.0
     for i in picks:
         rule, text = later[i]
-        label, _ = lang_id.language_of(text, model, table["min_score"])
+        label, _ = lang_id.language_of(text, model, table["min_score"], table.get("max_chars", 0))
         e = out.setdefault(lang_id.language_code(label, table.get("labels") or {}), {"passed": 0, "kept": 0,
                                                                                     "dropped": {}})
         e["dropped"][rule] = e["dropped"].get(rule, 0) + scale

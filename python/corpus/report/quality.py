@@ -66,7 +66,8 @@ def collect_quality(config: Config, budget: Budget) -> dict | None:
         start += p["rows"]
         texts = t.column("text").take(pa.array(mine, pa.int64())).to_pylist() if mine else []
         for i, text in zip(mine, texts):
-            found.setdefault(lang_id.detect(text, model)[0], []).append(float(score[i]))
+            found.setdefault(lang_id.detect(text, model, config["filters"]["lang"].get("max_chars", 0))[0],
+                             []).append(float(score[i]))
     if found:
         for key, scores in found.items():
             _add(by_lang, key, "cut", scores)
