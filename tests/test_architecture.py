@@ -47,7 +47,7 @@ def test_config_schema_filter_tables_equal_the_registry():
         defaults = {k: v["default"] for k, v in props.items() if k != "enabled" and "default" in v}
         assert build_params(spec, defaults) == spec.params()
         assert [k for k, v in props.items() if "default" not in v and k not in ("enabled", "languages")] in ([], ["model_source"],
-                                                                                 ["model_source", "labels"]), name
+                                                                                 ["model_source", "max_chars", "labels"]), name
 
 
 def test_the_filter_stage_summary_names_every_filter_of_the_registry():
