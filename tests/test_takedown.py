@@ -39,6 +39,13 @@ def test_entries_match_by_kind_first_entry_wins_and_malformed_ones_name_their_li
     assert kind("s:9", None, "s", "gone") == ("sha256", 4)
     assert kind("s2:0", None, "s2", "t") == ("source", 5)
     assert m.match("s:3", None, "s", "t").detail == "td sha256:" + "0" * 64 + " id:s:3"
+    # a part's batch at once (the match phase): the rows match() matches, nulls and all
+    import pyarrow as pa
+    docs = [("s:1", "http://www.sub.example.com/x", "s", "t"), ("s:1", "http://notexample.com/", "s", "t"),
+            ("s:1", "https://a.org/p#frag", "s", "t"), ("s:1", "https://a.org/p", "s", "t"), ("s:3", None, "s", "t"),
+            ("s:9", None, "s", "gone"), ("s:9", "", "s", "gone!"), ("s2:0", None, "s2", "t"), ("s:8", "x", "s", "")]
+    batch = pa.record_batch([pa.array(list(c), pa.string()) for c in zip(*docs)], names=["id", "url", "source_id", "text"])
+    assert m.matched(batch).tolist() == [m.match(*d) is not None for d in docs] == [1, 0, 1, 0, 1, 1, 0, 1, 0]
     for bad in ("http://x.org/", "host:x.org", "sha256:abc", "id:"):
         with pytest.raises(CorpusError, match=r"^list 'td' f#L7: takedown entry"):
             takedown.parse_entry(bad, "list 'td' f#L7")
@@ -116,6 +123,14 @@ def test_takedown_rewrites_only_the_shards_that_held_a_removed_document_and_equa
                                         "url": ["tinystories-train-head:10"]}
     ids = _ids(v2.dataset_dir)
     assert f"{ART}4" in ids and f"{ART}4" not in _ids(v1.dataset_dir)   # the next copy of 31's group, promoted
+    # decided from v1's signals tables: v2's (signals export, tune) are v1's rows without the removed ones
+    from corpus.commands.signals import export
+    gone = {i for v in m["takedown"]["removed"].values() for i in v}
+    rows = {}
+    for name in ("v1", "v2"):
+        export(v2, f"t/{name}", r["tmp"] / f"signals-{name}")
+        rows[name] = [x for p in sorted((r["tmp"] / f"signals-{name}").glob("*.parquet")) for x in read_parquet(p).to_pylist()]
+    assert len(rows["v2"]) == len(rows["v1"]) - len(gone) and rows["v2"] == [x for x in rows["v1"] if x["id"] not in gone]
     assert not ids & {f"{ART}0", f"{ART}7", f"{ART}31"}                   # 0's group: both copies matched
     # shards 1-3 held no removed document: the base's files, linked; shard 0 rewritten
     same = [s for s in sorted(v2.dataset_dir.glob("shard-*")) if os.path.samefile(s, v1.dataset_dir / s.name)]

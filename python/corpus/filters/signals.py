@@ -52,6 +52,7 @@ class SignalsTable:
         self.buf = io.BytesIO()
         self.writer = pq.ParquetWriter(self.buf, self.schema, compression="zstd")
         self.rows = 0
+        self._table: pa.Table | None = None  # the known table's rows, read once (add_stored)
 
     def add(self, ids: list, sources: list, urls: list, measured: list) -> None:
         self.rows += len(ids)
@@ -66,6 +67,16 @@ class SignalsTable:
             cols += list(zip(*[blank if v is None else v for v in vals])) if vals else [()] * width
         self.writer.write_batch(pa.record_batch([pa.array(list(c), type=t) for c, t in zip(cols, self.columns.values())],
                                                 schema=self.schema))
+
+    def add_stored(self, other: SignalsTable, rows: list[int]) -> None:
+        """Rows (by position) of another known table of the same steps: a takedown's table is the table
+        of the version it takes documents out of, without the removed documents' rows."""
+        self.rows += len(rows)
+        if self.known:
+            return
+        if other._table is None:
+            other._table = read_parquet(pa.BufferReader(other.data))
+        self.writer.write_table(other._table.take(pa.array(rows, pa.int64())))
 
     @property
     def known(self) -> bool:

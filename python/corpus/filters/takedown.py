@@ -20,8 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from corpus.config.ledger import load_ledger, select
 from corpus.errors import CorpusError
+from corpus.formats.parts import utf8_digests
 from corpus.store.atomic import sha256_bytes, write_bytes
 from corpus.store.checksums import read_verified
 
@@ -131,6 +136,24 @@ class Matcher:
             return None
         kind, value, list_id, sha = self.entries[min(found)]
         return Match(kind, value, list_id, sha, min(found) + 1)
+
+
+    def matched(self, batch) -> np.ndarray:
+        """Per row of a record batch (id, url, source_id, and text when need_text): whether any entry
+        matches it, as match() says, without a Python call per row where Arrow can compare a column."""
+        hit = np.zeros(batch.num_rows, dtype=bool)
+        for kind, column in (("id", "id"), ("source", "source_id"), ("url", "url")):
+            if self.by_kind[kind]:
+                found = pc.is_in(batch.column(column), value_set=pa.array(list(self.by_kind[kind]), pa.string()))
+                hit |= found.fill_null(False).to_numpy(zero_copy_only=False)
+        if self.by_kind["domain"]:
+            domains = self.by_kind["domain"]
+            hit |= [bool(url) and any(h in domains for h in host_suffixes(url))
+                    for url in batch.column("url").to_pylist()]
+        if self.need_text:
+            listed = self.by_kind["sha256"]
+            hit |= [d.tobytes().hex() in listed for d in utf8_digests(pa.chunked_array([batch.column("text")]))]
+        return hit
 
 
 def host_suffixes(url: str) -> list[str]:

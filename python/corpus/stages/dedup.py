@@ -42,7 +42,7 @@ from corpus.errors import CorpusError
 from corpus.config.ledger import load_ledger, select
 from corpus.filters import takedown
 from corpus.engine.idsort import ids_before, IdSort, id_sort, rank_range, sample_part, suffixed
-from corpus.formats.parts import read_table, validate_columns, write_table
+from corpus.formats.parts import read_table, utf8_digests, validate_columns, write_table
 from corpus.engine.raw import raw_refs, raw_texts
 from corpus.engine.runner import Job, Map, PhaseContext, RunOptions, Step, Whole, published_stage, read_stage_manifest
 from corpus.stages import STAGE, config_hash, input_columns, input_content, reuse_sources
@@ -193,22 +193,6 @@ def texts_of(column: pa.ChunkedArray, *, long_as_bytes: bool) -> list:
         view, long_set = memoryview(data), set(long_rows.tolist())
         texts += [view[bounds[i]:bounds[i + 1]] if i in long_set else next(short) for i in range(len(chunk))]
     return texts
-
-
-def utf8_digests(column: pa.ChunkedArray) -> np.ndarray:
-    """(N, 32) uint8: the sha256 of each text's UTF-8 bytes, hashed from Arrow's own buffer (what
-    t.encode("utf-8") gives, without that copy of every text: a long document's ~1x more memory)."""
-    digests = []
-    for chunk in column.chunks:
-        if not (pa.types.is_string(chunk.type) or pa.types.is_large_string(chunk.type)) or chunk.null_count:
-            digests += [hashlib.sha256(t.encode("utf-8")).digest() for t in chunk.to_pylist()]
-            continue
-        _, offsets, data = chunk.buffers()
-        width = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
-        bounds = np.frombuffer(offsets, dtype=width)[chunk.offset:chunk.offset + len(chunk) + 1].tolist()
-        view = memoryview(data) if data is not None else memoryview(b"")
-        digests += [hashlib.sha256(view[a:b]).digest() for a, b in zip(bounds[:-1], bounds[1:])]
-    return np.frombuffer(b"".join(digests), dtype=np.uint8).reshape(len(digests), 32)
 
 
 def url_signs(table: pa.Table) -> np.ndarray:

@@ -113,12 +113,7 @@ def match_part(u: MatchUnit) -> dict:
     filters it, so a takedown reuses its unit from the version it takes documents out of."""
     matcher = takedown_matcher(u.takedown_json)
     columns = ["id", "url", "source_id"] + (["text"] if matcher.need_text else [])
-    n = 0
-    for batch in PartReader(u.in_path, u.in_sha256, columns=columns).batches():
-        cols = {k: batch.column(k).to_pylist() for k in columns}
-        texts = cols.get("text") or [""] * batch.num_rows
-        n += sum(matcher.match(i, url, sid, text) is not None
-                 for i, url, sid, text in zip(cols["id"], cols["url"], cols["source_id"], texts))
+    n = sum(int(matcher.matched(batch).sum()) for batch in PartReader(u.in_path, u.in_sha256, columns=columns).batches())
     return {"key": u.key, "matches": n}
 
 
@@ -150,37 +145,53 @@ def taken_down(matcher, cols: dict, outcomes: list) -> tuple[list, list[int]]:
     return out, live
 
 
-def signals_table(u: FilterUnit, chain, identities: list) -> SignalsTable:
+def signals_table(u: FilterUnit, chain, identities: list, lists: bool = True) -> SignalsTable:
     """The part's signals table (corpus signals export, tune), filed by the input part and everything
-    measured (`identities`: chain.memo_identities)."""
+    measured (`identities`: chain.memo_identities); lists=False: the table of a run without the takedown
+    lists (every document of the part)."""
     # the takedown lists change which documents the table holds (a run without them keeps its key)
-    down = {"takedown": sha} if (sha := json.loads(u.takedown_json).get("takedown_lists_sha256")) else {}
+    sha = json.loads(u.takedown_json).get("takedown_lists_sha256") if lists else None
+    down = {"takedown": sha} if sha else {}
     return SignalsTable(chain.steps, Path(u.cache_root), cache_key({
         "signals": u.in_sha256, "identities": identities,
         "cleaning": [json.loads(u.filters_json)[s.name] for s in chain.steps if s.spec.cleans], **down}))
 
 
-def stored_signals(chain, table: SignalsTable, matcher, rows: int) -> list | None:
+def stored_signals(chain, table: SignalsTable, rows: int) -> list | None:
     """Every document's signals in the part's order from its signals table, when the cache holds it and
-    they alone decide: no cleaning filter (the table holds its failures, not the text it leaves) and no
-    takedown list. A threshold edit's run then neither hashes a document nor loads the memo."""
-    if matcher is not None or chain.cleans:
+    they alone decide: no cleaning filter (the table holds its failures, not the text it leaves). A
+    threshold edit's run then neither hashes a document nor loads the memo."""
+    if chain.cleans:
         return None
     stored = table.stored()
     return stored if stored is not None and len(stored) == rows else None
 
 
-def cached_signals(u: FilterUnit, chain, matcher, rows: int) -> tuple[SignalsTable | None, list | None, ChainMemo | None]:
+@dataclass
+class Cached:
+    """What the cache holds for a filter unit (cached_signals)."""
+    table: SignalsTable | None = None    # the unit's signals table, None with the cache off
+    stored: list | None = None           # every document's stored signals, when they alone decide
+    memo: ChainMemo | None = None        # otherwise: the stored signals per filter and document
+    # a takedown deciding from the table of the run without the lists: that table, whose rows this unit's
+    # table takes for the documents not removed (SignalsTable.add_stored)
+    whole: SignalsTable | None = None
+
+
+def cached_signals(u: FilterUnit, chain, matcher, rows: int) -> Cached:
     """With the cache on: the part's signals table, its stored values when they alone decide
     (stored_signals), and otherwise the part's stored signals per filter (filters.memo), both filed under
-    the chain's measuring identities."""
+    the chain's measuring identities. With takedown lists, the stored values are those of the version
+    taken from (the table without the lists: every document of the part, the removed ones too)."""
     if u.cache_root is None:
-        return None, None, None
+        return Cached()
     identities = chain.memo_identities(json.loads(u.filters_json), json.loads(u.resources_json))
     table = signals_table(u, chain, identities)
-    stored = stored_signals(chain, table, matcher, rows)
-    memo = ChainMemo(Path(u.cache_root), identities, chain.signal_columns(), u.key) if stored is None else None
-    return table, stored, memo
+    whole = signals_table(u, chain, identities, lists=False) if matcher is not None else None
+    stored = stored_signals(chain, whole or table, rows)
+    if stored is None:
+        return Cached(table, None, ChainMemo(Path(u.cache_root), identities, chain.signal_columns(), u.key))
+    return Cached(table, stored, None, whole)
 
 
 def decide_batch(chain, cols: dict, stored: list | None, first: int, memo) -> tuple[list, list]:
@@ -201,7 +212,8 @@ def filter_part(u: FilterUnit) -> dict:
     validate_columns(reader.schema, IN_COLUMNS, u.in_path)
     chain = chain_for(u.filters_json, u.resources_json)
     matcher = takedown_matcher(u.takedown_json)
-    table, stored, memo = cached_signals(u, chain, matcher, reader.num_rows)
+    cached = cached_signals(u, chain, matcher, reader.num_rows)
+    table, stored, memo = cached.table, cached.stored, cached.memo
     annotations = list(annotation_columns())
     for folder in (ME.side.dirname, REMOVED):
         (u.out_dir / folder).mkdir(exist_ok=True)
@@ -223,10 +235,12 @@ def filter_part(u: FilterUnit) -> dict:
         removed = {k: [] for k in REMOVED_COLUMNS}
         cols = {k: batch.column(k).to_pylist() for k in IN_COLUMNS}
         decided, measured = decide_batch(chain, cols, stored, docs_in, memo)
-        docs_in += batch.num_rows
         outcomes, live = taken_down(matcher, cols, decided)
-        if table is not None:  # the signals of the documents not taken down (tune, signals export)
+        if cached.whole is not None:  # the signals of the documents not taken down (tune, signals export)
+            table.add_stored(cached.whole, [docs_in + i for i in live])
+        elif table is not None:
             table.add(*([cols[k][i] for i in live] for k in ("id", "source_id", "url")), [measured[i] for i in live])
+        docs_in += batch.num_rows
         count_unknown_languages(chain, [outcomes[i] for i in live], agnostic)
         for i, (text, out) in enumerate(zip(cols["text"], outcomes)):
             sid = cols["source_id"][i]
