@@ -14,11 +14,15 @@ same records as one WARC file, and records fetched by HTTP Range (format warc-re
 3. The single-file path: all the files concatenated into one .warc.gz (gzip members stay whole), fetched
    as one `format = "warc"` row: records/s per worker beside the listing's of the same records.
 4. `format = "warc-records"`: an index of every record of the --small files, each fetched by a Range request.
+5. Each run's output digest (every raw part's records, fetched_at aside): the listing's at 1 and 2 workers
+   and on Ray, the single file's and warc-records' at 1 and 2, must be the same; a bench where they are
+   not exits 1 (its results written).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import shutil
@@ -51,8 +55,23 @@ def row_of(path: Path, fmt: str = "warc", **extra) -> dict:
             "bytes": path.stat().st_size, "license_spdx": "LicenseRef-bench", "format": fmt, **extra}
 
 
+def output_digest(raw: Path) -> str:
+    """sha256 of every raw part's path and records (documents and rejects/), fetched_at aside (when the
+    run was): the same for the same records, whatever the worker count or executor."""
+    from corpus.formats.jsonl import read_zst_jsonl
+
+    h = hashlib.sha256()
+    for part in sorted(raw.rglob("*.jsonl.zst")):
+        h.update(part.relative_to(raw).as_posix().encode() + b"\n")
+        for rec in read_zst_jsonl(part):
+            rec.pop("fetched_at", None)
+            h.update(json.dumps(rec, sort_keys=True, ensure_ascii=False).encode() + b"\n")
+    return h.hexdigest()
+
+
 def fetch_run(work: Path, name: str, row: dict, workers: int, engine: str, executor: str = "local") -> dict:
-    """One `corpus fetch` in a child process, on a fresh artifacts root: wall, peak RSS, records, files."""
+    """One `corpus fetch` in a child process, on a fresh artifacts root: wall, peak RSS, records, files,
+    and the digest of its output (output_digest, taken after the clock stops)."""
     art = work / f"art-{name}"
     shutil.rmtree(art, ignore_errors=True)
     ledger = write_ledger(work / f"{name}.jsonl", [row])
@@ -67,6 +86,7 @@ def fetch_run(work: Path, name: str, row: dict, workers: int, engine: str, execu
         raise SystemExit(f"error: fetch {name} failed (rc {res['rc']}); see {work / 'fetch.log'}")
     (stage,) = (art / "corpus" / "raw" / "crawl").glob("*/_STAGE.json")
     counts = json.loads(stage.read_text())["counts"]
+    digest = output_digest(stage.parent)
     records = sum(counts["records"].values())
     files = counts.get("files", {}).get("read", 1)
     wall = res["wall_s"]
@@ -74,7 +94,7 @@ def fetch_run(work: Path, name: str, row: dict, workers: int, engine: str, execu
     return {"name": name, "workers": workers, "executor": executor, "wall_s": round(wall, 2), "files": files,
             "records": records, "docs": counts["docs_out"], "files_per_s": round(files / wall, 2),
             "records_per_s_per_worker": round(records / wall / workers, 1),
-            "tree_peak_rss_mb": round(res["tree_peak_rss_mb"], 1)}
+            "tree_peak_rss_mb": round(res["tree_peak_rss_mb"], 1), "output_sha256": digest[:16]}
 
 
 def main() -> int:
@@ -145,9 +165,19 @@ def main() -> int:
             by[f"listing-{args.files}-j{w}"]["records_per_s_per_worker"]
             / by[f"single-file-j{w}"]["records_per_s_per_worker"], 3) for w in (1, 2)},
     }
+    # 1 = 2 workers = Ray, record for record: a row that differs is a failed bench, its figures kept
+    groups = {"listing": [r for r in runs if r["name"].startswith(f"listing-{args.files}-")],
+              "listing_small": [r for r in runs if r["name"].startswith(f"listing-{args.small}-")],
+              "single_file": [r for r in runs if r["name"].startswith("single-file-")],
+              "warc_records": [r for r in runs if r["name"].startswith("warc-records-")]}
+    differ = [f"{g}: " + ", ".join(f"{r['name']} {r['output_sha256']}" for r in rs)
+              for g, rs in groups.items() if len({r["output_sha256"] for r in rs}) > 1]
+    summary["outputs_identical_across_workers_and_executors"] = not differ
     print(json.dumps(summary))
     write_results(args.json, {"summary": summary, "runs": runs})
-    return 0
+    for line in differ:
+        print(f"error: outputs differ: {line}", file=sys.stderr)
+    return 1 if differ else 0
 
 
 if __name__ == "__main__":
