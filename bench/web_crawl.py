@@ -17,7 +17,8 @@ same records as one WARC file, and records fetched by HTTP Range (format warc-re
 4. `format = "warc-records"`: an index of every record of the --small files, each fetched by a Range request.
 5. Each run's output digest (every raw part's records, fetched_at aside): the listing's at 1 and 2 workers
    and on Ray, the single file's and warc-records' at 1 and 2, must be the same; a bench where they are
-   not exits 1 (its results written).
+   not exits 1 (its results written). A listing's documents' locators name the member files' URLs, so
+   its digest holds the server's port: compare digests within one invocation, not across them.
 """
 
 from __future__ import annotations
