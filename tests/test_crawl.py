@@ -228,6 +228,9 @@ class _RangeHandler(_Handler):
         if not spec:
             return super().do_GET()
         type(self).ranges.append((self.connection_number, self.path))
+        # read as the request comes, not after the answer: a test that sets it once an answer arrived
+        # would otherwise race this thread's end of that answer (and the connection close a request early)
+        drop = type(self).drop_idle
         path = Path(self.directory) / self.path.lstrip("/")
         if not path.is_file():
             return self.send_error(404)
@@ -239,7 +242,7 @@ class _RangeHandler(_Handler):
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
-        if type(self).drop_idle:  # hang up after the answer without saying so: the client's connection goes stale
+        if drop:  # hang up after the answer without saying so: the client's connection goes stale
             self.close_connection = True
 
 
