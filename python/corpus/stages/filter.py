@@ -177,6 +177,23 @@ class Cached:
     # table takes for the documents not removed (SignalsTable.add_stored)
     whole: SignalsTable | None = None
 
+    def add(self, cols: dict, live: list[int], measured: list, first: int) -> None:
+        """The signals of a batch's documents not taken down (its first row the part's `first`)."""
+        if self.whole is not None:
+            self.table.add_stored(self.whole, [first + i for i in live])
+        elif self.table is not None:
+            self.table.add(*([cols[k][i] for i in live] for k in ("id", "source_id", "url")), [measured[i] for i in live])
+
+    def finish(self, res: dict, docs: int, steps: int) -> dict:
+        """The memo and the signals table saved, their entries in the unit's result `res`."""
+        if self.memo is not None:
+            self.memo.save()
+        if self.table is not None:
+            res["cache"] = ({"hits": self.memo.hits, "computed": self.memo.misses} if self.memo is not None
+                            else {"hits": docs * steps, "computed": 0})
+            res["signals"] = self.table.save()
+        return res
+
 
 def cached_signals(u: FilterUnit, chain, matcher, rows: int) -> Cached:
     """With the cache on: the part's signals table, its stored values when they alone decide
@@ -213,7 +230,6 @@ def filter_part(u: FilterUnit) -> dict:
     chain = chain_for(u.filters_json, u.resources_json)
     matcher = takedown_matcher(u.takedown_json)
     cached = cached_signals(u, chain, matcher, reader.num_rows)
-    table, stored, memo = cached.table, cached.stored, cached.memo
     annotations = list(annotation_columns())
     for folder in (ME.side.dirname, REMOVED):
         (u.out_dir / folder).mkdir(exist_ok=True)
@@ -234,12 +250,9 @@ def filter_part(u: FilterUnit) -> dict:
         rej = {k: [] for k in REJECT_COLUMNS}
         removed = {k: [] for k in REMOVED_COLUMNS}
         cols = {k: batch.column(k).to_pylist() for k in IN_COLUMNS}
-        decided, measured = decide_batch(chain, cols, stored, docs_in, memo)
+        decided, measured = decide_batch(chain, cols, cached.stored, docs_in, cached.memo)
         outcomes, live = taken_down(matcher, cols, decided)
-        if cached.whole is not None:  # the signals of the documents not taken down (tune, signals export)
-            table.add_stored(cached.whole, [docs_in + i for i in live])
-        elif table is not None:
-            table.add(*([cols[k][i] for i in live] for k in ("id", "source_id", "url")), [measured[i] for i in live])
+        cached.add(cols, live, measured, docs_in)  # the signals table (tune, signals export)
         docs_in += batch.num_rows
         count_unknown_languages(chain, [outcomes[i] for i in live], agnostic)
         for i, (text, out) in enumerate(zip(cols["text"], outcomes)):
@@ -269,8 +282,6 @@ def filter_part(u: FilterUnit) -> dict:
                                               (rem_w, REMOVED_COLUMNS, removed, rem_schema)):
             w.write(pa.record_batch([pa.array(values_of[k], type=t) for k, t in cols_of.items()], schema=schema))
     parts = [kept_w.close(), rej_w.close(), rem_w.close()]
-    if memo is not None:
-        memo.save()
     parts[0]["name"], parts[1]["name"], parts[2]["name"] = kept_name, side, lines_side
     order = ([TAKEDOWN] if matcher is not None else []) + filter_order(json.loads(u.filters_json))
     counts = {"docs_in": docs_in, "docs_out": parts[0]["rows"],
@@ -283,11 +294,7 @@ def filter_part(u: FilterUnit) -> dict:
         name = f"{WORK_DIR}/{SCORED}/{u.key}.scores.npy"
         write_bytes(u.out_dir / name, buf.getvalue())
         res["work"] = parts[:1] + [{"name": name, "sha256": sha256_bytes(buf.getvalue()), "bytes": buf.tell()}]
-    if table is not None:
-        res["cache"] = ({"hits": memo.hits, "computed": memo.misses} if memo is not None
-                        else {"hits": docs_in * len(chain.steps), "computed": 0})
-        res["signals"] = table.save()
-    return res
+    return cached.finish(res, docs_in, len(chain.steps))
 
 
 # ---------------------------------------------------------------- the quality cut
