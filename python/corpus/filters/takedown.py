@@ -137,7 +137,6 @@ class Matcher:
         kind, value, list_id, sha = self.entries[min(found)]
         return Match(kind, value, list_id, sha, min(found) + 1)
 
-
     def matched(self, batch) -> np.ndarray:
         """Per row of a record batch (id, url, source_id, and text when need_text): whether any entry
         matches it, as match() says, without a Python call per row where Arrow can compare a column."""
