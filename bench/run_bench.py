@@ -8,7 +8,8 @@ What it does, all on a fresh artifacts root (default bench/results/work-<timesta
 unless --keep; it is gitignored as bench/results/work-*/):
 
 1. Stages. Every stage (fetch normalize filter dedup pii shard tokenize) for each worker count, each one
-   `corpus --config X <stage> --workers N --force` in a fresh child process. Wall = the child's wall
+   `corpus --config X <stage> --workers N --force` in a fresh child process, the stage's own published
+   output removed first (else its units would be reused from it: the same input). Wall = the child's wall
    time (interpreter start included); peak RSS = the largest sum of RSS over the child's whole process
    tree (pool and forkserver workers included), sampled from /proc every 50 ms; the child also reports
    its own ru_maxrss (itself, and the largest of its waited-for children). docs/s and MB/s divide the
@@ -658,7 +659,8 @@ def markdown(res: dict) -> str:
     L.append("")
     L.append("## Stages")
     L.append("")
-    L.append("Each stage in a fresh child (`corpus --config X <stage> --workers N --force`). Wall includes interpreter start "
+    L.append("Each stage in a fresh child (`corpus --config X <stage> --workers N --force`), its own published output "
+             "removed first (no unit reused from it). Wall includes interpreter start "
              "and imports. Peak RSS = largest sum of RSS over the child's process tree (pool workers included), sampled "
              "every 50 ms; max proc = largest single-process ru_maxrss. docs/s and MB/s = the stage's input / wall.")
     L.append("")
