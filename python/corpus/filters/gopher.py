@@ -186,27 +186,25 @@ def words_of(text: str, segmentation: str = WHITESPACE) -> list[str]:
     return split_words(text)
 
 
-def text_words(text: str, segmentation: str = WHITESPACE, shared: dict | None = None) -> list[str]:
-    """words_of(text, segmentation), split once per document and segmentation when `shared` (a Doc's memo,
-    registry.Doc.shared) is given: the Gopher quality and repetition rules read the same words. Never
-    mutated by a reader."""
+def _once(shared: dict | None, key, make):
+    """make(), computed once per document when `shared` (a Doc's memo, registry.Doc.shared) is given."""
     if shared is None:
-        return words_of(text, segmentation)
-    key = ("words", segmentation)
+        return make()
     found = shared.get(key)
     if found is None:
-        found = shared[key] = words_of(text, segmentation)
+        found = shared[key] = make()
     return found
+
+
+def text_words(text: str, segmentation: str = WHITESPACE, shared: dict | None = None) -> list[str]:
+    """words_of(text, segmentation), split once per document and segmentation when `shared` is given: the
+    Gopher quality and repetition rules read the same words. Never mutated by a reader."""
+    return _once(shared, ("words", segmentation), lambda: words_of(text, segmentation))
 
 
 def text_lines(text: str, shared: dict | None = None) -> list[str]:
     """nonblank_lines(text), once per document when `shared` is given (as text_words)."""
-    if shared is None:
-        return nonblank_lines(text)
-    found = shared.get("lines")
-    if found is None:
-        found = shared["lines"] = nonblank_lines(text)
-    return found
+    return _once(shared, "lines", lambda: nonblank_lines(text))
 
 
 def count_stop_words_in(words: list[str], stop_words: tuple[str, ...]) -> int:

@@ -205,7 +205,7 @@ def cached_signals(u: FilterUnit, chain, matcher, rows: int) -> Cached:
     identities = chain.memo_identities(json.loads(u.filters_json), json.loads(u.resources_json))
     table = signals_table(u, chain, identities)
     whole = signals_table(u, chain, identities, lists=False) if matcher is not None else None
-    stored = stored_signals(chain, whole or table, rows)
+    stored = stored_signals(chain, whole if whole is not None else table, rows)
     if stored is None:
         return Cached(table, None, ChainMemo(Path(u.cache_root), identities, chain.signal_columns(), u.key))
     return Cached(table, stored, None, whole)
