@@ -1,7 +1,7 @@
 """Takedown (issue 52): what removing 0.1% of a published dataset's documents costs, and whether it holds.
 
     python bench/takedown.py [--config configs/demo.toml] [--corpus bench/data/bench-corpus-55mb-s0.jsonl.zst]
-        [--fraction 0.001] [--seed 0] [--md bench/results/takedown-<date>.md] [--json ...]
+        [--fraction 0.001] [--seed 0] [--md bench/results/takedown-<date>.md] [--json ...] [--keep DIR]
 
 In a fresh artifacts root: (1) `corpus run` of v1 from scratch; (2) a takedown list of about --fraction of
 v1's published documents, drawn with numpy PCG64(--seed), each named by an entry of a kind taken in turn
@@ -122,9 +122,14 @@ def main(argv: list[str] | None = None) -> int:
                     help="[shard] shard_rows of v1 (default the config's): the demo's 100,000 make one shard")
     ap.add_argument("--md", type=Path, default=RESULTS / f"takedown-{dt.date.today().isoformat()}.md")
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--keep", type=Path, default=None,
+                    help="work in this new directory and leave it (the roots, configs and list) for a closer look")
     a = ap.parse_args(argv)
+    if a.keep is not None and a.keep.exists():
+        raise SystemExit(f"--keep {a.keep}: exists; name a new directory")
     with tempfile.TemporaryDirectory(prefix="takedown-") as tmp:
-        work = Path(tmp)
+        work = Path(tmp) if a.keep is None else a.keep.resolve()
+        work.mkdir(parents=True, exist_ok=True)
         base = base_config(a, work)
         dataset = base["dataset"]["name"]
         base["dataset"]["version"] = "v1"

@@ -311,6 +311,7 @@ def test_a_worker_killed_from_outside_is_one_error_line_not_a_traceback():
     (["--config={cfg}", "-v", "pii", "--workers=3", "--force"], ("pii", 3)),
     (["--config", "{cfg}", "dedup", "-j4"], ("dedup", 4)),
     (["--config", "{cfg}", "run", "--through", "pii"], ("run", 5)),      # the config's [run] workers
+    (["--config", "{cfg}", "takedown", "d/v1", "--to", "v2", "-j", "2"], ("takedown", 2)),  # every stage too
     (["--config", "{cfg}", "filter", "-j", "1"], None),                   # one worker: no pool
     (["--config", "{cfg}", "audit"], None),                               # not a stage
     (["--config", "{cfg}", "ledger", "list"], None),

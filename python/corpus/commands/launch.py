@@ -18,13 +18,14 @@ GROUP_OPTIONS_WITH_VALUE = ("--config", "--artifacts")  # corpus.commands.cli's 
 # Twins of corpus.config.DEFAULT_CONFIG and the config schema's run.workers default (that module imports
 # jsonschema, which this one must not); tests/test_bounded_units.py keeps them equal.
 DEFAULT_CONFIG = "configs/demo.toml"
+EVERY_STAGE = ("run", "takedown")  # commands that run every stage (takedown: a `corpus run` of the new version)
 DEFAULT_WORKERS = 2
 CONFIG_MAX_BYTES = 16 << 20  # corpus.config.schemas.USER_FILE_MAX_BYTES: a larger config is refused there
 
 
 def planned_pool(argv: list[str]) -> tuple[str, int] | None:
-    """(stage, workers) when argv runs one stage module (`corpus/stages/<name>.py`) or `run` with more
-    than one local worker, else None. The worker count is -j/--workers, else the config's [run]."""
+    """(stage, workers) when argv runs one stage module (`corpus/stages/<name>.py`) or every stage (`run`,
+    `takedown`) with more than one local worker, else None. The worker count is -j/--workers, else the config's [run]."""
     command, config, i = None, None, 0
     while i < len(argv):  # the group's options, then the command
         arg = argv[i]
@@ -39,7 +40,7 @@ def planned_pool(argv: list[str]) -> tuple[str, int] | None:
             break
         i += 1
     stage_file = Path(__file__).parents[1] / "stages" / f"{command}.py"
-    if command is None or (command != "run" and (command.startswith("_") or not stage_file.is_file())):
+    if command is None or (command not in EVERY_STAGE and (command.startswith("_") or not stage_file.is_file())):
         return None
     workers = None
     rest = argv[i + 1:]
@@ -83,10 +84,12 @@ def prestart(argv: list[str]) -> None:
     from corpus.engine.forkserver import start_forkserver
 
     stage, workers = planned
-    # `run`: every stage's module, so that no stage's workers import their own (~0.1-0.25 s each, per stage)
+    # `run`, `takedown`: every stage's module, so that no stage's workers import their own (~0.1-0.25 s
+    # each, per stage); the forkserver answers pyarrow's pandas probe once for all (corpus.engine.pandas_probe)
     stages = sorted(p.stem for p in (Path(__file__).parents[1] / "stages").glob("*.py")
-                    if not p.stem.startswith("_")) if stage == "run" else [stage]
-    start_forkserver(workers, preload=["corpus.commands.cli"] + [f"corpus.stages.{s}" for s in stages])
+                    if not p.stem.startswith("_")) if stage in EVERY_STAGE else [stage]
+    start_forkserver(workers, preload=["corpus.commands.cli", "corpus.engine.worker_preload"]
+                     + [f"corpus.stages.{s}" for s in stages])
 
 
 def main() -> None:

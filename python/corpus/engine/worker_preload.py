@@ -1,0 +1,8 @@
+"""Imported by the pool's forkserver only (corpus.commands.launch): pyarrow's pandas probe answered once
+there (corpus.engine.pandas_probe), so that each worker forked from it starts with the answer instead of
+importing pyarrow and asking again. A module of its own because importing it has that effect, which a
+library user of corpus must never get."""
+
+from corpus.engine.pandas_probe import skip_pandas_probe
+
+skip_pandas_probe()
