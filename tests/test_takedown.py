@@ -234,6 +234,41 @@ def test_a_takedown_killed_mid_way_is_finished_by_running_it_again_and_never_tou
     assert _published(v3.artifacts / "tokens/t/v3") == _published(r["v2"].artifacts / "tokens/t/v2")
 
 
+@pytest.mark.slow
+def test_removing_documents_in_no_duplicate_group_takes_the_bases_dedup_output_without_them(takedown_run):
+    """v2 removed the kept copy of a group: its dedup ran over every document. A takedown of v2 whose
+    documents were in no group takes v2's dedup output without them: the bytes dedup gives over every
+    document (--recompute, which takes nothing from before)."""
+    from corpus.engine.runner import RunOptions
+    from corpus.stages import run_stage
+
+    r = takedown_run
+    v2 = r["v2"]
+    dedup = v2.dataset_dir / "stages" / "04-dedup"
+    assert "from_base" not in json.loads((dedup / "_RUN.json").read_text())
+    named = {x for p in sorted(dedup.glob("dropped/part-*.parquet"))
+             for x in read_parquet(p, columns=["duplicate_of"]).column("duplicate_of").to_pylist()}
+    alone = sorted(i for p in sorted(dedup.glob("part-*.parquet")) for i in read_parquet(p, columns=["id"]).column("id").to_pylist()
+                   if i.startswith("tinystories-train-head:") and i not in named)
+    lst = r["tmp"] / "list-2.txt"
+    lst.write_text("".join(f"id:{i}\n" for i in alone[::97][:3]))
+    with (r["tmp"] / "ledger.jsonl").open("a") as f:
+        f.write(json.dumps({"source_id": "td-2", "role": "takedown", "url": str(lst),
+                            "sha256": hashlib.sha256(lst.read_bytes()).hexdigest(), "bytes": lst.stat().st_size,
+                            "license_spdx": "CC0-1.0", "reason": "opt-outs", "format": "text", "split": "line"}) + "\n")
+    from corpus.commands.takedown import run_takedown
+
+    v4, _, _ = run_takedown(v2, "t/v2", "v4", ("td-2",), None, 2)
+    out = v4.dataset_dir / "stages" / "04-dedup"
+    assert json.loads((out / "_RUN.json").read_text())["from_base"] in ("corpus/t/v2/stages/04-dedup",
+                                                                         "corpus/t/v3/stages/04-dedup")
+    files = {p.relative_to(out): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file() and p.name != "_RUN.json"}
+    assert not _ids(v4.dataset_dir) & set(alone[::97][:3]) and len(files) > 3
+    run_stage("dedup", v4, RunOptions(workers=1, recompute=True))
+    assert "from_base" not in json.loads((out / "_RUN.json").read_text())
+    assert {p.relative_to(out): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file() and p.name != "_RUN.json"} == files
+
+
 def test_window_hashes_equal_the_polynomial_computed_window_by_window():
     """The audit's rolling hash (prefix sums, a constant number of passes) is the plain polynomial hash of
     each window, mod 2^64, for window lengths from 1 to 64 and both token dtypes."""

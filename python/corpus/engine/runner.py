@@ -367,14 +367,7 @@ def _reuse_unit(found: tuple[Path, dict, dict], key: str, staging: Path) -> dict
                 return None
             verify_entry(src, entry)
             name = p["name"].replace(res["key"], key)
-            dest = staging / name
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            if dest.exists():  # linked by an interrupted run before it wrote the checkpoint
-                dest.unlink()
-            try:
-                os.link(src / p["name"], dest)
-            except OSError:
-                shutil.copy2(src / p["name"], dest)
+            link_file(src / p["name"], staging / name)  # replaces one an interrupted run linked
             new_parts.append({**p, "name": name})
     except CorpusError as e:
         log.warning("reuse: %s does not verify (%s); recomputing the unit", src, e)
@@ -490,7 +483,8 @@ def _whole_source(job: Job, stage: str, sha256: str, exclude: Path | None = None
     return None
 
 
-def _link(src: Path, dest: Path) -> None:
+def link_file(src: Path, dest: Path) -> None:
+    """`src` at `dest` too (a hard link, else a copy), replacing what `dest` held."""
     dest.parent.mkdir(parents=True, exist_ok=True)
     dest.unlink(missing_ok=True)
     try:
@@ -507,7 +501,7 @@ def _reuse_whole(ctx: PhaseContext, found: tuple[Path, dict, dict], stage: str) 
     record, whole = run[CONTENT_KEY], ctx.job.whole
     for p in manifest["parts"]:
         if p["name"] not in whole.rebuilt:
-            _link(src / p["name"], ctx.staging / p["name"])
+            link_file(src / p["name"], ctx.staging / p["name"])
             ctx.add_part(p)
     ctx.counts = manifest["counts"]
     ctx.results.update({k: v for k, v in record.get("results", {}).items() if k in whole.results})

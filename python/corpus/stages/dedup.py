@@ -33,7 +33,7 @@ from corpus.dedup.buckets import (URL_SIGN, BucketUnit, KeysUnit, bucket_keys, e
 from corpus.dedup.decide import KEEP, REASON_NAMES, PartInputs, part_decisions
 from corpus.dedup.rounds import MAX_ROUNDS, RoundUnit, large_star_round, small_star_round
 from corpus.dedup.decontam import EvalIndex, index_from_bytes, index_to_bytes
-from corpus.dedup import lines as unit_dedup
+from corpus.dedup import delta, lines as unit_dedup
 from corpus.dedup.memo import SignMemo
 from corpus.dedup.published import COMPATIBLE, index_bytes
 from corpus.dedup.minhash import MinHasher, WordBatch, band_keys, word_batches
@@ -338,6 +338,7 @@ class DedupRun:
     # where each document taken down that the filters would have kept stands among the input ids, sorted:
     # row indices (minhash_cluster) count them, as in the version without the takedown lists
     phantoms: tuple[int, ...] = ()
+    taken_down: tuple[str, ...] = ()              # those documents' ids (filters.takedown.kept_by_filters)
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -371,7 +372,8 @@ def dedup_run(config: Config, opts: RunOptions) -> tuple[DedupRun, dict, Whole]:
         sort=id_sort(config, opts.workers, parts, "global/ranges", by_rank=True),
         units_against=unit_dedup.against_units(units, [n for n, _, _ in against], [x for _, x, _ in against],
                                                [read_stage_manifest(x) for _, x, _ in against]) if units else (),
-        phantoms=tuple(ids_before([path for path, _ in parts], kept := takedown.kept_by_filters(src, manifest))))
+        phantoms=tuple(ids_before([path for path, _ in parts], kept := takedown.kept_by_filters(src, manifest))),
+        taken_down=tuple(kept))
     evals = config["decontam"]["evals"] if config["decontam"]["enabled"] else []
     others = [*raw_refs(config, evals), *against_refs]
     whole = Whole({"params": params, "eval_index": eval_index_facts(config), "inputs": others,
@@ -500,6 +502,35 @@ def apply_phases(run: DedupRun) -> list[Map]:
             Map("apply", partial(apply_units, run, with_units=True), apply_part)]
 
 
+# ---------------------------------------------------------------- a takedown version (corpus.dedup.delta)
+
+def from_base_step(run: DedupRun, full: list, ctx: PhaseContext) -> None:
+    """A takedown version's dedup: the base version's output without the removed documents when removing
+    them changes no other decision (corpus.dedup.delta), else every phase over every document."""
+    config = ctx.config
+    in_parts = {k: {"path": str(path), "sha256": p["sha256"]} for k, path, p in run.parts}
+    bases = delta.find_bases(config, ctx.job.whole.content, run.keys, in_parts, list(run.taken_down),
+                             ctx.job.reuse_from, STAGE[ME.reads].dirname)
+    base, first_why = None, "no published version to start from"
+    for i, b in enumerate(bases):  # the first whose removed documents were in no other's decision
+        why = delta.touched(b, run.keys, run.dedup)
+        if why is None:
+            base = b
+            break
+        first_why = why if i == 0 else first_why
+    if base is None:
+        log.info("dedup: over every document (%s)", first_why)
+        ctx.job.phases.extend(full)
+        return
+    where = base.dedup_dir.relative_to(config.artifacts)
+    log.info("dedup: from %s without the %d removed documents (none was in a duplicate group or shared a band "
+             "key)", where, len(base.sources))
+    ctx.run_info["from_base"] = str(where)
+    ctx.counts = delta.counts_without(base)
+    units = [delta.DeltaUnit(k, path, p["sha256"], base, IN_COLUMNS, ctx.staging) for k, path, p in run.parts]
+    ctx.job.phases.append(Map("from-base", lambda _ctx: units, delta.delta_part))
+
+
 def plan(config: Config, opts: RunOptions) -> list[Job]:
     run, identity, whole = dedup_run(config, opts)
     sort = run.sort
@@ -522,6 +553,8 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
                    Step("converged-1", partial(converged_step, run, 1))]
     else:
         phases += apply_phases(run)
+    if run.phantoms and unit_dedup.UnitSpec.of(run.dedup) is None and config.remote is None and not opts.recompute:
+        phases[1:] = [Step("from-base", partial(from_base_step, run, phases[1:]))]
     return [Job("dedup", ME.path(config), identity, phases, dataset=config.dataset, version=config.version,
                 reuse_from=reuse_sources(config, ME.name), whole=whole)]
 
