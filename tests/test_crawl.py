@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from corpus.errors import CorpusError
+from corpus.engine.runner import checkpoints
 from corpus.formats.jsonl import read_zst_jsonl
 from corpus.web.listing import list_digest, listing_kind, read_listing, resolve_glob, select_members
 from conftest import error_line, run_corpus, write_config, write_ledger
@@ -152,11 +153,12 @@ def test_resume_reuses_every_finished_file(tmp_path, server):
     proc = run_corpus("--config", cfg, "fetch", env={"CORPUS_FAULT_AFTER": "files:10"})
     assert proc.returncode != 0
     (staging,) = (tmp_path / "a" / "corpus" / "raw" / "crawl").glob("*.incomplete")
-    done = {int(p.stem.rsplit("-", 1)[1]) for p in (staging / "_progress" / "files").glob("*.json")}
+    journal = checkpoints(staging, "files")
+    done = {int(k.rsplit("-", 1)[1]) for k in journal}
     assert len(done) >= 10
     # a finished file's download damaged (it is not fsynced: a power loss may do this): that unit is redone
     damaged = min(done)
-    record = json.loads((staging / "_progress" / "files" / f"crawl__file-{damaged:06d}.json").read_text())
+    record = journal[f"crawl/file-{damaged:06d}"]
     Path(record["work"][0]["name"]).write_bytes(b"\0" * 100)
     handler.requests.clear()
     run_corpus("--config", cfg, "fetch", "--resume", check=True)

@@ -114,7 +114,7 @@ def test_two_node_cluster_gives_local_bytes_and_survives_losing_a_node(cluster, 
     def killer() -> None:
         deadline = time.monotonic() + 600
         while time.monotonic() < deadline and not killed.is_set():
-            if any((tmp_path / "ray" / "tokens").glob("t/v1/*.incomplete/_progress/encode/*.json")):
+            if any(p.stat().st_size for p in (tmp_path / "ray" / "tokens").glob("t/v1/*.incomplete/_progress/encode.jsonl")):
                 os.killpg(worker.pid, signal.SIGKILL)
                 killed.set()
                 return

@@ -15,6 +15,7 @@ import pytest
 
 from corpus.config import load_config
 from corpus.commands.pipeline import run_all
+from corpus.engine.runner import checkpoints
 from conftest import LEDGER, REPO, write_config
 
 pytestmark = pytest.mark.slow  # each test runs the pipeline on real data (tests/test_runner_toy.py: the fast one)
@@ -48,8 +49,7 @@ def test_dedup_killed_after_signature_units_resumes_them(tmp_path, mirror):
                         env={"CORPUS_FAULT_AFTER": "signatures:2"})
     assert killed.returncode == -9, killed.stderr  # SIGKILL right after the 2nd signature checkpoint
     staging = dedup_dir.with_name(dedup_dir.name + ".incomplete")
-    checkpoints = list((staging / "_progress" / "signatures").glob("*.json"))
-    assert len(checkpoints) >= 2 and not list((staging / "_progress" / "apply").glob("*.json"))
+    assert len(checkpoints(staging, "signatures")) >= 2 and not checkpoints(staging, "apply")
     assert published(dedup_dir) == want  # the published output is untouched until the new one is whole
 
     resumed = corpus_cli("--config", cfg, "dedup", "--force", "--resume", "--workers", "2", cwd=REPO)

@@ -19,7 +19,7 @@ import zstandard
 from corpus.config import load_config
 from corpus.config.layout import RUN_FILE, STAGE_FILE, STAGE_SCHEMA
 from corpus.config.schemas import validate
-from corpus.engine.runner import PROGRESS_DIR, Job, Map, PhaseContext, RunOptions, Step, run_jobs, staging_dir
+from corpus.engine.runner import Job, Map, checkpoints, PhaseContext, RunOptions, Step, run_jobs, staging_dir
 from corpus.errors import CorpusError, StaleError
 from corpus.store.atomic import sha256_file
 from conftest import LEDGER, write_config
@@ -142,7 +142,7 @@ def test_resume_reuses_checkpointed_units(config, tmp_path):
     with pytest.raises(RuntimeError, match="u2 interrupted"):
         run(other)
     staging = staging_dir(toy_job(other), STAGE)
-    assert sorted(p.name for p in (staging / PROGRESS_DIR / "write").glob("*.json")) == ["u0.json", "u1.json"]
+    assert sorted(checkpoints(staging, "write")) == ["u0", "u1"]
     assert not (other.stage_dir("90-toy") / STAGE_FILE).exists()  # nothing published
 
     FAIL_ON.clear()

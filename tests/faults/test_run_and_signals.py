@@ -66,10 +66,10 @@ def test_ctrl_c_during_pii_is_one_line_and_workers_are_quiet(reference, tmp_path
     for attempt in range(3):
         root = tmp_path / f"try{attempt}"
         cfg = clone(reference, root)
-        progress = root / "a/corpus/t/v1/stages/05-pii.incomplete/_progress/pii"
+        progress = root / "a/corpus/t/v1/stages/05-pii.incomplete/_progress/pii.jsonl"
         p = corpus_proc(cfg, "pii", "--replace", "--recompute", "--workers", "2")
         deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and p.poll() is None and not (progress.is_dir() and any(progress.glob("part-*.json"))):  # a checkpoint, not its temp file
+        while time.monotonic() < deadline and p.poll() is None and not (progress.is_file() and progress.stat().st_size):  # a checkpoint
             time.sleep(0.02)
         try:
             os.killpg(p.pid, signal.SIGINT)  # Ctrl-C reaches the whole process group: parent and workers

@@ -26,9 +26,9 @@ import pyarrow.compute as pc
 
 from corpus.config.ledger import load_ledger, select
 from corpus.errors import CorpusError
-from corpus.formats.parts import utf8_digests
+from corpus.formats.parts import read_parquet, utf8_digests
 from corpus.store.atomic import sha256_bytes, write_bytes
-from corpus.store.checksums import read_verified
+from corpus.store.checksums import read_verified, verify_file
 
 KINDS = ("url", "domain", "id", "sha256", "source")
 FILE = "takedown-lists.json"
@@ -179,21 +179,31 @@ KEPT = " (filters: kept)"  # the end of a takedown reject's detail when every fi
 
 def removed_rows(directory: Path, manifest: dict, columns=("id", "rule", "detail")) -> list[dict]:
     """The filter stage's takedown rejects (every part verified first), in part order."""
-    import pyarrow.compute as pc
-
-    from corpus.formats.parts import read_parquet
-
-    from corpus.store.checksums import verify_file
-
     if not manifest["counts"].get("dropped", {}).get(FILTER_NAME):
         return []
-    out = []
+    parts = []
     for p in manifest["parts"]:
         if p["name"].startswith("rejects/"):
-            verify_file(directory / p["name"], p["sha256"], p.get("bytes"))
-            t = read_parquet(directory / p["name"], columns=["filter", *columns])
-            out += t.filter(pc.equal(t.column("filter"), FILTER_NAME)).select(list(columns)).to_pylist()
-    return out
+            st = (directory / p["name"]).stat()
+            parts.append((str(directory / p["name"]), p["sha256"], p.get("bytes"), st.st_size, st.st_mtime_ns))
+    return [{c: r[c] for c in columns} for r in _removed_rows(tuple(parts))]
+
+
+@functools.lru_cache(maxsize=8)  # a run reads them in dedup's planning, the shard manifest and the audit
+def _removed_rows(parts: tuple) -> tuple[dict, ...]:
+    """The takedown rows of the rejects parts (path, sha256, bytes, and the size and mtime that key the
+    cache: a file changed on disk is read and verified again)."""
+    out = []
+    for path, sha256, size, _, _ in parts:
+        verify_file(Path(path), sha256, size)
+        mine = pc.equal(read_parquet(Path(path), columns=["filter"]).column("filter"), FILTER_NAME)
+        if pc.any(mine).as_py():  # most parts hold none: their texts are not read
+            t = read_parquet(Path(path), columns=list(ROW_COLUMNS))
+            out += t.filter(mine).to_pylist()
+    return tuple(out)
+
+
+ROW_COLUMNS = ("id", "rule", "detail", "text")  # what removed_rows may be asked for
 
 
 def kept_by_filters(directory: Path, manifest: dict) -> list[str]:
