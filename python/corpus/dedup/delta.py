@@ -19,6 +19,7 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import pyarrow as pa
@@ -46,12 +47,13 @@ class Base:
 
 
 def find_bases(config, content: dict, keys: tuple[str, ...], in_parts: dict, phantoms: list[str],
-               candidates: tuple[Path, ...], filter_dirname: str) -> list[Base]:
+               candidates: tuple[Path, ...], filter_dirname: str, input_content: Callable[[dict], list]) -> list[Base]:
     """The published dedup outputs among `candidates` (other versions of this dataset) whose input is
     this one's plus some of the documents taken down (`phantoms`: the ids the lists remove that every
     filter kept), made by this code from the same settings and other inputs (`content`: this job's
     runner.Whole content, which the base's recorded content hash must equal with its own input parts and
-    taken-down ids); the fewest removed documents first."""
+    taken-down ids, `input_content` naming a manifest's input parts as the content does); the fewest
+    removed documents first."""
     from corpus.engine.runner import RUN_FILE, read_stage_manifest
 
     found = []
@@ -67,7 +69,7 @@ def find_bases(config, content: dict, keys: tuple[str, ...], in_parts: dict, pha
             continue
         filtered = read_stage_manifest(filter_dir)
         theirs = takedown.kept_by_filters(filter_dir, filtered) if filtered is not None else []
-        if filtered is None or not _same_content(d, content, filtered, theirs):
+        if filtered is None or not _same_content(d, content, input_content(filtered), theirs):
             continue
         base = _matching(d, manifest, filter_dir, filtered, theirs, keys, in_parts, phantoms)
         if base is not None:
@@ -75,20 +77,19 @@ def find_bases(config, content: dict, keys: tuple[str, ...], in_parts: dict, pha
     return sorted(found, key=lambda b: len(b.sources))
 
 
-def _same_content(dedup_dir: Path, content: dict, filtered: dict, theirs: list[str]) -> bool:
+def _same_content(dedup_dir: Path, content: dict, parts: list, theirs: list[str]) -> bool:
     """Whether the base's recorded content hash is this code's for this job's content with the base's
     input parts and taken-down ids: the same settings, other inputs, code and library versions."""
     import json
 
     from corpus.engine.runner import CONTENT_KEY, RUN_FILE, Whole, content_sha256
-    from corpus.stages import input_content
 
     try:
         recorded = json.loads((dedup_dir / RUN_FILE).read_text()).get(CONTENT_KEY, {}).get("sha256")
     except (OSError, ValueError):
         return False
     mine = {k: v for k, v in content.items() if k != "takedown_kept"}
-    mine["parts"] = input_content(filtered)
+    mine["parts"] = parts
     if theirs:
         mine["takedown_kept"] = theirs
     return recorded == content_sha256("dedup", Whole(mine))

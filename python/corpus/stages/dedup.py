@@ -510,7 +510,7 @@ def from_base_step(run: DedupRun, full: list, ctx: PhaseContext) -> None:
     config = ctx.config
     in_parts = {k: {"path": str(path), "sha256": p["sha256"]} for k, path, p in run.parts}
     bases = delta.find_bases(config, ctx.job.whole.content, run.keys, in_parts, list(run.taken_down),
-                             ctx.job.reuse_from, STAGE[ME.reads].dirname)
+                             ctx.job.reuse_from, STAGE[ME.reads].dirname, input_content)
     base, first_why = None, "no published version to start from"
     for i, b in enumerate(bases):  # the first whose removed documents were in no other's decision
         why = delta.touched(b, run.keys, run.dedup)
