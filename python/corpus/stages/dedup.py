@@ -526,6 +526,8 @@ def from_base_step(run: DedupRun, full: list, ctx: PhaseContext) -> None:
     log.info("dedup: from %s without the %d removed documents (none was in a duplicate group or shared a band "
              "key)", where, len(base.sources))
     ctx.run_info["from_base"] = str(where)
+    if EVAL_INDEX in base.parts:  # the same eval sets and settings (the content hash): the same bytes
+        ctx.add_part(delta.link_part(base, EVAL_INDEX, ctx.staging))
     ctx.counts = delta.counts_without(base)
     units = [delta.DeltaUnit(k, path, p["sha256"], base, IN_COLUMNS, ctx.staging) for k, path, p in run.parts]
     ctx.job.phases.append(Map("from-base", lambda _ctx: units, delta.delta_part))
@@ -554,7 +556,7 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
     else:
         phases += apply_phases(run)
     if run.phantoms and unit_dedup.UnitSpec.of(run.dedup) is None and config.remote is None and not opts.recompute:
-        phases[1:] = [Step("from-base", partial(from_base_step, run, phases[1:]))]
+        phases[:] = [Step("from-base", partial(from_base_step, run, phases[:]))]
     return [Job("dedup", ME.path(config), identity, phases, dataset=config.dataset, version=config.version,
                 reuse_from=reuse_sources(config, ME.name), whole=whole)]
 
