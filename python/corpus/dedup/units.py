@@ -18,6 +18,8 @@ rest is the whole edit:
 
 from __future__ import annotations
 
+import functools
+
 import hashlib
 import re
 import unicodedata
@@ -181,7 +183,11 @@ _NUMBER = re.compile(r"\d+(?:[.,،٫⎖⎗⎘]\d+)?")
 _JOIN = "\ue000"  # a private-use character: simplify() leaves it alone, so it separates sentences simplified at once
 
 
-_MARKS = {c: None for c in range(0x300, 0x30000) if unicodedata.category(chr(c)) == "Mn"}  # deleted by translate
+@functools.cache  # built when first needed (~40 ms): importing the module must not cost it
+def _marks() -> tuple[dict, re.Pattern]:
+    """The combining marks (deleted by translate), and a quick first test for one."""
+    marks = {c: None for c in range(0x300, 0x30000) if unicodedata.category(chr(c)) == "Mn"}
+    return marks, _coarse(sorted(marks))
 
 
 def _coarse(codes: list[int], gap: int = 64) -> re.Pattern:
@@ -195,12 +201,10 @@ def _coarse(codes: list[int], gap: int = 64) -> re.Pattern:
     return re.compile("[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges) + "]")
 
 
-_MAYBE_MARK = _coarse(sorted(_MARKS))
-
-
 def _unaccented(s: str) -> str:
     nfd = unicodedata.normalize("NFD", s)
-    return nfd.translate(_MARKS) if _MAYBE_MARK.search(nfd) else nfd
+    marks, maybe_mark = _marks()
+    return nfd.translate(marks) if maybe_mark.search(nfd) else nfd
 
 
 def simplify(sentence: str) -> str:
