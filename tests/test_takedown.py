@@ -287,3 +287,23 @@ def test_window_hashes_equal_the_polynomial_computed_window_by_window():
     for n, w, dtype in ((1, 1, np.uint16), (10, 3, np.uint16), (300, 64, np.uint32), (64, 64, np.uint16), (5, 9, np.uint16)):
         tokens = rng.integers(0, np.iinfo(dtype).max, n, endpoint=True).astype(dtype)
         assert np.array_equal(window_hashes(tokens, w), plain(tokens, w)), (n, w, dtype)
+
+
+def test_the_dedup_counts_without_removed_documents_drop_a_source_left_with_none():
+    from corpus.dedup.delta import Base, counts_without
+
+    counts = {"docs_in": 5, "docs_out": 4, "dropped": {"near": 1}, "near_marked": 0,
+              "by_source": {"a": {"docs_in": 4, "docs_out": 3}, "b": {"docs_in": 1, "docs_out": 1}}}
+    base = Base(Path("."), {}, counts, {"part-00000": ["a:1", "b:0"]}, {"a:1": "a", "b:0": "b"})
+    assert counts_without(base) == {"docs_in": 3, "docs_out": 2, "dropped": {"near": 1}, "near_marked": 0,
+                                    "by_source": {"a": {"docs_in": 3, "docs_out": 2}}}
+    assert counts["by_source"]["b"] == {"docs_in": 1, "docs_out": 1}  # the base's counts are left as they were
+
+
+def test_a_shared_band_key_is_found_among_many():
+    from corpus.dedup.delta import _any_in
+
+    pool = np.random.default_rng(0).integers(1, 2**63, 100_000, dtype=np.int64).astype(np.uint64)
+    assert _any_in(pool[[17, 99_999]], pool) and _any_in(pool[:1], pool)
+    assert not _any_in(np.array([0, 2**64 - 1], np.uint64), pool) and not _any_in(pool[:3], pool[:0])
+    assert not _any_in(pool[:0], pool)

@@ -17,6 +17,7 @@ removed rows (compared whole, every column), and every file read is verified aga
 from __future__ import annotations
 
 import io
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -28,12 +29,14 @@ import pyarrow.compute as pc
 from corpus.dedup.minhash import EMPTY_BAND_KEY, MinHasher, band_keys
 from corpus.dedup.published import index_bytes
 from corpus.dedup.verify import ShingleSets, signatures_and_sets
+from corpus.errors import CorpusError
 from corpus.filters import takedown
 from corpus.formats.parts import read_table, write_table
 from corpus.store.atomic import sha256_bytes, sha256_file, write_bytes
 from corpus.store.checksums import read_verified, verify_entry
 
 DROPPED_DIR, INDEX_DIR = "dropped", "index"
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -71,7 +74,11 @@ def find_bases(config, content: dict, keys: tuple[str, ...], in_parts: dict, pha
         theirs = takedown.kept_by_filters(filter_dir, filtered) if filtered is not None else []
         if filtered is None or not _same_content(d, content, input_content(filtered), theirs):
             continue
-        base = _matching(d, manifest, filter_dir, filtered, theirs, keys, in_parts, phantoms)
+        try:
+            base = _matching(d, manifest, filter_dir, filtered, theirs, keys, in_parts, phantoms)
+        except CorpusError as e:  # a damaged base: dedup runs over every document, as without one
+            log.warning("dedup: %s cannot be a takedown's base (%s)", d, e)
+            continue
         if base is not None:
             found.append(base)
     return sorted(found, key=lambda b: len(b.sources))
@@ -123,6 +130,13 @@ def _matching(dedup_dir: Path, manifest: dict, filter_dir: Path, filtered: dict,
 
 def touched(base: Base, keys: tuple[str, ...], d: dict) -> str | None:
     """Why removing the documents may change another's decision (a reason for the log), or None."""
+    try:
+        return _touched(base, keys, d)
+    except CorpusError as e:  # a damaged base file
+        return f"the base does not verify: {e}"
+
+
+def _touched(base: Base, keys: tuple[str, ...], d: dict) -> str | None:
     gone = set(base.sources)
     dropped, duplicate_of, texts = [], set(), []
     for key in keys:
