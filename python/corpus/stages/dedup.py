@@ -88,14 +88,21 @@ def eval_index_step(ctx: PhaseContext) -> None:
     ctx.state["eval_index"] = None
     if not (config["decontam"]["enabled"] and config["decontam"]["evals"]):
         return
-    data, cached = Cache(cache_root(config), "eval-index", ".npz").get_or_build(
-        cache_key(eval_index_facts(config)), lambda: index_to_bytes(build_eval_index(config)))
+    cache, key, path = Cache(cache_root(config), "eval-index", ".npz"), cache_key(eval_index_facts(config)), ctx.staging / EVAL_INDEX
+    sha256 = cache.get_file(key, path)  # linked, its sha256 checked: not read, written and fsynced again
+    cached = sha256 is not None
+    if cached:
+        data = path.read_bytes()
+    else:
+        data = index_to_bytes(build_eval_index(config))
+        cache.put(key, data)
+        write_bytes(path, data)
+        sha256 = sha256_bytes(data)
     index = index_from_bytes(data)
-    write_bytes(ctx.staging / EVAL_INDEX, data)
     log.info("decontam: %d protected %d-grams from %s (%d items under %d words skipped)%s", len(index),
              index.n, ", ".join(config["decontam"]["evals"]), index.skipped_items, index.min_words,
              "; the index from the cache" if cached else "")
-    entry = {"name": EVAL_INDEX, "sha256": sha256_bytes(data), "rows": len(index), "bytes": len(data)}
+    entry = {"name": EVAL_INDEX, "sha256": sha256, "rows": len(index), "bytes": len(data)}
     ctx.add_part(entry)
     ctx.state["eval_index"] = (str(ctx.staging / EVAL_INDEX), entry["sha256"])
 
