@@ -128,6 +128,18 @@ def _matching(dedup_dir: Path, manifest: dict, filter_dir: Path, filtered: dict,
     return Base(dedup_dir, {p["name"]: p for p in manifest["parts"]}, manifest["counts"], removed, sources)
 
 
+def first_untouched(bases: list[Base], keys: tuple[str, ...], d: dict) -> tuple[Base | None, str]:
+    """The first base whose removed documents were in no other's decision, or None and why the first
+    one's were."""
+    why = "no published version to start from"
+    for i, base in enumerate(bases):
+        reason = touched(base, keys, d)
+        if reason is None:
+            return base, ""
+        why = reason if i == 0 else why
+    return None, why
+
+
 def touched(base: Base, keys: tuple[str, ...], d: dict) -> str | None:
     """Why removing the documents may change another's decision (a reason for the log), or None."""
     try:

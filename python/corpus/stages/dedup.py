@@ -88,7 +88,8 @@ def eval_index_step(ctx: PhaseContext) -> None:
     ctx.state["eval_index"] = None
     if not (config["decontam"]["enabled"] and config["decontam"]["evals"]):
         return
-    cache, key, path = Cache(cache_root(config), "eval-index", ".npz"), cache_key(eval_index_facts(config)), ctx.staging / EVAL_INDEX
+    cache, key = Cache(cache_root(config), "eval-index", ".npz"), cache_key(eval_index_facts(config))
+    path = ctx.staging / EVAL_INDEX
     sha256 = cache.get_file(key, path)  # linked, its sha256 checked: not read, written and fsynced again
     cached = sha256 is not None
     if cached:
@@ -518,15 +519,9 @@ def from_base_step(run: DedupRun, full: list, ctx: PhaseContext) -> None:
     in_parts = {k: {"path": str(path), "sha256": p["sha256"]} for k, path, p in run.parts}
     bases = delta.find_bases(config, ctx.job.whole.content, run.keys, in_parts, list(run.taken_down),
                              ctx.job.reuse_from, STAGE[ME.reads].dirname, input_content)
-    base, first_why = None, "no published version to start from"
-    for i, b in enumerate(bases):  # the first whose removed documents were in no other's decision
-        why = delta.touched(b, run.keys, run.dedup)
-        if why is None:
-            base = b
-            break
-        first_why = why if i == 0 else first_why
+    base, why = delta.first_untouched(bases, run.keys, run.dedup)
     if base is None:
-        log.info("dedup: over every document (%s)", first_why)
+        log.info("dedup: over every document (%s)", why)
         ctx.job.phases.extend(full)
         return
     where = base.dedup_dir.relative_to(config.artifacts)
