@@ -57,31 +57,41 @@ def find_bases(config, content: dict, keys: tuple[str, ...], in_parts: dict, pha
     runner.Whole content, which the base's recorded content hash must equal with its own input parts and
     taken-down ids, `input_content` naming a manifest's input parts as the content does); the fewest
     removed documents first."""
-    from corpus.engine.runner import RUN_FILE, read_stage_manifest
+    from corpus.engine.runner import RUN_FILE
 
     found = []
     for d in candidates:
         if d.parent.parent == config.dataset_dir or not (d / RUN_FILE).is_file():
             continue
-        manifest = read_stage_manifest(d)
-        if manifest is None or manifest.get("stage") != "dedup":
-            continue
-        ref = manifest["inputs"][0]
-        filter_dir = config.artifacts / Path(ref["path"]).parent
-        if filter_dir.name != filter_dirname or sha256_file(filter_dir / "_STAGE.json") != ref["sha256"]:
-            continue
-        filtered = read_stage_manifest(filter_dir)
-        theirs = takedown.kept_by_filters(filter_dir, filtered) if filtered is not None else []
-        if filtered is None or not _same_content(d, content, input_content(filtered), theirs):
-            continue
         try:
-            base = _matching(d, manifest, filter_dir, filtered, theirs, keys, in_parts, phantoms)
-        except CorpusError as e:  # a damaged base: dedup runs over every document, as without one
+            base = _base(config, d, content, keys, in_parts, phantoms, filter_dirname, input_content)
+        except (CorpusError, OSError) as e:  # a damaged base: dedup runs over every document, as without one
             log.warning("dedup: %s cannot be a takedown's base (%s)", d, e)
             continue
         if base is not None:
             found.append(base)
     return sorted(found, key=lambda b: len(b.sources))
+
+
+def _base(config, d: Path, content: dict, keys, in_parts: dict, phantoms: list[str], filter_dirname: str,
+          input_content: Callable[[dict], list]) -> Base | None:
+    """The dedup output at `d` as a Base (find_bases), or None."""
+    from corpus.engine.runner import read_stage_manifest
+
+    manifest = read_stage_manifest(d)
+    if manifest is None or manifest.get("stage") != "dedup":
+        return None
+    ref = manifest["inputs"][0]
+    filter_dir = config.artifacts / Path(ref["path"]).parent
+    if filter_dir.name != filter_dirname or sha256_file(filter_dir / "_STAGE.json") != ref["sha256"]:
+        return None
+    filtered = read_stage_manifest(filter_dir)
+    if filtered is None:
+        return None
+    theirs = takedown.kept_by_filters(filter_dir, filtered)
+    if not _same_content(d, content, input_content(filtered), theirs):
+        return None
+    return _matching(d, manifest, filter_dir, filtered, theirs, keys, in_parts, phantoms)
 
 
 def _same_content(dedup_dir: Path, content: dict, parts: list, theirs: list[str]) -> bool:
@@ -118,7 +128,7 @@ def _matching(dedup_dir: Path, manifest: dict, filter_dir: Path, filtered: dict,
         a = read_table(filter_dir / base["name"], base["sha256"])
         b = read_table(Path(mine["path"]), mine["sha256"])
         drop = pc.is_in(a.column("id"), pa.array(sorted(gone), pa.string()))
-        if not a.filter(pc.invert(drop)).equals(b.select(a.column_names)):
+        if sorted(a.column_names) != sorted(b.column_names) or not a.filter(pc.invert(drop)).equals(b.select(a.column_names)):
             return None
         out = a.filter(drop)
         removed[key] = out.column("id").to_pylist()
