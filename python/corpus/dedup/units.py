@@ -18,6 +18,7 @@ rest is the whole edit:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import unicodedata
@@ -181,7 +182,6 @@ _NUMBER = re.compile(r"\d+(?:[.,،٫⎖⎗⎘]\d+)?")
 _JOIN = "\ue000"  # a private-use character: simplify() leaves it alone, so it separates sentences simplified at once
 
 
-_MARKS = {c: None for c in range(0x300, 0x30000) if unicodedata.category(chr(c)) == "Mn"}  # deleted by translate
 
 
 def _coarse(codes: list[int], gap: int = 64) -> re.Pattern:
@@ -195,12 +195,20 @@ def _coarse(codes: list[int], gap: int = 64) -> re.Pattern:
     return re.compile("[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges) + "]")
 
 
-_MAYBE_MARK = _coarse(sorted(_MARKS))
+@functools.cache
+def accent_marks() -> tuple[dict[int, None], re.Pattern]:
+    """The combining marks (category Mn) that _unaccented deletes, as a str.translate table, and a quick
+    first test for them. Built on first use, not at import: scanning the code points takes ~0.1 s, which
+    a command that never simplifies a non-ASCII sentence (a no-op `corpus run`) need not pay. The pool's
+    forkserver builds it once before forking (corpus.engine.worker_preload)."""
+    marks = {c: None for c in range(0x300, 0x30000) if unicodedata.category(chr(c)) == "Mn"}
+    return marks, _coarse(sorted(marks))
 
 
 def _unaccented(s: str) -> str:
     nfd = unicodedata.normalize("NFD", s)
-    return nfd.translate(_MARKS) if _MAYBE_MARK.search(nfd) else nfd
+    marks, maybe_mark = accent_marks()
+    return nfd.translate(marks) if maybe_mark.search(nfd) else nfd
 
 
 def simplify(sentence: str) -> str:
