@@ -83,3 +83,12 @@ def test_unit_spec_from_the_dedup_table():
     spec = UnitSpec.of({"lines": {"enabled": True, "unit": "paragraph", "min_chars": 5, "min_doc_chars": 9},
                         "spans": {"enabled": False}})
     assert (spec.kind, spec.unit, spec.min_chars, spec.min_doc_chars) == ("lines", "paragraph", 5, 9)
+
+
+def test_the_accent_table_is_built_on_first_use_not_at_import():
+    import subprocess
+    import sys
+
+    code = ("import corpus.dedup.units as u; assert u.accent_marks.cache_info().currsize == 0; "
+            "assert u.simplify('Crème brûlée') == 'creme brulee'; assert u.accent_marks.cache_info().currsize == 1")
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -19,7 +19,6 @@ rest is the whole edit:
 from __future__ import annotations
 
 import functools
-
 import hashlib
 import re
 import unicodedata
@@ -183,11 +182,6 @@ _NUMBER = re.compile(r"\d+(?:[.,،٫⎖⎗⎘]\d+)?")
 _JOIN = "\ue000"  # a private-use character: simplify() leaves it alone, so it separates sentences simplified at once
 
 
-@functools.cache  # built when first needed (~40 ms): importing the module must not cost it
-def _marks() -> tuple[dict, re.Pattern]:
-    """The combining marks (deleted by translate), and a quick first test for one."""
-    marks = {c: None for c in range(0x300, 0x30000) if unicodedata.category(chr(c)) == "Mn"}
-    return marks, _coarse(sorted(marks))
 
 
 def _coarse(codes: list[int], gap: int = 64) -> re.Pattern:
@@ -201,9 +195,19 @@ def _coarse(codes: list[int], gap: int = 64) -> re.Pattern:
     return re.compile("[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges) + "]")
 
 
+@functools.cache
+def accent_marks() -> tuple[dict[int, None], re.Pattern]:
+    """The combining marks (category Mn) that _unaccented deletes, as a str.translate table, and a quick
+    first test for them. Built on first use, not at import: scanning the code points takes ~0.1 s, which
+    a command that never simplifies a non-ASCII sentence (a no-op `corpus run`) need not pay. The pool's
+    forkserver builds it once before forking (corpus.engine.worker_preload)."""
+    marks = {c: None for c in range(0x300, 0x30000) if unicodedata.category(chr(c)) == "Mn"}
+    return marks, _coarse(sorted(marks))
+
+
 def _unaccented(s: str) -> str:
     nfd = unicodedata.normalize("NFD", s)
-    marks, maybe_mark = _marks()
+    marks, maybe_mark = accent_marks()
     return nfd.translate(marks) if maybe_mark.search(nfd) else nfd
 
 

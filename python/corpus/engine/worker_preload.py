@@ -6,3 +6,8 @@ library user of corpus must never get."""
 from corpus.engine.pandas_probe import skip_pandas_probe
 
 skip_pandas_probe()
+
+# built lazily on first use (corpus.dedup.units: not at import); built here, every worker inherits it
+from corpus.dedup.units import accent_marks  # noqa: E402
+
+accent_marks()
