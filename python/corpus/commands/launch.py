@@ -88,7 +88,7 @@ def prestart(argv: list[str]) -> None:
     # each, per stage); the forkserver answers pyarrow's pandas probe once for all (corpus.engine.pandas_probe)
     stages = sorted(p.stem for p in (Path(__file__).parents[1] / "stages").glob("*.py")
                     if not p.stem.startswith("_")) if stage in EVERY_STAGE else [stage]
-    start_forkserver(workers, preload=["corpus.commands.cli", "corpus.engine.worker_preload"]
+    start_forkserver(workers, preload=["corpus.commands.cli", "corpus.commands.worker_preload"]
                      + [f"corpus.stages.{s}" for s in stages])
 
 

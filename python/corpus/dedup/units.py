@@ -200,7 +200,7 @@ def accent_marks() -> tuple[dict[int, None], re.Pattern]:
     """The combining marks (category Mn) that _unaccented deletes, as a str.translate table, and a quick
     first test for them. Built on first use, not at import: scanning the code points takes ~0.1 s, which
     a command that never simplifies a non-ASCII sentence (a no-op `corpus run`) need not pay. The pool's
-    forkserver builds it once before forking (corpus.engine.worker_preload)."""
+    forkserver builds it once before forking (corpus.commands.worker_preload)."""
     marks = {c: None for c in range(0x300, 0x30000) if unicodedata.category(chr(c)) == "Mn"}
     return marks, _coarse(sorted(marks))
 
