@@ -261,8 +261,7 @@ def _index_without(u: DeltaUnit, name: str, gone: list[str]) -> dict:
     bands = sets = None
     if "bands" in data:
         bands = data["bands"][rows]
-        flat, sizes = ShingleSets(data["sets"], data["setoffsets"]).gather(rows)
-        sets = ShingleSets(flat, np.concatenate(([0], np.cumsum(sizes))).astype(np.int64))
+        sets = ShingleSets(data["sets"], data["setoffsets"]).take(rows)
     out = index_bytes(ids[rows].tolist(), data["sha"][rows], bands, sets)
     (u.out_dir / INDEX_DIR).mkdir(exist_ok=True)
     write_bytes(u.out_dir / name, out)

@@ -53,8 +53,7 @@ class PublishedIndex:
         sets = ShingleSets.concatenate([ShingleSets(p["sets"], p["setoffsets"]) for p in parts]) if near else None
         order = np.argsort(np.char.encode(ids, "utf-8"), kind="stable")  # smallest id first among equals
         if sets is not None:
-            flat, sizes = sets.gather(order)
-            sets = ShingleSets(flat, np.concatenate(([0], np.cumsum(sizes))).astype(np.int64))
+            sets = sets.take(order)
         return cls(name, ids[order], digests[order], None if bands is None else bands[order], sets)
 
     def label(self, i: int) -> str:

@@ -71,6 +71,11 @@ class ShingleSets:
         sizes = np.asarray(self.offsets[rows + 1]) - starts
         return np.asarray(self.flat[_ranges(starts, sizes)], dtype=np.uint32), sizes
 
+    def take(self, rows: np.ndarray) -> "ShingleSets":
+        """The sets of `rows`, in that order, as sets of their own."""
+        flat, sizes = self.gather(rows)
+        return ShingleSets(flat, np.concatenate(([0], np.cumsum(sizes))).astype(np.int64))
+
     def save(self, prefix: Path | str) -> tuple[Path, Path]:
         """Write `<prefix>.sets.npy` and `<prefix>.setoffsets.npy` (e.g. prefix = work / part key)."""
         sets_path, offsets_path = Path(f"{prefix}{SETS_SUFFIX}"), Path(f"{prefix}{OFFSETS_SUFFIX}")

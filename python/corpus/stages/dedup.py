@@ -301,8 +301,7 @@ def _write_index(u: ApplyUnit, ids: list[str], keep: np.ndarray) -> dict:
     bands = sets = None
     if (work / f"{u.key}.setoffsets.npy").is_file():
         bands = np.load(work / f"{u.key}.bands.npy")[rows]
-        flat, sizes = ShingleSets.load(work / u.key).gather(rows)
-        sets = ShingleSets(flat, np.concatenate(([0], np.cumsum(sizes))).astype(np.int64))
+        sets = ShingleSets.load(work / u.key).take(rows)
     data = index_bytes(ids, np.load(work / f"{u.key}.sha.npy")[rows], bands, sets)
     name = f"{INDEX_DIR}/{u.key}.npz"
     (u.out_dir / INDEX_DIR).mkdir(exist_ok=True)
