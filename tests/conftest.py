@@ -13,8 +13,12 @@ from pathlib import Path
 
 import pytest
 
-import corpus.pii._presidio  # noqa: F401  # before a test module imports torch (test_loader): presidio then imports without transformers, ~9 s less collection per worker
-from corpus.config import toml_value
+# every schema check in the tests, in this process and in every corpus process they start, by both validators
+# (corpus.config.schemas.validate): a document jsonschema-rs finds valid and python-jsonschema does not fails
+os.environ["CORPUS_SCHEMA_CROSSCHECK"] = "1"
+
+import corpus.pii._presidio  # noqa: F401,E402  # before a test module imports torch (test_loader): presidio then imports without transformers, ~9 s less collection per worker
+from corpus.config import toml_value  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 LEDGER = REPO / "corpus" / "LEDGER.jsonl"

@@ -15,7 +15,6 @@ import shutil
 import time
 from pathlib import Path
 
-import jsonschema
 import numpy as np
 
 from corpus.commands.diff import version_config
@@ -77,6 +76,8 @@ def parse_value(raw: str, current, key: str, prop: dict):
         value = float(value)
     if isinstance(current, list) and isinstance(value, str):
         value = [v for v in value.split(",") if v]
+    import jsonschema  # the one-off check of a value the user typed; validate() is for whole documents
+
     errors = list(jsonschema.Draft202012Validator(prop).iter_errors(value))
     if errors:
         raise CorpusError(f"{key}: {raw!r}: {errors[0].message}")
