@@ -235,6 +235,15 @@ def find_current(candidates: Sequence[Path], identity: dict, *, repair: bool = F
     return None
 
 
+def _has_identity(job: Job) -> bool:
+    """Whether some candidate of the job has a manifest made with its identity (unverified)."""
+    for d in job.candidates or [job.final]:
+        manifest = read_stage_manifest(d)
+        if manifest is not None and identity_of(manifest) == job.identity:
+            return True
+    return False
+
+
 def is_published(job: Job) -> bool:
     return store_of(job.final).has_output(job.final, job.owned if job.shared_dir else None)
 
@@ -694,10 +703,13 @@ def all_current(stage: str, jobs: list[Job], opts: RunOptions) -> StageResult | 
     if opts.force or opts.resume:
         return None
     t0 = time.monotonic()
+    # first the cheap facts of every job (no staging, a manifest of its identity), then the checksums: a
+    # run with one new source hashes nothing here, and run_jobs verifies the others once
+    for job in jobs:
+        if staging_dir(job, stage).exists() or _old_of(job).exists() or not _has_identity(job):
+            return None
     found = []
     for job in jobs:
-        if staging_dir(job, stage).exists() or _old_of(job).exists():
-            return None
         hit = find_current(job.candidates or [job.final], job.identity, repair=opts.repair)
         if hit is None:
             return None

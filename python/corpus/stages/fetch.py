@@ -45,6 +45,11 @@ from corpus.web.listing import listing_kind
 from corpus.web.records import (WebCounts, WebDoc, index_documents, describe_records, is_web_manifest, records_line,
                                 total_web_counts, web_documents)
 
+# The stage's workers start when a phase first sends them more than one unit (engine.executor.pool_session):
+# a run that fetches one new source (a takedown list) reads it in the driver, without waiting for workers
+# that the forkserver can only start once it has imported every stage
+LAZY_POOL = True
+
 
 @dataclass(frozen=True)
 class LocateUnit:

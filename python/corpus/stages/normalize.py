@@ -28,6 +28,8 @@ from corpus.stages import STAGE, config_hash, columns, reuse_sources
 
 ME = STAGE["normalize"]
 OUT_COLUMNS = columns("normalize")
+# workers start when a phase first has units to send them: a run whose parts are all reused starts none
+LAZY_POOL = True
 
 
 @dataclass(frozen=True)
