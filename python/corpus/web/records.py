@@ -16,6 +16,8 @@ Reject reasons (the fetch stage's `rejects/` parts, `corpus rejects --stage fetc
     undecodable        no charset fits the bytes (corpus.web.charset), or the body is not what its
                        Content-Encoding says (corpus.formats.sources.http_body)
     truncated          the file ends inside the record (bad Content-Length, or a download cut short)
+    prefilter_lang     ([extract] prefilter_lang) the fast pass's text is surely not in a kept language:
+                       never extracted (corpus.filters.prefilter)
     empty              the extractor found no text
     timeout            the extractor took longer than [extract] timeout_s (killed; machine-dependent)
     extractor_error    the extractor raised an exception on the page, or could not parse it (no tree)
@@ -39,7 +41,7 @@ from corpus.web.retry import Earlier
 from corpus.web.sandbox import sandbox
 
 REASONS = ("not_html", "http_status", "too_large", "too_many_elements", "too_deep", "undecodable", "truncated",
-           "empty", "timeout", "extractor_error", "extractor_crash", "unreachable")
+           "prefilter_lang", "empty", "timeout", "extractor_error", "extractor_crash", "unreachable")
 DOCUMENT_RECORDS = ("response", "resource", "conversion")
 
 # the first bytes of formats that are surely not HTML, whatever their label says
@@ -208,11 +210,13 @@ def _page(rec: WarcRecord, cfg: dict) -> tuple[str, dict] | tuple[None, tuple[st
     return html, facts | ({"nul_chars_removed": nuls} if nuls else {})
 
 
-def web_documents(path: Path, row: dict, start: int, stop: int, cfg: dict,
-                  counts: WebCounts, earlier: Earlier | None = None) -> Iterator[WebDoc | WebReject]:
+def web_documents(path: Path, row: dict, start: int, stop: int, cfg: dict, counts: WebCounts,
+                  earlier: Earlier | None = None, gate=None) -> Iterator[WebDoc | WebReject]:
     """The documents and rejects of the records that start in bytes [start, stop) of a WARC/WET file.
     `cfg` is the config's [extract] table; `counts` is filled in as records go by. `earlier`: an earlier
-    raw output's outcomes, taken instead of extracting a page unless its reject is retried (web.retry)."""
+    raw output's outcomes, taken instead of extracting a page unless its reject is retried (web.retry).
+    `gate(html, url)`: a reject (reason, detail) for a page not worth extracting, or None
+    (corpus.filters.prefilter)."""
     url = row["url"]
     box = sandbox(cfg["engine"], cfg[cfg["engine"]], cfg["timeout_s"], cfg["memory_mb"])
     for rec in warc_records(path, url, start, stop, cfg["max_html_bytes"]):
@@ -254,7 +258,8 @@ def web_documents(path: Path, row: dict, start: int, stop: int, cfg: dict,
             if known is not None and known[0] == "retry":
                 counts.retried[known[1]] = counts.retried.get(known[1], 0) + 1
             if known is None or known[0] == "retry":
-                text, failure = box.extract(html, page_url or "")
+                failure = gate(html, page_url or "") if gate is not None else None
+                text, failure = box.extract(html, page_url or "") if failure is None else (None, failure)
             elif known[0] == "kept":
                 text, failure = known[1], None
             else:
@@ -271,7 +276,7 @@ def web_documents(path: Path, row: dict, start: int, stop: int, cfg: dict,
 
 
 def index_documents(path: Path, row: dict, start: int, stop: int, cfg: dict, counts: WebCounts, scratch: Path,
-                    timeout: float) -> Iterator[WebDoc | WebReject]:
+                    timeout: float, gate=None) -> Iterator[WebDoc | WebReject]:
     """The documents and rejects of rows [start, stop) of a warc-records table (format warc-records): each
     record's bytes fetched alone (HTTP Range, a seek) and written at their own offset of a sparse scratch
     file, so that it is read exactly as in its whole file (same locator, offset and meta). A record that
@@ -294,7 +299,7 @@ def index_documents(path: Path, row: dict, start: int, stop: int, cfg: dict, cou
         before = dict(counts.records), dict(counts.skipped), dict(counts.rejected)
         try:
             yield from list(web_documents(scratch, {**row, "url": at.url}, at.offset, at.offset + at.length, cfg,
-                                          counts))
+                                          counts, gate=gate))
         except CorpusError as e:  # not WARC data: the record's counts undone, one reject instead
             counts.records, counts.skipped, counts.rejected = (dict(d) for d in before)
             counts.rejected["undecodable"] = counts.rejected.get("undecodable", 0) + 1
