@@ -49,7 +49,7 @@ def document_parts(manifest: dict) -> list[dict]:
     return [p for p in manifest["parts"] if "/" not in p["name"]]
 
 
-PREFILTER_KEYS = ("prefilter_lang", "prefilter_margin", "prefilter_min_chars")
+PREFILTER_KEYS = ("prefilter_lang", "prefilter_margin", "prefilter_min_chars", "prefilter_max_chars")
 
 
 def extract_params(extract: dict, *, retry: bool = True, prefilter: dict | None = None) -> dict:
@@ -87,7 +87,8 @@ def prefilter_params(config: Config) -> dict | None:
     else:
         model = {"bundled": _bundled_model()}
     return {"margin": extract["prefilter_margin"], "min_chars": extract["prefilter_min_chars"],
-            "lang": {"keep": sorted(lang["keep"]), "min_score": lang["min_score"], "max_chars": lang.get("max_chars", 0),
+            "max_chars": extract["prefilter_max_chars"],
+            "lang": {"keep": sorted(lang["keep"]), "min_score": lang["min_score"],
                      "labels": dict(sorted((lang.get("labels") or {}).items())), "model": model},
             "fast_pass": {"resiliparse": FAST_PASS, "versions": extractor_versions("resiliparse")}}
 

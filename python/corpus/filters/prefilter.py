@@ -10,7 +10,8 @@ rejects the page (reason `prefilter_lang`) only when the kept languages are far 
 - with `und` kept (a low-confidence document is kept): another language wins with at least
   `min_score + margin`.
 
-A pass with fewer than `min_chars` characters, or one that fails (timeout, crash, parser error), decides
+The model reads the pass's first `max_chars` characters (a bounded cost a page). A pass with fewer than
+`min_chars` characters, or one that fails (timeout, crash, parser error), decides
 nothing: the page is extracted as without the gate. Every decision is deterministic (the same model and
 text give the same probabilities), and the settings are in the raw output's identity (engine.raw)."""
 
@@ -31,8 +32,8 @@ class LangGate:
     def __init__(self, prefilter: dict, extract: dict):
         lang = prefilter["lang"]
         self.keep = frozenset(lang["keep"])
-        self.min_score, self.max_chars, self.labels = lang["min_score"], lang["max_chars"], lang["labels"]
-        self.margin, self.min_chars = prefilter["margin"], prefilter["min_chars"]
+        self.min_score, self.labels = lang["min_score"], lang["labels"]
+        self.margin, self.min_chars, self.max_chars = prefilter["margin"], prefilter["min_chars"], prefilter["max_chars"]
         self.model = load_model(prefilter["model_path"] or str(bundled_model_path()))
         self.box = sandbox("resiliparse", FAST_PASS, extract["timeout_s"], extract["memory_mb"])
 
