@@ -44,6 +44,7 @@ def _configs(tmp_path: Path) -> tuple[Path, Path, Path]:
     return plain, gated, art
 
 
+@pytest.mark.slow  # two runs through the filter stage (~8 s): make test, not test-fast
 def test_the_gate_rejects_unextracted_only_pages_the_language_filter_drops(tmp_path):
     plain, gated, art = _configs(tmp_path)
     run_corpus("--config", plain, "-q", "run", "--through", "filter", check=True)
