@@ -776,7 +776,7 @@ def test_a_page_nested_too_deep_is_a_too_deep_reject_before_extraction(tmp_path,
     from test_web import extract_cfg, read_all
     from warcs import eval_pages, response, write_warc
 
-    from corpus.web.depth import nesting_depth
+    from corpus.web.depth import depth_over, nesting_depth
     from corpus.web.records import WebDoc, WebReject
 
     text = "<p>A paragraph of ordinary text about gardening, soil and the weather in spring time.</p>"
@@ -797,6 +797,11 @@ def test_a_page_nested_too_deep_is_a_too_deep_reject_before_extraction(tmp_path,
     assert counts.rejected == {"too_deep": 3}
     assert nesting_depth("<div><p>a<p>b<ul><li>c<li>d</ul><br><img src=x></div>") == 2
     assert nesting_depth("<div><b><i>x</div><div>y</div>") == 3
+    # depth_over skips counting only where it cannot be over: it agrees with the scan at every limit
+    for html in [deep, stray, wide] + [p["html"].decode("utf-8", "replace") for p in eval_pages()]:
+        d = nesting_depth(html)
+        for limit in (d - 1, d, html.count("<") - html.count("</"), 1024):
+            assert depth_over(html, limit) == (d if d > limit else None)
 
 
 def _marked_processes(mark: str) -> list[int]:

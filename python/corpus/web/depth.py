@@ -11,7 +11,8 @@ itself) or ends in `/>` outside HTML's container elements (SVG's `<path/>`; `<di
 HTML); an end tag closes the innermost open element of its name and everything inside it, and is ignored
 when none is open (as the parser ignores a stray `</span>`, so stray end tags cannot hide depth). Tags in
 comments and scripts count too (skipping them tripled the cost): they can only add depth, and real pages
-nest about 30 deep (at most 26 of the 55 pages of web_extraction_eval). Linear in the page, ~10 ms per MB.
+nest about 30 deep (at most 26 of the 55 pages of web_extraction_eval). Linear in the page, ~10 ms per MB;
+`depth_over` skips the scan where the page has too few start tags to nest past the limit (42 of those 55).
 """
 
 from __future__ import annotations
@@ -56,3 +57,13 @@ def nesting_depth(html: str) -> int:
         if len(stack) > deepest:
             deepest = len(stack)
     return deepest
+
+
+def depth_over(html: str, limit: int) -> int | None:
+    """The page's nesting depth if it is over `limit`, else None. Every open element has a start tag, a `<`
+    not followed by `/`: a page with at most `limit` of those cannot nest deeper, and is not scanned (the
+    scan is ~2 ms of a 135 KB page; counting is 0.1)."""
+    if html.count("<") - html.count("</") <= limit:
+        return None
+    depth = nesting_depth(html)
+    return depth if depth > limit else None

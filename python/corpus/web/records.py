@@ -36,7 +36,7 @@ from typing import Iterator
 from corpus.formats.sources.record import WarcRecord
 from corpus.formats.sources.warc import warc_records
 from corpus.web.charset import Undecodable, decode_page, utf16_label
-from corpus.web.depth import nesting_depth
+from corpus.web.depth import depth_over
 from corpus.web.retry import Earlier
 from corpus.web.sandbox import sandbox
 
@@ -204,7 +204,7 @@ def _page(rec: WarcRecord, cfg: dict) -> tuple[str, dict] | tuple[None, tuple[st
     elements = html.count("<")
     if elements > cfg["max_html_elements"]:
         return None, ("too_many_elements", f"{elements} tags > {cfg['max_html_elements']} ([extract] max_html_elements)")
-    if (depth := nesting_depth(html)) > cfg["max_html_depth"]:
+    if (depth := depth_over(html, cfg["max_html_depth"])) is not None:
         return None, ("too_deep", f"elements nested {depth} deep > {cfg['max_html_depth']} ([extract] max_html_depth)")
     facts = {"charset": codec, "charset_from": found, "payload_type": mtype}
     return html, facts | ({"nul_chars_removed": nuls} if nuls else {})
