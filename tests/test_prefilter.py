@@ -77,7 +77,7 @@ def _gate(max_chars: int = 2000, **lang):
 
     p = {"margin": 0.3, "min_chars": 200, "max_chars": max_chars, "lang": {"keep": ["en"], "min_score": 0.65, "max_chars": 0, "labels": {},
                                                     **lang}, "model_path": ""}
-    return LangGate(p, {"timeout_s": 30, "memory_mb": 2048})
+    return LangGate(p)
 
 
 def _sentences(lang: str, n: int = 8) -> str:
@@ -119,14 +119,31 @@ def test_with_und_kept_only_a_sure_other_language_is_rejected():
     assert _gate(keep=["de"]).verdict(_sentences("de")) is None  # the kept language, by its code
 
 
-def test_an_html_page_goes_through_the_fast_pass_in_the_sandbox():
+def test_an_html_page_goes_through_the_fast_pass_in_the_sandbox(tmp_path):
     page = next(p for p in eval_pages() if p.get("lang_hint") == "de")
     from corpus.web.charset import decode_page
 
+    from corpus.web.extract import FAST_PASS
+    from corpus.web.sandbox import Sandbox
+
+    from test_web import extract_cfg
+
+    cfg = extract_cfg(tmp_path)
+    box = Sandbox("trafilatura", cfg["trafilatura"], 30, 2048, FAST_PASS)
+    plain = Sandbox("trafilatura", cfg["trafilatura"], 30, 2048)
     gate = _gate()
-    assert gate(decode_page(page["html"])[0], page["url"])[0] == "prefilter_lang"
-    page_en = next(p for p in eval_pages() if p.get("lang_hint") == "en" and len(p["html"]) > 20000)
-    assert gate(decode_page(page_en["html"])[0], page_en["url"]) is None
+    try:
+        assert gate(decode_page(page["html"])[0], page["url"], box)[0] == "prefilter_lang"
+        page_en = next(p for p in eval_pages() if p.get("lang_hint") == "en" and len(p["html"]) > 20000)
+        html = decode_page(page_en["html"])[0]
+        assert gate(html, page_en["url"], box) is None
+        # the page the gate let through is extracted where the fast pass left it: the same text
+        assert box.extract(html, page_en["url"]) == plain.extract(html, page_en["url"])
+        assert box.extract(html, page_en["url"]) == plain.extract(html, page_en["url"])  # and sent again
+        assert box.started == 1
+    finally:
+        box.close()
+        plain.close()
 
 
 def test_prefilter_lang_without_the_language_filter_is_one_line_naming_the_config(tmp_path):

@@ -2,7 +2,8 @@
 
 trafilatura is ~95% of a web page's cost, and an English-only dataset drops most of a crawl's pages for
 their language after paying it. The gate reads a fast plain-text pass of the page (resiliparse's main
-content, ~1 ms; corpus.web.extract.FAST_PASS, in a sandbox child of its own) with [filters.lang]'s model, and
+content, ~2 ms; corpus.web.extract.FAST_PASS, in the extractor's sandbox child, which keeps the page for its
+extraction: corpus.web.sandbox) with [filters.lang]'s model, and
 rejects the page (reason `prefilter_lang`) only when the kept languages are far from winning there:
 
 - without `und` in keep: their summed probability is below `min_score - margin` (the filter keeps a
@@ -20,22 +21,20 @@ from __future__ import annotations
 import json
 
 from corpus.filters.lang import bundled_model_path, language_code, load_model, model_line, UNDETERMINED
-from corpus.web.extract import FAST_PASS
-from corpus.web.sandbox import sandbox
 
 REASON = "prefilter_lang"
 
 
 class LangGate:
-    """`gate(html, url)` -> None (extract the page) or (REASON, detail) (reject it unextracted)."""
+    """`gate(html, url, box)` -> None (extract the page) or (REASON, detail) (reject it unextracted); `box`
+    is the sandbox that extracts the page (made with the fast pass: web.records)."""
 
-    def __init__(self, prefilter: dict, extract: dict):
+    def __init__(self, prefilter: dict):
         lang = prefilter["lang"]
         self.keep = frozenset(lang["keep"])
         self.min_score, self.labels = lang["min_score"], lang["labels"]
         self.margin, self.min_chars, self.max_chars = prefilter["margin"], prefilter["min_chars"], prefilter["max_chars"]
         self.model = load_model(prefilter["model_path"] or str(bundled_model_path()))
-        self.box = sandbox("resiliparse", FAST_PASS, extract["timeout_s"], extract["memory_mb"])
 
     def _kept(self, label: str) -> bool:
         label = label.removeprefix("__label__")
@@ -62,8 +61,8 @@ class LangGate:
         return (f"fast pass: kept languages {kept:.3f} < min_score - margin {self.min_score - self.margin:.3f} "
                 f"(top {top} {top_p:.3f})")
 
-    def __call__(self, html: str, url: str) -> tuple[str, str] | None:
-        text, failure = self.box.extract(html, url)
+    def __call__(self, html: str, url: str, box) -> tuple[str, str] | None:
+        text, failure = box.fast_pass(html, url)
         if failure is not None:  # the fast pass decides nothing; the extractor meets the page as it is
             return None
         why = self.verdict(text)
@@ -78,7 +77,7 @@ def lang_gate(extract: dict) -> LangGate | None:
     prefilter = extract.get("prefilter")
     if not prefilter:
         return None
-    key = json.dumps([prefilter, extract["timeout_s"], extract["memory_mb"]], sort_keys=True)
+    key = json.dumps(prefilter, sort_keys=True)
     if key not in _GATES:
-        _GATES[key] = LangGate(prefilter, extract)
+        _GATES[key] = LangGate(prefilter)
     return _GATES[key]

@@ -38,6 +38,7 @@ from corpus.formats.sources.warc import warc_records
 from corpus.web.charset import Undecodable, decode_page, utf16_label
 from corpus.web.depth import depth_over
 from corpus.web.retry import Earlier
+from corpus.web.extract import FAST_PASS
 from corpus.web.sandbox import sandbox
 
 REASONS = ("not_html", "http_status", "too_large", "too_many_elements", "too_deep", "undecodable", "truncated",
@@ -215,10 +216,11 @@ def web_documents(path: Path, row: dict, start: int, stop: int, cfg: dict, count
     """The documents and rejects of the records that start in bytes [start, stop) of a WARC/WET file.
     `cfg` is the config's [extract] table; `counts` is filled in as records go by. `earlier`: an earlier
     raw output's outcomes, taken instead of extracting a page unless its reject is retried (web.retry).
-    `gate(html, url)`: a reject (reason, detail) for a page not worth extracting, or None
-    (corpus.filters.prefilter)."""
+    `gate(html, url, box)`: a reject (reason, detail) for a page not worth extracting, or None
+    (corpus.filters.prefilter: it runs the fast pass in `box`, the sandbox that then extracts the page)."""
     url = row["url"]
-    box = sandbox(cfg["engine"], cfg[cfg["engine"]], cfg["timeout_s"], cfg["memory_mb"])
+    box = sandbox(cfg["engine"], cfg[cfg["engine"]], cfg["timeout_s"], cfg["memory_mb"],
+                  FAST_PASS if gate is not None else None)
     for rec in warc_records(path, url, start, stop, cfg["max_html_bytes"]):
         counts.records[rec.type] = counts.records.get(rec.type, 0) + 1
         if rec.type not in DOCUMENT_RECORDS:
@@ -258,7 +260,7 @@ def web_documents(path: Path, row: dict, start: int, stop: int, cfg: dict, count
             if known is not None and known[0] == "retry":
                 counts.retried[known[1]] = counts.retried.get(known[1], 0) + 1
             if known is None or known[0] == "retry":
-                failure = gate(html, page_url or "") if gate is not None else None
+                failure = gate(html, page_url or "", box) if gate is not None else None
                 text, failure = box.extract(html, page_url or "") if failure is None else (None, failure)
             elif known[0] == "kept":
                 text, failure = known[1], None

@@ -8,10 +8,13 @@ child saw which pages, or in what order). It dies with its parent (PR_SET_PDEATH
 thread watching the parent's pid): it runs in a session of its own, so a kill -9 of the stage's process
 group does not reach it, and a page that keeps it busy would keep it alive after the stage (issue 53).
 
-    python -m corpus.web.sandbox ENGINE OPTIONS_JSON MEMORY_MB     (started by Sandbox; reads frames on stdin)
+    python -m corpus.web.sandbox ENGINE OPTIONS_JSON MEMORY_MB [FAST_PASS_JSON]   (started by Sandbox; frames on stdin)
 
-Frames: request = <u32 url bytes><u32 html bytes><url utf-8><html utf-8>; reply = <u8 status><u32 n><n bytes
-utf-8> with status 0 (text) or 1 (the extractor's exception, one line)."""
+Frames: request = <u8 op><u32 url bytes><u32 html bytes><url utf-8><html utf-8>; reply = <u8 status><u32 n><n
+bytes utf-8> with status 0 (text) or 1 (the extractor's exception, one line). Op 0 extracts the page; op 1
+([extract] prefilter_lang) runs the fast pass (resiliparse with FAST_PASS_JSON) and keeps the page; op 2
+(no html) extracts the page op 1 kept, so that a page the gate lets through crosses the pipe once. The kept
+page is the one of the request before: no state outlives two requests about one page."""
 
 from __future__ import annotations
 
@@ -31,7 +34,8 @@ from pathlib import Path
 PARENT_ENV = "CORPUS_SANDBOX_PARENT"        # the pid the child dies with, and whether the thread that
 PDEATHSIG_ENV = "CORPUS_SANDBOX_PDEATHSIG"  # started it is the main one (the kernel's signal follows a thread)
 _PR_SET_PDEATHSIG = 1
-REQUEST = struct.Struct("<II")
+REQUEST = struct.Struct("<BII")
+EXTRACT, FAST_PASS, EXTRACT_KEPT = 0, 1, 2
 REPLY = struct.Struct("<BI")
 OK, FAILED = 0, 1
 
@@ -39,10 +43,12 @@ OK, FAILED = 0, 1
 class Sandbox:
     """The parent's side: `extract(html, url)` -> (text, None) or (None, (reason, detail))."""
 
-    def __init__(self, engine: str, options: dict, timeout_s: float, memory_mb: int):
+    def __init__(self, engine: str, options: dict, timeout_s: float, memory_mb: int, fast_pass: dict | None = None):
         self.engine, self.options, self.timeout_s, self.memory_mb = engine, options, timeout_s, memory_mb
+        self.fast_pass_options = fast_pass
         self.proc: subprocess.Popen | None = None
         self.started = 0  # children started (1 + restarts after timeouts and crashes)
+        self._held: tuple | None = None  # (child, html) of the page the last fast pass kept there
 
     def _start(self) -> subprocess.Popen:
         package_root = str(Path(__file__).resolve().parents[2])  # the directory that holds corpus/
@@ -50,8 +56,9 @@ class Sandbox:
                                                           if p),
                    OMP_NUM_THREADS="1", PYTHONHASHSEED="0", **{PARENT_ENV: str(os.getpid()),
                    PDEATHSIG_ENV: "1" if threading.current_thread() is threading.main_thread() else "0"})
+        fast = [json.dumps(self.fast_pass_options, sort_keys=True)] if self.fast_pass_options is not None else []
         self.proc = subprocess.Popen([sys.executable, "-m", "corpus.web.sandbox", self.engine,
-                                      json.dumps(self.options, sort_keys=True), str(self.memory_mb)],
+                                      json.dumps(self.options, sort_keys=True), str(self.memory_mb), *fast],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                      env=env, start_new_session=True)
         self.started += 1
@@ -81,10 +88,26 @@ class Sandbox:
         return b"".join(chunks)
 
     def extract(self, html: str, url: str) -> tuple[str | None, tuple[str, str] | None]:
+        """The page's text by the engine, or a reject (reason, detail)."""
         proc = self.proc if self.proc is not None and self.proc.poll() is None else self._start()
-        u, h = url.encode("utf-8", "surrogatepass"), html.encode("utf-8", "surrogatepass")
+        if self._held is not None and self._held[0] is proc and self._held[1] is html:  # there already
+            return self._ask(proc, EXTRACT_KEPT, url, None)
+        return self._ask(proc, EXTRACT, url, html)
+
+    def fast_pass(self, html: str, url: str) -> tuple[str | None, tuple[str, str] | None]:
+        """The page's text by the fast pass (a Sandbox made with `fast_pass` options), kept in the child for
+        an `extract` of the same page next."""
+        proc = self.proc if self.proc is not None and self.proc.poll() is None else self._start()
+        out = self._ask(proc, FAST_PASS, url, html)
+        self._held = (proc, html) if out[1] is None else None
+        return out
+
+    def _ask(self, proc: subprocess.Popen, op: int, url: str, html: str | None):
+        self._held = None
+        u = url.encode("utf-8", "surrogatepass")
+        h = html.encode("utf-8", "surrogatepass") if html is not None else b""
         try:
-            proc.stdin.write(REQUEST.pack(len(u), len(h)) + u + h)
+            proc.stdin.write(REQUEST.pack(op, len(u), len(h)) + u + h)
             proc.stdin.flush()
         except (BrokenPipeError, OSError):
             return None, self._died()
@@ -115,11 +138,11 @@ class Sandbox:
 _SANDBOXES: dict[tuple, Sandbox] = {}
 
 
-def sandbox(engine: str, options: dict, timeout_s: float, memory_mb: int) -> Sandbox:
+def sandbox(engine: str, options: dict, timeout_s: float, memory_mb: int, fast_pass: dict | None = None) -> Sandbox:
     """The worker process's sandbox for these settings (started on its first page, closed at exit)."""
-    key = (engine, json.dumps(options, sort_keys=True), timeout_s, memory_mb)
+    key = (engine, json.dumps(options, sort_keys=True), timeout_s, memory_mb, json.dumps(fast_pass, sort_keys=True))
     if key not in _SANDBOXES:
-        _SANDBOXES[key] = Sandbox(engine, options, timeout_s, memory_mb)
+        _SANDBOXES[key] = Sandbox(engine, options, timeout_s, memory_mb, fast_pass)
     return _SANDBOXES[key]
 
 
@@ -155,7 +178,7 @@ def die_with_parent() -> None:
         os._exit(1)
 
 
-def serve(engine: str, options: dict, memory_mb: int) -> None:
+def serve(engine: str, options: dict, memory_mb: int, fast_options: dict | None = None) -> None:
     import resource
 
     from corpus import faults
@@ -169,17 +192,30 @@ def serve(engine: str, options: dict, memory_mb: int) -> None:
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # whatever a library prints goes to stderr, never into the replies
     extract = extractor(engine, options)
+    fast = extractor("resiliparse", fast_options) if fast_options is not None else None
     inp = sys.stdin.buffer
+    kept = None  # the page of the last fast pass, for an EXTRACT_KEPT right after it
     while True:
         try:
-            nu, nh = REQUEST.unpack(_read_exact(inp, REQUEST.size))
+            op, nu, nh = REQUEST.unpack(_read_exact(inp, REQUEST.size))
             url = _read_exact(inp, nu).decode("utf-8", "surrogatepass")
             html = _read_exact(inp, nh).decode("utf-8", "surrogatepass")
         except EOFError:
             return
         try:
-            faults.extract_fault(url)
-            status, payload = OK, extract(html, url or None)
+            if op == FAST_PASS:
+                kept = None
+                if fast is None:
+                    raise RuntimeError("a fast pass asked of a child started without one")
+                status, payload = OK, fast(html, url or None)
+                kept = html
+            else:
+                page = kept if op == EXTRACT_KEPT else html
+                kept = None
+                if page is None:
+                    raise RuntimeError("no page kept for extraction")
+                faults.extract_fault(url)
+                status, payload = OK, extract(page, url or None)
         except Exception as e:  # noqa: BLE001 — the page is rejected with this as its reason's detail
             status, payload = FAILED, f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:300]
         data = payload.encode("utf-8", "surrogatepass")
@@ -188,4 +224,4 @@ def serve(engine: str, options: dict, memory_mb: int) -> None:
 
 
 if __name__ == "__main__":
-    serve(sys.argv[1], json.loads(sys.argv[2]), int(sys.argv[3]))
+    serve(sys.argv[1], json.loads(sys.argv[2]), int(sys.argv[3]), json.loads(sys.argv[4]) if len(sys.argv) > 4 else None)
