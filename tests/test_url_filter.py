@@ -108,3 +108,11 @@ def test_url_filter_in_the_filter_stage(tmp_path):
     assert "url.domain: 1 documents" in proc.stdout
     proc = run_corpus("--config", cfg, "why", "pages:1", check=True)
     assert f"rule 'domain', value 1, detail '{host_of(blocked)}'" in proc.stdout, proc.stdout
+    # the lists as the filter loads them are kept in the cache, and a damaged entry is built again
+    lists = (d / "url-lists.json").read_bytes()
+    (entry,) = (tmp_path / "art" / "cache" / "url-lists").iterdir()
+    assert entry.read_bytes() == lists
+    entry.write_bytes(lists + b" ")
+    run_corpus("--config", cfg, "filter", "-j", "1", "--replace", check=True)
+    assert (d / "url-lists.json").read_bytes() == lists
+    assert [e.read_bytes() for e in (tmp_path / "art" / "cache" / "url-lists").iterdir()] == [lists]

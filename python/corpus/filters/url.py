@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from corpus.filters.lists import entries, list_rows, load_lists, write_lists
+from corpus.filters.lists import cached_lists, entries, list_rows, load_lists
 from corpus.filters.registry import FilterSpec
 from corpus.web.urls import canonical_host, host_of, host_suffixes, normalize_url, url_letters, url_words, words_of
 
@@ -57,17 +57,22 @@ def domain_entry(line: str) -> str:
 
 def prepare(config, staging: Path) -> tuple[list[dict], dict]:
     table = config["filters"]["url"]
-    lists: dict[str, list[str]] = {}
-    for kind in LISTS:
-        found = [e for row in list_rows(config, table[kind], f"filters.url.{kind}") for e in entries(config, row)]
-        if kind.endswith("domains"):
-            found = [domain_entry(e) for e in found]
-        elif kind == "block_urls":
-            found = [normalize_url(e) for e in found]
-        else:
-            found = [" ".join(words_of(e)) for e in found]  # an entry's words, as a URL's words are cut
-        lists[kind] = [e for e in found if e]
-    entry, resources = write_lists(staging, "url", lists)
+    rows = {kind: list_rows(config, table[kind], f"filters.url.{kind}") for kind in LISTS}
+
+    def build() -> dict[str, list[str]]:
+        lists: dict[str, list[str]] = {}
+        for kind in LISTS:
+            found = [e for row in rows[kind] for e in entries(config, row)]
+            if kind.endswith("domains"):
+                found = [domain_entry(e) for e in found]
+            elif kind == "block_urls":
+                found = [normalize_url(e) for e in found]
+            else:
+                found = [" ".join(words_of(e)) for e in found]  # an entry's words, as a URL's words are cut
+            lists[kind] = [e for e in found if e]
+        return lists
+
+    entry, resources = cached_lists(config, staging, "url", rows, build)
     return [entry], resources
 
 
