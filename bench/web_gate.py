@@ -80,7 +80,7 @@ def build_warc(path: Path, mb: float, english: float, seed: int) -> dict:
     return {"records": n, "by_page_language": dict(sorted(by_lang.items()))}
 
 
-def ours(warc: Path, work: Path, gated: bool, logs: Path) -> dict:
+def ours(warc: Path, work: Path, gated: bool, logs: Path, max_chars: int | None = None) -> dict:
     rows = ledger_rows()
     row = {"source_id": "bench-warc", "role": "corpus", "url": str(warc), "sha256": sha256_of(warc),
            "bytes": warc.stat().st_size, "license_spdx": "LicenseRef-bench", "format": "warc"}
@@ -91,7 +91,8 @@ def ours(warc: Path, work: Path, gated: bool, logs: Path) -> dict:
     cfg = write_config(work / f"{name}.toml", ledger=ledger, sources=["bench-warc"], artifacts=art, name=name,
                        mirror=str(mirror_dir()),
                        fetch={"unit_bytes": 16 << 20},
-                       extract={"engine": "trafilatura", "trafilatura": DATATROVE_LIKE, "prefilter_lang": gated},
+                       extract={"engine": "trafilatura", "trafilatura": DATATROVE_LIKE, "prefilter_lang": gated,
+                                **({"prefilter_max_chars": max_chars} if max_chars is not None else {})},
                        **{"filters.url": {"enabled": True, **LISTS}, "filters.lang": {"keep": ["en"], "min_score": 0.65}},
                        **{f"filters.{f}": {"enabled": False} for f in OFF})
     m = measured([PY, "-m", "corpus.commands.launch", "--config", str(cfg), "-q", "run", "--through", "filter",
@@ -167,6 +168,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="also run on a WARC this size, for the marginal pages/s (0: no)")
     ap.add_argument("--english", type=float, default=0.45, help="the share of records that are English pages")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--prefilter-max-chars", type=int, default=None,
+                    help="[extract] prefilter_max_chars of the gated run (default: the config's default)")
     ap.add_argument("--skip-datatrove", action="store_true")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--work", type=Path, default=None, help="work dir (default: a temporary one, removed)")
@@ -205,10 +208,11 @@ def one_size(work: Path, mb: float, a, *, with_datatrove: bool) -> dict:
     logs = work / "logs"
     warc = work / "bench.warc.gz"
     res: dict = {"warc": {**build_warc(warc, mb, a.english, a.seed), "mb_uncompressed": mb,
-                          "english": a.english, "seed": a.seed, "mb_file": round(warc.stat().st_size / 1e6, 1)}}
+                          "english": a.english, "seed": a.seed, "mb_file": round(warc.stat().st_size / 1e6, 1)},
+                 "prefilter_max_chars": a.prefilter_max_chars}
     plain, plain_kept = ours(warc, work, False, logs)
     print(json.dumps(plain), file=sys.stderr)
-    gated, gated_kept = ours(warc, work, True, logs)
+    gated, gated_kept = ours(warc, work, True, logs, a.prefilter_max_chars)
     print(json.dumps(gated), file=sys.stderr)
     same = sum(1 for u, t in plain_kept.items() if gated_kept.get(u) == t)
     res["agreement"] = {"kept_ungated": len(plain_kept), "kept_gated": len(gated_kept),
