@@ -146,6 +146,7 @@ def test_resume_reuses_checkpointed_units(config, tmp_path):
     assert not (other.stage_dir("90-toy") / STAGE_FILE).exists()  # nothing published
 
     FAIL_ON.clear()
+    (staging / ".tokenizer_config.json.a3ld85ur.tmp").write_bytes(b'{"add')  # a write the kill cut short
     result = run(other, resume=True)
     assert result.status == "computed"
     assert [k for k, _ in RAN] == ["u2", "step"]  # u0 and u1 reused (verified), only u2 ran

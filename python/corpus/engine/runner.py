@@ -572,6 +572,8 @@ def _open_staging(job: Job, stage: str, resume: bool) -> Path:
                               f"run again without --resume")
         if extra.is_file():  # the interrupted run's extra facts (fetch: fetched_at, in its reused parts)
             job.extra = json.loads(extra.read_text())
+        for tmp in staging.rglob(".*.tmp"):  # a write the kill cut short (store.atomic.temp_beside): no result,
+            tmp.unlink()                      # and published with the directory it would be a stray file
     elif staging.exists():
         shutil.rmtree(staging)
     (staging / PROGRESS_DIR).mkdir(parents=True, exist_ok=True)
