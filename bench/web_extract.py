@@ -88,19 +88,25 @@ def build_warc(path: Path, pages: list[dict], mb: float, seed: int) -> int:
         while size < mb * 1e6:
             p = pages[rng.randrange(len(pages))]
             para = f"<p>{stories[rng.randrange(len(stories))]}</p>".encode()
-            html = p["html"]
-            at = html.rfind(b"</p>")
-            body = html[:at + 4] + para + html[at + 4:] if at >= 0 else html + para
-            url = f"{p['url']}{'&' if '?' in p['url'] else '?'}n={n}"
-            http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: %d\r\n\r\n" % len(body) + body
-            head = (f"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {url}\r\nWARC-Date: 2024-05-18T01:58:10Z\r\n"
-                    f"WARC-Record-ID: <urn:uuid:{uuid.UUID(int=rng.getrandbits(128))}>\r\n"
-                    f"Content-Type: application/http; msgtype=response\r\nContent-Length: {len(http)}\r\n\r\n").encode()
-            rec = head + http + b"\r\n\r\n"
+            rec = page_record(p, para, n, rng)
             f.write(gzip.compress(rec, 6, mtime=0))
             size += len(rec)
             n += 1
     return n
+
+
+def page_record(page: dict, para: bytes, n: int, rng: random.Random) -> bytes:
+    """A response record of the page with `para` put after its last paragraph, under the page's URL with
+    `n=<n>` added, its record id drawn from `rng`."""
+    html = page["html"]
+    at = html.rfind(b"</p>")
+    body = html[:at + 4] + para + html[at + 4:] if at >= 0 else html + para
+    url = f"{page['url']}{'&' if '?' in page['url'] else '?'}n={n}"
+    http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: %d\r\n\r\n" % len(body) + body
+    head = (f"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {url}\r\nWARC-Date: 2024-05-18T01:58:10Z\r\n"
+            f"WARC-Record-ID: <urn:uuid:{uuid.UUID(int=rng.getrandbits(128))}>\r\n"
+            f"Content-Type: application/http; msgtype=response\r\nContent-Length: {len(http)}\r\n\r\n").encode()
+    return head + http + b"\r\n\r\n"
 
 
 def readers(path: Path) -> dict:

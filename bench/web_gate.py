@@ -30,11 +30,10 @@ import random
 import shutil
 import sys
 import tempfile
-import uuid
 from pathlib import Path
 
 from common import PY, ledger_rows, measured, mirror_dir, sha256_of, write_config, write_ledger
-from web_extract import DATATROVE_LIKE, eval_pages
+from web_extract import DATATROVE_LIKE, eval_pages, page_record
 
 LISTS = {"block_domains": ["blocklist-phishing"], "banned_words": ["ldnoobw-en"],
          "allow_domains": ["blocklist-porn-exclusions"]}
@@ -63,17 +62,9 @@ def build_warc(path: Path, mb: float, english: float, seed: int) -> dict:
             p = rng.choice(en if rng.random() < english else other)
             lang = p.get("lang_hint") or "none"
             by_lang[lang] = by_lang.get(lang, 0) + 1
-            body = p["html"]
-            if lang in lines:
-                para = ("<p>" + html_lib.escape(" ".join(rng.sample(lines[lang], rng.randint(2, 4)))) + "</p>").encode()
-                at = body.rfind(b"</p>")
-                body = body[:at + 4] + para + body[at + 4:] if at >= 0 else body + para
-            url = f"{p['url']}{'&' if '?' in p['url'] else '?'}n={n}"
-            http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: %d\r\n\r\n" % len(body) + body
-            head = (f"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {url}\r\nWARC-Date: 2024-05-18T01:58:10Z\r\n"
-                    f"WARC-Record-ID: <urn:uuid:{uuid.UUID(int=rng.getrandbits(128))}>\r\n"
-                    f"Content-Type: application/http; msgtype=response\r\nContent-Length: {len(http)}\r\n\r\n").encode()
-            rec = head + http + b"\r\n\r\n"
+            para = ("<p>" + html_lib.escape(" ".join(rng.sample(lines[lang], rng.randint(2, 4)))) + "</p>").encode() \
+                if lang in lines else b""
+            rec = page_record(p, para, n, rng)
             f.write(gzip.compress(rec, 6, mtime=0))
             size += len(rec)
             n += 1
