@@ -64,6 +64,10 @@ class Sandbox:
         self.started += 1
         return self.proc
 
+    def _child(self) -> subprocess.Popen:
+        """The running child, or a new one (the first page, or after a timeout or crash)."""
+        return self.proc if self.proc is not None and self.proc.poll() is None else self._start()
+
     def close(self) -> None:
         if self.proc is not None:
             self.proc.kill()
@@ -89,7 +93,7 @@ class Sandbox:
 
     def extract(self, html: str, url: str) -> tuple[str | None, tuple[str, str] | None]:
         """The page's text by the engine, or a reject (reason, detail)."""
-        proc = self.proc if self.proc is not None and self.proc.poll() is None else self._start()
+        proc = self._child()
         if self._held is not None and self._held[0] is proc and self._held[1] is html:  # there already
             return self._ask(proc, EXTRACT_KEPT, url, None)
         return self._ask(proc, EXTRACT, url, html)
@@ -97,7 +101,7 @@ class Sandbox:
     def fast_pass(self, html: str, url: str) -> tuple[str | None, tuple[str, str] | None]:
         """The page's text by the fast pass (a Sandbox made with `fast_pass` options), kept in the child for
         an `extract` of the same page next."""
-        proc = self.proc if self.proc is not None and self.proc.poll() is None else self._start()
+        proc = self._child()
         out = self._ask(proc, FAST_PASS, url, html)
         self._held = (proc, html) if out[1] is None else None
         return out
