@@ -11,3 +11,8 @@ skip_pandas_probe()
 from corpus.dedup.units import accent_marks  # noqa: E402
 
 accent_marks()
+
+# imported on first use in a worker, ~45 ms each time a stage forks one: numpy.ma by pyarrow's first
+# pa.array() of a numpy array (its masked-array check), phonenumbers by the pii settings' unpickling
+import numpy.ma  # noqa: E402,F401
+import corpus.pii.params  # noqa: E402,F401

@@ -115,6 +115,10 @@ class PartReader:
         self._reader.close()
         raise (err or CorpusError(f"{self.path}: unreadable parquet: {e}")) from None
 
+    def close(self) -> None:
+        """Give the file up unread (batches() closes it at its end)."""
+        self._reader.close()
+
     def batches(self) -> Iterator[pa.RecordBatch]:
         try:
             try:

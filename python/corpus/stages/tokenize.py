@@ -154,7 +154,7 @@ def doc_memo_key(u: EncodeUnit, index: int) -> str:
     """What a document's ids are a function of (its text aside): the tokenizer, EOS and dtype; `index`
     the shard position the entry is kept for."""
     return cache_key({"kind": docmemo.KIND, "tokenizer_sha256": u.tokenizer_sha256, "eos_id": u.eos_id,
-                      "dtype": u.dtype, "index": index})
+                      "dtype": u.dtype, "index": index, "digest": docmemo.DIGEST})
 
 
 def _keep_doc_memo(u: EncodeUnit, files: dict[str, list]) -> None:

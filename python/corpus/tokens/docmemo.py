@@ -1,5 +1,6 @@
 """Each document's token ids (with its EOS, in the stage's dtype), kept in the cache by the digest of its
-text, so that a version whose shards changed by a few documents encodes only those: the others' ids are
+text (the first DIGEST_BYTES of its UTF-8's sha256: the shard's own `sha256` column, so that a shard whose
+documents are all known is never decompressed for its texts), so that a version whose shards changed by a few documents encodes only those: the others' ids are
 read back. Every document is encoded alone (tokens.encode), so its ids are a function of its text and the
 tokenizer (its sha256), the EOS id and the dtype, never of the shard it is in or of its neighbours.
 
@@ -24,8 +25,12 @@ FILES = ("digests.npy", "offsets.npy", "tokens.bin")
 NEIGHBOURS = 2
 
 
+DIGEST_BYTES = 16
+DIGEST = "sha256[:16]"  # in the entries' cache key: entries filed under another digest are never read
+
+
 def text_digest(text: str) -> bytes:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()[:DIGEST_BYTES]
 
 
 def near_positions(index: int) -> list[int]:
@@ -34,11 +39,12 @@ def near_positions(index: int) -> list[int]:
 
 
 def open_entry(prefix: Path, dtype: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(sorted digests, offsets, ids) of the entry whose files are `<prefix>.<FILES>`, memory-mapped."""
+    """(sorted digests, offsets, ids) of the entry whose files are `<prefix>.<FILES>`, memory-mapped (as
+    plain arrays: a np.memmap's item and slice cost ~10x an array's, once a document)."""
     dt = np.dtype(dtype).newbyteorder("<")
-    offsets = np.load(f"{prefix}.offsets.npy", mmap_mode="r")
-    tokens = np.memmap(f"{prefix}.tokens.bin", dtype=dt, mode="r") if offsets[-1] else np.zeros(0, dt)
-    return np.load(f"{prefix}.digests.npy", mmap_mode="r"), offsets, tokens
+    offsets = np.load(f"{prefix}.offsets.npy", mmap_mode="r").view(np.ndarray)
+    tokens = np.memmap(f"{prefix}.tokens.bin", dtype=dt, mode="r").view(np.ndarray) if offsets[-1] else np.zeros(0, dt)
+    return np.load(f"{prefix}.digests.npy", mmap_mode="r").view(np.ndarray), offsets, tokens
 
 
 class DocTokens:
@@ -53,18 +59,36 @@ class DocTokens:
         self.digests: dict[str, list[bytes]] = {}
         self.hits = self.computed = 0
 
+    def lookup(self, keys: np.ndarray, splits: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """For documents in shard order, their digests (text_digest) as S16 `keys` and their splits: per
+        document the entry that holds its ids (-1: none) and its position there, the nearest entry first;
+        the digests are noted either way, in shard order per split."""
+        raw = np.ascontiguousarray(keys, "S16").tobytes()
+        for n, split in enumerate(splits):
+            self.digests.setdefault(split, []).append(raw[n * DIGEST_BYTES:(n + 1) * DIGEST_BYTES])
+        entry = np.full(len(keys), -1, np.int64)
+        pos = np.zeros(len(keys), np.int64)
+        for e, (digests, _, _) in enumerate(self.entries):
+            todo = np.flatnonzero(entry < 0)
+            if not len(todo):
+                break
+            i = np.searchsorted(digests, keys[todo])
+            hit = i < len(digests)
+            hit[hit] = digests[i[hit]] == keys[todo[hit]]
+            entry[todo[hit]], pos[todo[hit]] = e, i[hit]
+        self.hits += int((entry >= 0).sum())
+        self.computed += int((entry < 0).sum())
+        return entry, pos
+
+    def ids(self, entry: int, pos: int) -> np.ndarray:
+        """The ids (with the EOS) at what lookup() found: a view of the entry's file."""
+        _, offsets, tokens = self.entries[entry]
+        return tokens[offsets[pos]:offsets[pos + 1]]
+
     def get(self, text: str, split: str) -> np.ndarray | None:
         """The document's ids (with its EOS) when an earlier run kept them; its digest is noted either way."""
-        digest = text_digest(text)
-        self.digests.setdefault(split, []).append(digest)
-        key = np.frombuffer(digest, "S16")[0]  # compared as numpy compares S16 (trailing NULs aside)
-        for digests, offsets, tokens in self.entries:
-            i = int(np.searchsorted(digests, key))
-            if i < len(digests) and digests[i] == key:
-                self.hits += 1
-                return np.array(tokens[offsets[i]:offsets[i + 1]])
-        self.computed += 1
-        return None
+        entry, pos = self.lookup(np.array([text_digest(text)], "S16"), [split])
+        return None if entry[0] < 0 else np.array(self.ids(int(entry[0]), int(pos[0])))
 
     def save(self, lengths: dict[str, np.ndarray]) -> dict[str, list]:
         """The new entry's files in the work dir, {suffix: [path, sha256]}: every document of the shard
@@ -81,14 +105,14 @@ class DocTokens:
             if item[0] != last:
                 kept.append(item)
                 last = item[0]
-        maps = {split: np.memmap(self.work / f"{self.name}.{split}.bin", dtype=self.dtype, mode="r")
+        maps = {split: np.memmap(self.work / f"{self.name}.{split}.bin", dtype=self.dtype, mode="r").view(np.ndarray)
                 for split in self.digests if (self.work / f"{self.name}.{split}.bin").stat().st_size}
         paths = {suffix: self.work / f"{self.name}.new.{suffix}" for suffix in FILES}
         offsets = np.zeros(len(kept) + 1, np.int64)
+        np.cumsum(np.fromiter((n for *_, n in kept), np.int64, len(kept)), out=offsets[1:])
         with atomic_open(paths["tokens.bin"], "wb") as f:
-            for i, (_, split, start, n) in enumerate(kept):
-                f.write(maps[split][start:start + n].tobytes())
-                offsets[i + 1] = offsets[i] + n
+            for _, split, start, n in kept:
+                f.write(maps[split][start:start + n])
         np.save(paths["digests.npy"], np.array([d for d, *_ in kept], dtype="S16"))
         np.save(paths["offsets.npy"], offsets)
         return {suffix: [str(p), sha256_file(p)] for suffix, p in paths.items()}

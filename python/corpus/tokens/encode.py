@@ -13,7 +13,7 @@ from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -21,7 +21,7 @@ from corpus.formats.megatron import check_range
 from corpus.formats.parts import PartReader
 from corpus.store.atomic import atomic_open
 from corpus.tokens import pieces
-from corpus.tokens.docmemo import DocTokens
+from corpus.tokens.docmemo import DIGEST_BYTES, DocTokens
 from corpus.tokens.buckets import write_bucket_index
 from corpus.tokens.workfiles import READ_ROWS, SPLITS, work_entry
 
@@ -78,10 +78,9 @@ def encode_unit(u: EncodeUnit, memo: DocTokens | None = None) -> dict:
     writes the tokens back in order: memory is a few tasks a thread, not the shard. Each document is
     encoded alone, so the bytes depend neither on the tasks nor on the threads, nor on which documents'
     ids `memo` (tokens.docmemo) knows; with a memo the result's `docs_memo` names the new entry's files."""
-    reader = PartReader(u.shard, u.sha256, columns=["text", "split"], batch_rows=READ_ROWS)
     with contextlib.ExitStack() as stack:
         out = {split: _SplitTokens(stack, u.work, f"{u.key}.{split}.bin") for split in SPLITS}
-        _encode_in_order(stack, u, _shard_docs(reader, memo), out)
+        _encode_in_order(stack, u, _shard_docs(u, memo), out)
     files = []
     for split in SPLITS:
         o = out[split]
@@ -93,20 +92,54 @@ def encode_unit(u: EncodeUnit, memo: DocTokens | None = None) -> dict:
             "docs_memo": memo.save({split: out[split].doc_lengths() for split in SPLITS})}
 
 
-def _shard_docs(reader: PartReader, memo: DocTokens | None = None) -> Iterator[tuple[str | np.ndarray, str]]:
+def _shard_docs(u: EncodeUnit, memo: DocTokens | None = None) -> Iterator[tuple[str | np.ndarray, str]]:
     """(text, split) of each document of the shard, in shard order; with a memo, a document whose ids
-    it holds comes as those ids instead of its text."""
-    for batch in reader.batches():
-        for text, split in zip(batch.column("text").to_pylist(), batch.column("split").to_pylist()):
-            known = memo.get(text, split) if memo is not None else None
-            yield (known if known is not None else text), split
+    it holds comes as those ids instead of its text. A shard with its `sha256` column is looked up by it
+    first, and its texts are read only when a document is not known (a takedown's shards: all are)."""
+    if memo is None:
+        for batch in PartReader(u.shard, u.sha256, columns=["text", "split"], batch_rows=READ_ROWS).batches():
+            yield from zip(batch.column("text").to_pylist(), batch.column("split").to_pylist())
+        return
+    keyed = PartReader(u.shard, u.sha256, columns=["sha256", "split"], batch_rows=READ_ROWS)
+    if "sha256" not in keyed.schema.names:  # a shard of text and split only (tests, tools): hashed here
+        keyed.close()
+        for batch in PartReader(u.shard, u.sha256, columns=["text", "split"], batch_rows=READ_ROWS).batches():
+            for text, split in zip(batch.column("text").to_pylist(), batch.column("split").to_pylist()):
+                known = memo.get(text, split)
+                yield (known if known is not None else text), split
+        return
+    entries, positions, splits = [], [], []  # per batch: where the memo holds each document's ids (-1: nowhere)
+    for batch in keyed.batches():
+        digests = _fixed_binary(batch.column("sha256"))[:, :DIGEST_BYTES]
+        split = batch.column("split").to_pylist()
+        e, p = memo.lookup(np.ascontiguousarray(digests).view("S16").ravel(), split)
+        entries.append(e)
+        positions.append(p)
+        splits += split
+    entry = np.concatenate(entries) if entries else np.zeros(0, np.int64)
+    pos = np.concatenate(positions) if positions else np.zeros(0, np.int64)
+    texts: Iterable[str | None] = [None] * len(entry)
+    if (entry < 0).any():
+        texts = (t for batch in PartReader(u.shard, u.sha256, columns=["text"], batch_rows=READ_ROWS).batches()
+                 for t in batch.column("text").to_pylist())
+    for e, p, split, text in zip(entry.tolist(), pos.tolist(), splits, texts):
+        yield (memo.ids(e, p) if e >= 0 else text), split
+
+
+def _fixed_binary(column) -> np.ndarray:
+    """A fixed_size_binary column's values as an (n, width) uint8 array (no nulls: the shard's digests)."""
+    chunks = column.chunks if hasattr(column, "chunks") else [column]
+    width = column.type.byte_width
+    parts = [np.frombuffer(c.buffers()[1], np.uint8)[c.offset * width:(c.offset + len(c)) * width] for c in chunks]
+    return (np.concatenate(parts) if parts else np.zeros(0, np.uint8)).reshape(-1, width)
 
 
 def _encode_in_order(stack: contextlib.ExitStack, u: EncodeUnit, docs: Iterable[tuple[str, str]],
                      out: dict[str, _SplitTokens]) -> None:
     """The documents' tasks encoded on `u.threads` threads, each task's tokens written to its split's
     file in the order the tasks were cut, with at most ENCODE_TASKS_PER_THREAD tasks a thread under way."""
-    tok = _tokenizer(str(u.tokenizer))
+    # loaded at the first text to encode: a shard whose documents the memo all knows never loads it (~0.1 s)
+    tok = functools.cache(lambda: _tokenizer(str(u.tokenizer)))
     dtype = np.dtype(u.dtype)
     threads = max(1, u.threads)
     window = threads * ENCODE_TASKS_PER_THREAD
@@ -114,8 +147,9 @@ def _encode_in_order(stack: contextlib.ExitStack, u: EncodeUnit, docs: Iterable[
     pool = ThreadPoolExecutor(threads, thread_name_prefix="encode")
     stack.callback(pool.shutdown, wait=True, cancel_futures=True)  # first: no thread outlives the files
     pending: deque = deque()  # (split, future) in the order the tasks were cut
-    for split, texts, kind in _tasks(docs, ENCODE_BATCH_CHARS_PER_THREAD, _cuttable(tok)):
-        pending.append((split, pool.submit(_encode_task, tok, texts, u.eos_id, dtype, kind)))
+    for split, texts, kind in _tasks(docs, ENCODE_BATCH_CHARS_PER_THREAD, lambda: _cuttable(tok())):
+        encodes = kind != "docs" or any(isinstance(t, str) for t in texts)
+        pending.append((split, pool.submit(_encode_task, tok() if encodes else None, texts, u.eos_id, dtype, kind)))
         _write_done(pending, out, keep=window)
     _write_done(pending, out, keep=0)
 
@@ -134,7 +168,7 @@ def _tokenizer(path: str):
     return Tokenizer.from_file(path)
 
 
-def _tasks(docs: Iterable[tuple[str, str]], limit: int, cut: pieces.Cuts | None
+def _tasks(docs: Iterable[tuple[str, str]], limit: int, cut: pieces.Cuts | None | Callable[[], pieces.Cuts | None]
            ) -> Iterator[tuple[str, list[str], str]]:
     """The encode tasks of (text, split) documents, in order: (split, texts, kind). A split's documents
     are gathered until ENCODE_BATCH_DOCS of them or `limit` characters (kind "docs"); a longer document
@@ -154,6 +188,8 @@ def _tasks(docs: Iterable[tuple[str, str]], limit: int, cut: pieces.Cuts | None
             if texts.get(split):
                 yield split, texts.pop(split), "docs"
                 chars[split] = 0
+            if callable(cut):  # asked for at the first long document only
+                cut = cut()
             if cut:
                 yield from _long_doc_tasks(split, text, limit, cut)
             else:
@@ -222,7 +258,8 @@ def _encode_task(tok, texts: list[str], eos_id: int, dtype: np.dtype, kind: str 
     EOS, lengths [their tokens + 1]: the writer adds the pieces before)."""
     if kind == "docs":
         eos = np.array([eos_id], dtype=np.int64)
-        encoded = iter(_ids(tok, [t for t in texts if isinstance(t, str)]))
+        todo = [t for t in texts if isinstance(t, str)]
+        encoded = iter(_ids(tok, todo) if todo else [])
         # a document given as its ids (tokens.docmemo) already ends with its EOS
         ids = [np.concatenate((next(encoded), eos)) if isinstance(t, str) else t.astype(np.int64) for t in texts]
         flat = np.concatenate(ids) if ids else np.zeros(0, np.int64)
