@@ -97,7 +97,42 @@ def main() -> None:
     prestart(sys.argv[1:])
     from corpus.commands.cli import main as cli_main
 
-    cli_main()
+    try:
+        cli_main()
+    except SystemExit as e:
+        exit_now(e.code)
+    exit_now(0)
+
+
+def exit_now(code) -> None:
+    """Leave as sys.exit(code) would, without the interpreter's teardown: the exit handlers run (the pool's
+    workers and forkserver stopped, the logs flushed) and the streams are flushed, then the process ends.
+    What is skipped is freeing every object and module one by one: ~0.1 s after a run, which a takedown
+    of a few documents (~1.2 s) paid on every call. Every file the command writes is closed and renamed
+    into place before it returns: nothing is left to a finalizer."""
+    import atexit
+
+    if code is None:
+        status = 0
+    elif isinstance(code, int):
+        status = code
+    else:  # sys.exit("message"): printed, status 1
+        print(code, file=sys.stderr)
+        status = 1
+    import threading
+
+    # what the interpreter's own exit does first: wait for the threads that are not daemons (and the
+    # executors' exit hooks), then the exit handlers
+    shutdown = getattr(threading, "_shutdown", None)
+    if shutdown is not None:
+        shutdown()
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (`corpus ... | head`): nothing more to say there
+            status = status or 1
+    os._exit(status)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,10 @@ there (corpus.engine.pandas_probe), so that each worker forked from it starts wi
 importing pyarrow and asking again. A module of its own because importing it has that effect, which a
 library user of corpus must never get."""
 
+import atexit
+import os
+import sys
+
 from corpus.engine.pandas_probe import skip_pandas_probe
 
 skip_pandas_probe()
@@ -16,3 +20,18 @@ accent_marks()
 # pa.array() of a numpy array (its masked-array check), phonenumbers by the pii settings' unpickling
 import numpy.ma  # noqa: E402,F401
 import corpus.pii.params  # noqa: E402,F401
+
+
+def _exit_at_once() -> None:
+    """The forkserver's end (the command has exited: its pipe closed) without the interpreter's teardown of
+    every module preloaded here (~50 ms during which it still held the command's stdout and stderr, so a
+    caller reading them to their end waited). Its workers end by os._exit of their own and never run it."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(0)
+
+
+atexit.register(_exit_at_once)
