@@ -1,7 +1,7 @@
 """Each document's token ids (with its EOS, in the stage's dtype), kept in the cache by the digest of its
 text (the first DIGEST_BYTES of its UTF-8's sha256: the shard's own `sha256` column, so that a shard whose
-documents are all known is never decompressed for its texts), so that a version whose shards changed by a few documents encodes only those: the others' ids are
-read back. Every document is encoded alone (tokens.encode), so its ids are a function of its text and the
+documents are all known is never decompressed for its texts), so that a version whose shards changed by a
+few documents encodes only those: the others' ids are read back. Every document is encoded alone (tokens.encode), so its ids are a function of its text and the
 tokenizer (its sha256), the EOS id and the dtype, never of the shard it is in or of its neighbours.
 
 An entry is kept per shard position as three files in `<artifacts>/cache/tokens-docs/` (the stage,
