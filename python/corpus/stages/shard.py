@@ -317,7 +317,7 @@ def _row_group(u: ShardUnit, spills: list[_Spill], a: int, b: int) -> pa.Table:
         for name, col in columns.items():
             col.extend(rows.column(name).chunks)
         del rows, piece
-        release_freed_memory()  # the piece's blocks: glibc would keep them, as heap, for the whole stage
+        release_freed_memory(force=True)  # the piece's blocks: glibc would keep them, as heap, for the whole stage
     split = pa.array(["val" if v else "train" for v in splits_of(digests, u.val_permille).tolist()], pa.string())
     n = len(order)
     whole = {name: pa.chunked_array(chunks, SHARD_SCHEMA.field(name).type).combine_chunks()
@@ -379,7 +379,7 @@ def write_shard(u: ShardUnit) -> dict:
             out = _row_group(u, spills, a, b)
             # what gathering freed (the pieces' columns before they were combined: 11 MB for a 67 MB row
             # group) goes back before the writer adds its own ~10 MB: the unit's peak is the row group + that
-            release_freed_memory()
+            release_freed_memory(force=True)
             writer.write_table(out, row_group_size=max(1, out.num_rows))
             # per (source, licence, split), in order of first appearance (use_threads=False keeps that
             # order): a few rows, where to_pylist made three Python strings a row (~20 MB a row group)
