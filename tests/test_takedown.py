@@ -51,6 +51,42 @@ def test_entries_match_by_kind_first_entry_wins_and_malformed_ones_name_their_li
             takedown.parse_entry(bad, "list 'td' f#L7")
 
 
+def test_the_match_phase_takes_the_texts_sha256_from_the_cache_and_counts_the_same(tmp_path, monkeypatch):
+    """A part whose text sha256s the cache holds (the filter stage keeps them as it reads the texts) is
+    matched without reading or hashing a text; one without them is hashed, and its sha256s kept. Either
+    way the count is the one of match() over every document."""
+    import pyarrow as pa
+
+    from conftest import tinystories
+    from corpus.formats.parts import write_table
+    from corpus.stages import filter as filter_stage
+
+    texts = list(tinystories()[:300])
+    part = tmp_path / "part-00000.parquet"
+    entry = write_table(pa.table({"id": [f"s:{i}" for i in range(300)], "url": [f"https://e.org/{i}" for i in range(300)],
+                                  "source_id": ["s"] * 300, "text": texts}), part)
+    lines = [f"sha256:{hashlib.sha256(texts[i].encode()).hexdigest()}" for i in (3, 150, 299)] + ["id:s:7", "url:https://e.org/8"]
+    entries = [[*takedown.parse_entry(x, "l"), "td", "0" * 64] for x in lines]
+    res = tmp_path / takedown.FILE
+    res.write_bytes(json.dumps({"lists": [], "entries": entries}).encode())
+    lists = json.dumps({"takedown_lists": str(res), "takedown_lists_sha256": hashlib.sha256(res.read_bytes()).hexdigest()})
+    cache = tmp_path / "art"
+    unit = filter_stage.MatchUnit("part-00000", part, entry["sha256"], lists, str(cache))
+    assert takedown.cached_digests(cache, entry["sha256"], 300) is None
+    assert filter_stage.match_part(unit)["matches"] == 5  # hashed here, and kept
+    kept = takedown.cached_digests(cache, entry["sha256"], 300)
+    assert kept is not None and kept[150].tobytes() == hashlib.sha256(texts[150].encode()).digest()
+
+    def no_text(*a, **k):
+        raise AssertionError("a text was read and hashed although the cache held its sha256")
+
+    monkeypatch.setattr(filter_stage, "utf8_digests", no_text)
+    monkeypatch.setattr(takedown, "utf8_digests", no_text)
+    assert filter_stage.match_part(unit)["matches"] == 5
+    # the same bytes under another name are the same part: only its sha256 keys the entry
+    assert takedown.cached_digests(cache, "0" * 64, 300) is None
+
+
 # ---------------------------------------------------------------- a takedown of a published version
 
 SOURCES = ["tinystories-train-head", "minhash-articles-100"]
@@ -116,6 +152,9 @@ def test_takedown_rewrites_only_the_shards_that_held_a_removed_document_and_equa
     v1, v2, fresh = r["v1"], r["v2"], r["fresh"]
     assert _published(r["tmp"] / "art" / "corpus" / "t" / "v1") == {
         k.removeprefix("corpus/t/v1/"): v for k, v in r["before"].items() if k.startswith("corpus/t/v1/")}  # base intact
+    # v1's filter stage kept every normalize part's text sha256s, from which the takedown matched
+    parts = sorted((v1.dataset_dir / "stages" / "02-normalize").glob("part-*.parquet"))
+    assert len(list((r["tmp"] / "art" / "cache" / takedown.DIGESTS_KIND).glob("*"))) == len(parts) > 0
     m = json.loads((v2.dataset_dir / "_MANIFEST.json").read_text())
     listed = hashlib.sha256((r["tmp"] / "list.txt").read_bytes()).hexdigest()
     assert m["takedown"]["lists"] == [{"source_id": "td-1", "sha256": listed, "reason": "opt-out requests"}]

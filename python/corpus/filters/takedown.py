@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from corpus.config.ledger import load_ledger, select
+from corpus.engine.cache import Cache, cache_key
 from corpus.errors import CorpusError
 from corpus.formats.parts import read_parquet, utf8_digests
 from corpus.store.atomic import sha256_bytes, write_bytes
@@ -137,9 +138,10 @@ class Matcher:
         kind, value, list_id, sha = self.entries[min(found)]
         return Match(kind, value, list_id, sha, min(found) + 1)
 
-    def matched(self, batch) -> np.ndarray:
-        """Per row of a record batch (id, url, source_id, and text when need_text): whether any entry
-        matches it, as match() says, without a Python call per row where Arrow can compare a column."""
+    def matched(self, batch, digests: np.ndarray | None = None) -> np.ndarray:
+        """Per row of a record batch (id, url, source_id, and text when need_text and no `digests`, the
+        rows' text sha256 as (n, 32) uint8): whether any entry matches it, as match() says, without a
+        Python call per row where Arrow can compare a column."""
         hit = np.zeros(batch.num_rows, dtype=bool)
         for kind, column in (("id", "id"), ("source", "source_id"), ("url", "url")):
             if self.by_kind[kind]:
@@ -151,8 +153,36 @@ class Matcher:
                     for url in batch.column("url").to_pylist()]
         if self.need_text:
             listed = self.by_kind["sha256"]
-            hit |= [d.tobytes().hex() in listed for d in utf8_digests(pa.chunked_array([batch.column("text")]))]
+            if digests is None:
+                digests = utf8_digests(pa.chunked_array([batch.column("text")]))
+            hit |= [d.tobytes().hex() in listed for d in digests]
         return hit
+
+
+# Each normalize part's text sha256s, row by row, kept in the cache by the filter stage as it reads the texts:
+# a takedown's `sha256:` entries are then matched without reading any text again (the demo's 40 parts:
+# ~25 MB to decompress and hash). 32 bytes a document; a part without its entry is read and hashed.
+DIGESTS_KIND = "text-sha256"
+
+
+def _digests_key(part_sha256: str) -> str:
+    return cache_key({"kind": DIGESTS_KIND, "part_sha256": part_sha256})
+
+
+def cached_digests(root: str | Path | None, part_sha256: str, rows: int) -> np.ndarray | None:
+    """The part's text sha256s, (rows, 32) uint8, when the cache holds them for its bytes; else None."""
+    if root is None:
+        return None
+    data = Cache(Path(root), DIGESTS_KIND).get(_digests_key(part_sha256))
+    if data is None or len(data) != rows * 32:
+        return None
+    return np.frombuffer(data, np.uint8).reshape(rows, 32)
+
+
+def keep_digests(root: str | Path | None, part_sha256: str, digests: list[np.ndarray]) -> None:
+    """Keep a part's text sha256s (its batches' (n, 32) arrays, in row order) in the cache."""
+    if root is not None:
+        Cache(Path(root), DIGESTS_KIND).put(_digests_key(part_sha256), b"".join(d.tobytes() for d in digests))
 
 
 def host_suffixes(url: str) -> list[str]:

@@ -27,7 +27,7 @@ from corpus.filters import takedown
 from corpus.filters.takedown import FILTER_NAME as TAKEDOWN
 from corpus.store.atomic import canonical_json
 from corpus.filters.quality import checked_score, find_threshold
-from corpus.formats.parts import PartReader, PartWriter, read_table, schema_of, validate_columns, write_table
+from corpus.formats.parts import PartReader, PartWriter, read_table, schema_of, utf8_digests, validate_columns, write_table
 from corpus.engine.runner import WORK_DIR, Job, Map, PhaseContext, RunOptions, Step, published_stage
 from corpus.stages import STAGE, config_hash, columns, input_columns, reuse_sources
 
@@ -105,6 +105,7 @@ class MatchUnit:
     in_path: Path
     in_sha256: str
     takedown_json: str
+    cache_root: str | None = None   # where the parts' text sha256s are kept (filters.takedown.DIGESTS_KIND)
 
 
 def match_part(u: MatchUnit) -> dict:
@@ -112,8 +113,23 @@ def match_part(u: MatchUnit) -> dict:
     only when a list names a text's sha256). A part with none is filtered as a run without the lists
     filters it, so a takedown reuses its unit from the version it takes documents out of."""
     matcher = takedown_matcher(u.takedown_json)
-    columns = ["id", "url", "source_id"] + (["text"] if matcher.need_text else [])
-    n = sum(int(matcher.matched(batch).sum()) for batch in PartReader(u.in_path, u.in_sha256, columns=columns).batches())
+    reader = PartReader(u.in_path, u.in_sha256, columns=["id", "url", "source_id"])
+    known = takedown.cached_digests(u.cache_root, u.in_sha256, reader.num_rows) if matcher.need_text else None
+    if matcher.need_text and known is None:  # the texts, hashed here (and kept for the next takedown)
+        reader.close()
+        reader = PartReader(u.in_path, u.in_sha256, columns=["id", "url", "source_id", "text"])
+    n, first, hashed = 0, 0, []
+    for batch in reader.batches():
+        digests = None
+        if matcher.need_text:
+            digests = known[first:first + batch.num_rows] if known is not None else \
+                utf8_digests(pa.chunked_array([batch.column("text")]))
+            if known is None:
+                hashed.append(digests)
+        n += int(matcher.matched(batch, digests).sum())
+        first += batch.num_rows
+    if hashed:
+        takedown.keep_digests(u.cache_root, u.in_sha256, hashed)
     return {"key": u.key, "matches": n}
 
 
@@ -245,7 +261,10 @@ def filter_part(u: FilterUnit) -> dict:
     # word rules, and per source
     cleaned_by_rule, dropped, by_rule, agnostic, by_source = {}, {}, {}, {}, {}
     docs_in = 0
+    digests: list[np.ndarray] = []  # the texts' sha256s, kept for a takedown's match (filters.takedown)
     for batch in reader.batches():
+        if u.cache_root is not None:
+            digests.append(utf8_digests(pa.chunked_array([batch.column("text")])))
         keep = {k: [] for k in OUT_COLUMNS}
         rej = {k: [] for k in REJECT_COLUMNS}
         removed = {k: [] for k in REMOVED_COLUMNS}
@@ -282,6 +301,7 @@ def filter_part(u: FilterUnit) -> dict:
                                               (rem_w, REMOVED_COLUMNS, removed, rem_schema)):
             w.write(pa.record_batch([pa.array(values_of[k], type=t) for k, t in cols_of.items()], schema=schema))
     parts = [kept_w.close(), rej_w.close(), rem_w.close()]
+    takedown.keep_digests(u.cache_root, u.in_sha256, digests)
     parts[0]["name"], parts[1]["name"], parts[2]["name"] = kept_name, side, lines_side
     order = ([TAKEDOWN] if matcher is not None else []) + filter_order(json.loads(u.filters_json))
     counts = {"docs_in": docs_in, "docs_out": parts[0]["rows"],
@@ -415,8 +435,8 @@ def plan(config: Config, opts: RunOptions) -> list[Job]:
     scored = bool(filters.get("quality", {}).get("enabled"))
 
     def match_units(ctx: PhaseContext) -> list[MatchUnit]:
-        return [MatchUnit(p["name"].removesuffix(".parquet"), src / p["name"], p["sha256"], ctx.state["takedown_json"])
-                for p in manifest["parts"]]
+        return [MatchUnit(p["name"].removesuffix(".parquet"), src / p["name"], p["sha256"], ctx.state["takedown_json"],
+                          cache) for p in manifest["parts"]]
 
     def units(ctx: PhaseContext) -> list[FilterUnit]:
         # with lists, only the parts holding a listed document see them: the others are filtered (and
