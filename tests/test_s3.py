@@ -362,3 +362,43 @@ def test_a_crawl_glob_and_its_records_by_range_on_s3(tmp_path, server):
                       for p in sorted(d.parent.glob("part-*.jsonl.zst")) for r in read_zst_jsonl(p)]
     assert len(docs["glob"]) == 6 and docs["records"] == docs["glob"]
     assert docs["glob"][0]["meta"]["locator"].startswith(f"s3://{BUCKET}/crawl/f0.warc.gz@")
+
+
+def test_a_takedown_on_an_s3_root_gives_the_shards_and_tokens_of_a_local_one(runs, server, tmp_path):
+    """`corpus takedown t/v1 --to v2` on the s3 root (a node with an empty local dir) and on the local
+    root of the same published v1: the same shards and token files, byte for byte, without the removed
+    documents, and `corpus audit` of the s3 v2 passing on another empty node."""
+    from corpus.formats.parts import read_parquet
+
+    root, env, s3_cfg = runs
+    _, s3 = server
+    v1 = root / "a" / "corpus" / "t" / "v1"
+    ids = sorted(i for p in v1.glob("shard-*.parquet") for i in read_parquet(p, columns=["id"]).column("id").to_pylist())
+    texts = {}
+    for p in sorted((v1 / "stages" / "02-normalize").glob("part-*.parquet")):
+        t = read_parquet(p, columns=["id", "text"])
+        texts.update(zip(t.column("id").to_pylist(), t.column("text").to_pylist()))
+    gone = [ids[5], ids[len(ids) // 2], ids[-1]]
+    entries = [f"id:{gone[0]}", f"id:{gone[1]}", "sha256:" + hashlib.sha256(texts[gone[2]].encode()).hexdigest()]
+    listed = tmp_path / "list.txt"
+    listed.write_text("\n".join(entries) + "\n")
+    row = {"source_id": "td-s3", "role": "takedown", "url": str(listed), "sha256": hashlib.sha256(listed.read_bytes()).hexdigest(),
+           "bytes": listed.stat().st_size, "license_spdx": "CC0-1.0", "reason": "test", "format": "text", "split": "line"}
+    with (root / "ledger.jsonl").open("a") as f:  # a row no dataset uses: the v1 manifests' ledger sha256 stays
+        f.write(json.dumps(row) + "\n")
+    for name, cfg, node in (("s3", s3_cfg, {**env, "CORPUS_LOCAL_DIR": str(tmp_path / "node")}),
+                            ("local", root / "local.toml", {})):
+        (root / f"td-{name}").mkdir(exist_ok=True)  # the written configs: the same name in another folder each
+        _corpus(cfg, "takedown", "t/v1", "--to", "v2", "--list", "td-s3", "-j", "1",
+                "--write-config", root / f"td-{name}" / "v2.toml", env=node)
+    proc = _corpus(root / "td-s3" / "v2.toml", "audit", env={**env, "CORPUS_LOCAL_DIR": str(tmp_path / "node2")})
+    assert proc.stdout.rstrip().endswith(" 0 failed"), proc.stdout
+    files = lambda rels: {r: hashlib.sha256(_get(s3, r)).hexdigest() for r in rels}  # noqa: E731
+    ours = {r for r in _objects(s3) if r.startswith(("corpus/t/v2/shard-", "tokens/t/v2/")) and r.endswith((".parquet", ".bin", ".idx"))}
+    local = {p.relative_to(root / "a").as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+             for p in sorted((root / "a").rglob("*")) if p.is_file()
+             and p.relative_to(root / "a").as_posix().startswith(("corpus/t/v2/shard-", "tokens/t/v2/"))
+             and p.suffix in (".parquet", ".bin", ".idx")}
+    assert len(ours) >= 3 and files(sorted(ours)) == local
+    kept = {i for r in ours if r.startswith("corpus/") for i in read_parquet(root / "a" / r, columns=["id"]).column("id").to_pylist()}
+    assert kept == set(ids) - set(gone)

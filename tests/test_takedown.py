@@ -256,6 +256,33 @@ def test_audit_fails_when_a_removed_text_is_planted_in_a_shard_or_a_token_file(t
 
 
 @pytest.mark.slow
+@pytest.mark.cluster
+def test_a_takedown_on_ray_gives_the_shards_and_tokens_of_the_local_one(takedown_run, tmp_path, monkeypatch):
+    """The same takedown with `[run] executor = "ray"` (two workers, the cache off, in a copy of the root
+    holding only v1): the shards and token files of the local takedown's v2, byte for byte."""
+    ray = pytest.importorskip("ray")
+    from corpus.commands.takedown import run_takedown
+
+    monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
+    r = takedown_run
+    art = tmp_path / "art"
+    keep_v1 = lambda d, names: [n for n in names if n == "cache" or (Path(d).name == "t" and n != "v1")]  # noqa: E731
+    shutil.copytree(r["tmp"] / "art", art, ignore=keep_v1)
+    cfg = tmp_path / "ray.toml"
+    cfg.write_text(r["v1"].path.read_text().replace(str(r["tmp"] / "art"), str(art))
+                   + '\n[run]\nexecutor = "ray"\nworkers = 2\ncache = false\n')
+    try:
+        v2, rows, _ = run_takedown(load_config(cfg), "t/v1", "v2", ("td-1",), None, 2)
+    finally:
+        ray.shutdown()
+    for stage in ("03-filter", "04-dedup", "05-pii"):  # computed, and on Ray
+        run = json.loads((v2.dataset_dir / "stages" / stage / "_RUN.json").read_text())
+        assert run["executor"] == "ray", (stage, run)
+    assert _published(v2.dataset_dir) == _published(r["v2"].dataset_dir)
+    assert _published(art / "tokens" / "t" / "v2") == _published(r["v2"].artifacts / "tokens" / "t" / "v2")
+
+
+@pytest.mark.slow
 def test_a_takedown_killed_mid_way_is_finished_by_running_it_again_and_never_touches_the_base(takedown_run):
     r = takedown_run
     v1 = r["v1"]
