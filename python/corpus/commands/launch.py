@@ -93,12 +93,19 @@ def prestart(argv: list[str]) -> None:
 
 
 def main() -> None:
+    """The command, ending in SystemExit as any CLI does (a caller in this process, such as the bench's
+    stage child, gets control back); `entry` is what the `corpus` script and `python -m` run."""
     os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")  # engine.memory.prefer_system_allocator's twin
     prestart(sys.argv[1:])
     from corpus.commands.cli import main as cli_main
 
+    cli_main()
+
+
+def entry() -> None:
+    """The `corpus` command as a process: main(), then exit_now with its status."""
     try:
-        cli_main()
+        main()
     except SystemExit as e:
         exit_now(e.code)
     exit_now(0)
@@ -136,4 +143,4 @@ def exit_now(code) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    entry()
