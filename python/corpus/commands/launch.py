@@ -134,12 +134,21 @@ def exit_now(code) -> None:
     if shutdown is not None:
         shutdown()
     atexit._run_exitfuncs()
+    if not flush_streams():
+        status = status or 1
+    os._exit(status)
+
+
+def flush_streams() -> bool:
+    """Flush stdout and stderr; False when one could not be (a closed pipe, `corpus ... | head`: nothing
+    more to say there)."""
+    flushed = True
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except (OSError, ValueError):  # a closed pipe (`corpus ... | head`): nothing more to say there
-            status = status or 1
-    os._exit(status)
+        except (OSError, ValueError):
+            flushed = False
+    return flushed
 
 
 if __name__ == "__main__":

@@ -5,8 +5,8 @@ library user of corpus must never get."""
 
 import atexit
 import os
-import sys
 
+from corpus.commands.launch import flush_streams
 from corpus.engine.pandas_probe import skip_pandas_probe
 
 skip_pandas_probe()
@@ -26,11 +26,7 @@ def _exit_at_once() -> None:
     """The forkserver's end (the command has exited: its pipe closed) without the interpreter's teardown of
     every module preloaded here (~50 ms during which it still held the command's stdout and stderr, so a
     caller reading them to their end waited). Its workers end by os._exit of their own and never run it."""
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass
+    flush_streams()
     os._exit(0)
 
 

@@ -124,14 +124,15 @@ class Matcher:
             self.by_kind[kind].setdefault(value, n)
         self.need_text = bool(self.by_kind["sha256"])
 
-    def match(self, doc_id: str, url: str | None, source_id: str, text: str) -> Match | None:
+    def match(self, doc_id: str, url: str | None, source_id: str, text: str, sha256: str | None = None) -> Match | None:
+        """The entry that removes the document, or None; `sha256`: its text's, in hex, when known."""
         hits = [self.by_kind["id"].get(doc_id), self.by_kind["source"].get(source_id)]
         if url:
             hits.append(self.by_kind["url"].get(url))
             if self.by_kind["domain"]:
                 hits += [self.by_kind["domain"].get(h) for h in host_suffixes(url)]
         if self.need_text:
-            hits.append(self.by_kind["sha256"].get(text_sha256(text)))
+            hits.append(self.by_kind["sha256"].get(sha256 or text_sha256(text)))
         found = [n for n in hits if n is not None]
         if not found:
             return None

@@ -185,6 +185,15 @@ def schema_of(columns: dict[str, pa.DataType]) -> pa.Schema:
     return pa.schema([(k, t) for k, t in columns.items()])
 
 
+def fixed_binary_values(column: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """A fixed_size_binary column without nulls (the shards' and spills' sha256s) as an (n, width) uint8
+    array: a view of Arrow's buffer for one chunk, else their concatenation."""
+    chunks = [c for c in (column.chunks if isinstance(column, pa.ChunkedArray) else [column]) if len(c)]
+    width = column.type.byte_width
+    parts = [np.frombuffer(c.buffers()[1], np.uint8)[c.offset * width:(c.offset + len(c)) * width] for c in chunks]
+    return (parts[0] if len(parts) == 1 else np.concatenate(parts) if parts else np.zeros(0, np.uint8)).reshape(-1, width)
+
+
 def utf8_digests(column: pa.ChunkedArray) -> np.ndarray:
     """(N, 32) uint8: the sha256 of each text's UTF-8 bytes, hashed from Arrow's own buffer (what
     t.encode("utf-8") gives, without that copy of every text: a long document's ~1x more memory)."""

@@ -141,16 +141,17 @@ def takedown_counts_step(ctx: PhaseContext) -> None:
     ctx.counts = counts
 
 
-def taken_down(matcher, cols: dict, outcomes: list) -> tuple[list, list[int]]:
+def taken_down(matcher, cols: dict, outcomes: list, digests: np.ndarray | None = None) -> tuple[list, list[int]]:
     """The batch's outcomes with each removed document's replaced by its takedown reject, and the
     positions of the others. A removed document is measured all the same (from the memo, in a takedown
     of a published version): its detail says what the filters would have done, " (filters: kept)" or
-    " (filters: <filter>.<rule>)", which dedup reads to number rows as the version without the list did."""
+    " (filters: <filter>.<rule>)", which dedup reads to number rows as the version without the list did.
+    `digests`: the texts' sha256s ((n, 32) uint8), when the caller has them."""
     if matcher is None:
         return outcomes, list(range(len(outcomes)))
     out, live = [], []
     for i, (doc_id, url, sid, text) in enumerate(zip(cols["id"], cols["url"], cols["source_id"], cols["text"])):
-        m = matcher.match(doc_id, url, sid, text)
+        m = matcher.match(doc_id, url, sid, text, digests[i].tobytes().hex() if digests is not None else None)
         if m is None:
             out.append(outcomes[i])
             live.append(i)
@@ -262,15 +263,17 @@ def filter_part(u: FilterUnit) -> dict:
     cleaned_by_rule, dropped, by_rule, agnostic, by_source = {}, {}, {}, {}, {}
     docs_in = 0
     digests: list[np.ndarray] = []  # the texts' sha256s, kept for a takedown's match (filters.takedown)
+    hashed = u.cache_root is not None or (matcher is not None and matcher.need_text)
     for batch in reader.batches():
+        batch_digests = utf8_digests(pa.chunked_array([batch.column("text")])) if hashed else None
         if u.cache_root is not None:
-            digests.append(utf8_digests(pa.chunked_array([batch.column("text")])))
+            digests.append(batch_digests)
         keep = {k: [] for k in OUT_COLUMNS}
         rej = {k: [] for k in REJECT_COLUMNS}
         removed = {k: [] for k in REMOVED_COLUMNS}
         cols = {k: batch.column(k).to_pylist() for k in IN_COLUMNS}
         decided, measured = decide_batch(chain, cols, cached.stored, docs_in, cached.memo)
-        outcomes, live = taken_down(matcher, cols, decided)
+        outcomes, live = taken_down(matcher, cols, decided, batch_digests)
         cached.add(cols, live, measured, docs_in)  # the signals table (tune, signals export)
         docs_in += batch.num_rows
         count_unknown_languages(chain, [outcomes[i] for i in live], agnostic)

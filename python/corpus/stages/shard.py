@@ -31,7 +31,7 @@ from corpus.config.layout import CORPUS_MANIFEST, CORPUS_SCHEMA
 from corpus.config.ledger import load_ledger
 from corpus.engine.memory import release_freed_memory
 from corpus.formats import parts as parts_io
-from corpus.formats.parts import read_table, validate_columns
+from corpus.formats.parts import fixed_binary_values, read_table, validate_columns
 from corpus.filters import takedown
 from corpus.engine.idsort import id_sort, ids_before, part_ranks, rank_range, sample_part
 from corpus.engine.partitioning import work_entry
@@ -234,8 +234,7 @@ def _open_spills(u: ShardUnit) -> list[_Spill]:
         # copies (np.array): a view would keep the map, and every page of it read, resident
         digests = np.zeros((0, 32), np.uint8)
         if t.num_rows:
-            d = t.column(DIGEST).combine_chunks()
-            digests = np.frombuffer(d.buffers()[1], np.uint8)[d.offset * 32:(d.offset + len(d)) * 32].reshape(-1, 32).copy()
+            digests = np.array(fixed_binary_values(t.column(DIGEST)))
         n_chars, text_bytes = (np.array(t.column(c).to_numpy(), dtype=np.int32) if t.num_rows else np.zeros(0, np.int32)
                                for c in (CHARS, TEXT_BYTES))
         sizes = {name: (int(text_bytes.sum()) if name == "text" else _value_bytes(t.column(name), typ),

@@ -18,7 +18,7 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 
 from corpus.formats.megatron import check_range
-from corpus.formats.parts import PartReader
+from corpus.formats.parts import PartReader, fixed_binary_values
 from corpus.store.atomic import atomic_open
 from corpus.tokens import pieces
 from corpus.tokens.docmemo import DIGEST_BYTES, DocTokens
@@ -96,21 +96,21 @@ def _shard_docs(u: EncodeUnit, memo: DocTokens | None = None) -> Iterator[tuple[
     """(text, split) of each document of the shard, in shard order; with a memo, a document whose ids
     it holds comes as those ids instead of its text. A shard with its `sha256` column is looked up by it
     first, and its texts are read only when a document is not known (a takedown's shards: all are)."""
-    if memo is None:
+    def texts_and_splits():
         for batch in PartReader(u.shard, u.sha256, columns=["text", "split"], batch_rows=READ_ROWS).batches():
             yield from zip(batch.column("text").to_pylist(), batch.column("split").to_pylist())
-        return
-    keyed = PartReader(u.shard, u.sha256, columns=["sha256", "split"], batch_rows=READ_ROWS)
-    if "sha256" not in keyed.schema.names:  # a shard of text and split only (tests, tools): hashed here
-        keyed.close()
-        for batch in PartReader(u.shard, u.sha256, columns=["text", "split"], batch_rows=READ_ROWS).batches():
-            for text, split in zip(batch.column("text").to_pylist(), batch.column("split").to_pylist()):
-                known = memo.get(text, split)
-                yield (known if known is not None else text), split
+
+    keyed = PartReader(u.shard, u.sha256, columns=["sha256", "split"], batch_rows=READ_ROWS) if memo is not None else None
+    if keyed is None or "sha256" not in keyed.schema.names:  # no memo; or a shard of text and split only (tests, tools)
+        if keyed is not None:
+            keyed.close()
+        for text, split in texts_and_splits():
+            known = memo.get(text, split) if memo is not None else None
+            yield (known if known is not None else text), split
         return
     entries, positions, splits = [], [], []  # per batch: where the memo holds each document's ids (-1: nowhere)
     for batch in keyed.batches():
-        digests = _fixed_binary(batch.column("sha256"))[:, :DIGEST_BYTES]
+        digests = fixed_binary_values(batch.column("sha256"))[:, :DIGEST_BYTES]
         split = batch.column("split").to_pylist()
         e, p = memo.lookup(np.ascontiguousarray(digests).view("S16").ravel(), split)
         entries.append(e)
@@ -120,18 +120,9 @@ def _shard_docs(u: EncodeUnit, memo: DocTokens | None = None) -> Iterator[tuple[
     pos = np.concatenate(positions) if positions else np.zeros(0, np.int64)
     texts: Iterable[str | None] = [None] * len(entry)
     if (entry < 0).any():
-        texts = (t for batch in PartReader(u.shard, u.sha256, columns=["text"], batch_rows=READ_ROWS).batches()
-                 for t in batch.column("text").to_pylist())
+        texts = (text for text, _ in texts_and_splits())
     for e, p, split, text in zip(entry.tolist(), pos.tolist(), splits, texts):
         yield (memo.ids(e, p) if e >= 0 else text), split
-
-
-def _fixed_binary(column) -> np.ndarray:
-    """A fixed_size_binary column's values as an (n, width) uint8 array (no nulls: the shard's digests)."""
-    chunks = column.chunks if hasattr(column, "chunks") else [column]
-    width = column.type.byte_width
-    parts = [np.frombuffer(c.buffers()[1], np.uint8)[c.offset * width:(c.offset + len(c)) * width] for c in chunks]
-    return (np.concatenate(parts) if parts else np.zeros(0, np.uint8)).reshape(-1, width)
 
 
 def _encode_in_order(stack: contextlib.ExitStack, u: EncodeUnit, docs: Iterable[tuple[str, str]],
